@@ -1,0 +1,64 @@
+// The training job's model and its parallel layout (DESIGN.md §3.1, §4).
+//
+// `Workload` describes a dense decoder transformer and its batch; `Layout` the Megatron-style
+// parallelism (TP inside a scale-up domain, PP and DP across domains). Both are plain values read
+// from YAML (inline, or a file under models/workloads/) by `read_workload` / `read_layout`.
+// Thread safety: plain values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/base/yaml_reader.h"
+
+namespace ntpsim::models {
+
+enum class Recompute { kNone, kSelective, kFull };
+enum class DType { kBF16, kFP8 };
+
+struct Workload {
+  std::string name;              // e.g. "llama3-405b"
+  std::string source;            // file it was read from, or "inline"
+  int layers = 0;                // transformer blocks
+  int hidden = 0;                // model width h
+  int heads = 0;                 // attention (query) heads
+  int kv_heads = 0;              // key/value heads (GQA); = heads for MHA. 0 when read means = heads
+  int ffn = 0;                   // FFN inner size
+  bool gated_ffn = true;         // SwiGLU-style (up + gate + down) vs plain (up + down)
+  int vocab = 0;                 // vocabulary size
+  int seq_len = 0;               // tokens per sequence
+  int global_batch = 0;          // sequences per iteration (the mini-batch)
+  int micro_batch = 1;           // sequences per micro-batch
+  DType dtype = DType::kBF16;    // GEMM precision
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = true; // Megatron sequence parallelism (AG + RS instead of AR)
+
+  // Parameters of the model (embeddings counted once, untied LM head counted).
+  double parameters() const;
+  double tokens_per_iteration() const { return static_cast<double>(global_batch) * seq_len; }
+};
+
+struct Layout {
+  int tp = 1;              // tensor-parallel degree T (inside one scale-up domain)
+  int pp = 1;              // pipeline stages P
+  int dp = 1;              // data-parallel replicas R
+  int virtual_stages = 1;  // interleaved schedule chunks per stage (1 = plain 1F1B)
+
+  int gpus() const { return tp * pp * dp; }
+};
+
+// Reads `workload:` — a map of fields, or a string naming a file (path, or name resolved in
+// `search_dirs` as <name>.yaml). Validates ranges and consistency (kv_heads divides heads,...).
+Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
+                               const YamlContext& ctx, const std::vector<std::string>& search_dirs);
+Result<Layout> read_layout(const YAML::Node& node, const std::string& path, const YamlContext& ctx);
+
+// YAML text of the resolved workload / layout with units (for `ntpsim check`).
+YAML::Node to_yaml(const Workload& w);
+YAML::Node to_yaml(const Layout& l);
+
+const char* to_string(Recompute r);
+const char* to_string(DType d);
+
+}  // namespace ntpsim::models

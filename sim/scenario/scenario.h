@@ -1,0 +1,139 @@
+// A scenario: everything one `ntpsim run` needs (DESIGN.md §3), as plain structs.
+//
+// Read from YAML by `load_scenario` (scenario/loader.h), which fills defaults, validates every
+// field and cross-field constraint, and records where each value came from. Durations are seconds
+// (double) at this edge; the engine converts them to `Duration`. Every field's comment gives its
+// meaning, unit and default (the default member initialiser).
+// Thread safety: plain values; the engine reads a const Scenario from many threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/hardware.h"
+#include "models/workload.h"
+
+namespace ntpsim::sim {
+
+struct ClusterConfig {
+  int domains = 0;            // scale-up domains (racks) in the job's pool, required
+  int gpus_per_domain = 0;    // GPUs per domain (NVL72: 72, HGX: 8), required
+  int spare_domains = 0;      // extra whole domains held as hot spares
+  int gpus_per_node = 0;      // GPUs per tray/node (GB200: 4); 0 = no node level (each GPU alone)
+  int domains_per_pod = 0;    // domains per pod/leaf switch; 0 = no pod level
+
+  int64_t total_domains() const { return static_cast<int64_t>(domains) + spare_domains; }
+  int64_t total_gpus() const { return total_domains() * gpus_per_domain; }
+};
+
+// Component classes a failure process can target; each failure takes every GPU below it.
+enum class Component { kGpu, kNode, kDomain, kPod };
+
+struct RepairDist {
+  std::string distribution = "fixed";  // fixed | exponential | lognormal | weibull | empirical
+  double mean_s = 0.0;                 // mean repair time (fixed: the value)
+  double sigma = 1.0;                  // lognormal sigma (of ln), when lognormal
+  double shape = 1.0;                  // weibull shape, when weibull
+  std::vector<double> values_s;        // empirical: samples drawn uniformly
+};
+
+struct FailureKind {
+  std::string name;          // e.g. "hardware", "software"
+  double share = 1.0;        // fraction of this process's failures of this kind; shares sum to 1
+  RepairDist repair;         // time until the component is back in the free pool
+  bool interrupts = true;    // whether it interrupts the running job (NCCL communicators break)
+};
+
+struct FailureProcess {
+  Component component = Component::kGpu;
+  double rate_per_unit_s = 0.0;     // failures per second per unit (from `rate` or 1/`mtbf`)
+  std::string distribution = "exponential";  // inter-arrival: exponential | weibull | lognormal
+  double shape = 1.0;               // weibull shape k, or lognormal sigma
+  std::vector<FailureKind> kinds;   // at least one; shares sum to 1
+  double lemon_fraction = 0.0;      // share of units whose rate is multiplied by lemon_multiplier
+  double lemon_multiplier = 1.0;
+  double burst_probability = 0.0;   // chance that one event takes burst_size units at once
+  int burst_size = 1;               // units taken by a burst event (same component class)
+};
+
+struct TraceConfig {
+  std::string format;         // "infinitehbd" (JSON) or "csv" (ntpsim CSV trace format)
+  std::string file;           // path as resolved against the scenario file's folder
+  std::string mapping = "modulo";  // modulo | random (seeded per replication)
+  Component component = Component::kNode;  // what one trace node maps to
+  double time_scale = 1.0;    // multiply trace times by this
+  bool loop = false;          // repeat the trace past its end
+  bool interrupts = true;     // trace faults interrupt the job
+};
+
+struct FailureConfig {
+  std::vector<FailureProcess> processes;
+  std::optional<TraceConfig> trace;
+};
+
+struct CheckpointConfig {
+  bool auto_interval = true;        // interval: auto = Young/Daly from the expected MTTI
+  double interval_s = 3600.0;       // fixed interval when !auto_interval
+  double write_s = 60.0;            // time to write one checkpoint
+  double async_exposed_fraction = 1.0;  // share of write_s that stalls training (1 = blocking)
+  double restore_s = 300.0;         // time to load a checkpoint on restart
+};
+
+struct RecoveryConfig {
+  double detection_s = 120.0;       // failure to detection
+  double restart_s = 600.0;         // job restart: reschedule, NCCL init, warm-up
+  double reconfigure_s = 60.0;      // in-place reconfiguration (dp_drop, ntp) without restart
+  double spare_swap_s = 300.0;      // swap a spare domain or GPU into the job
+};
+
+// A strategy parameter value after validation: bool, integer, real (SI units), or text.
+using ParamValue = std::variant<bool, int64_t, double, std::string>;
+
+struct StrategyConfig {
+  std::string name;                          // registered strategy name
+  std::string label;                         // display name (defaults to name)
+  std::map<std::string, ParamValue> params;  // every registered parameter, defaults filled
+};
+
+struct ReplicationConfig {
+  int fixed = 0;                    // a fixed number of replications (> 0), or 0 when adaptive
+  double target_ci_halfwidth = 0;   // adaptive: stop when every strategy's goodput CI half-width <= this
+  int min = 10;                     // adaptive: at least this many
+  int max = 1000;                   // adaptive: at most this many
+};
+
+struct OutputConfig {
+  std::string results_json;  // path for results JSON ("" = none unless --out)
+  std::string results_csv;   // path for per-replication CSV
+  std::string report;        // path for the HTML/Markdown report
+  std::string timeline;      // path for the Perfetto timeline of replication 0
+};
+
+struct Scenario {
+  std::string name;                // scenario name (defaults to the file's stem)
+  std::string description;
+  std::string file;                // the top-level file it was read from
+  models::Workload workload;
+  models::Layout layout;
+  models::HardwareProfile hardware;
+  std::string step_model = "analytic";  // analytic | proportional
+  ClusterConfig cluster;
+  FailureConfig failures;
+  CheckpointConfig checkpoint;
+  RecoveryConfig recovery;
+  std::vector<StrategyConfig> strategies;
+  double horizon_s = 0.0;          // simulated time per replication, or 0 with train_tokens
+  double train_tokens = 0.0;       // token budget (time to train), or 0 with horizon
+  double max_time_s = 0.0;         // with train_tokens: give up after this much simulated time
+  ReplicationConfig replications;
+  uint64_t seed = 1;
+  OutputConfig outputs;
+};
+
+const char* to_string(Component c);
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,74 @@
+// ntpsim: the command-line entry point. Subcommands live one per file (command.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include "models/base/build_info.h"
+#include "tools/ntpsim/command.h"
+
+namespace ntpsim::cli {
+namespace {
+
+std::map<std::string, CommandFactory>& registry() {
+  // Filled only during static initialisation by NTPSIM_REGISTER_COMMAND; read-only afterwards.
+  static std::map<std::string, CommandFactory> commands;  // NOLINT: init-time registry
+  return commands;
+}
+
+}  // namespace
+
+bool register_command(const char* name, CommandFactory factory) {
+  registry().emplace(name, std::move(factory));
+  return true;
+}
+
+std::vector<std::pair<std::string, CommandFactory>> registered_commands() {
+  return {registry().begin(), registry().end()};
+}
+
+int report_error(const Error& error) {
+  std::fprintf(stderr, "ntpsim: error: %s\n", error.message.c_str());
+  return static_cast<int>(error.exit_code);
+}
+
+}  // namespace ntpsim::cli
+
+int main(int argc, char** argv) {
+  using namespace ntpsim;
+  try {
+    CLI::App app{"ntpsim: LLM-training goodput under GPU failures (checkpoint-restart, DP drop, "
+                 "spares, nonuniform TP, power boosting)"};
+    app.require_subcommand(0, 1);
+    const auto& bi = build_info();
+    app.set_version_flag("--version",
+                         fmt::format("ntpsim {} (git {}, {} build)", bi.version, bi.git_sha,
+                                     bi.build_type));
+    std::vector<std::pair<CLI::App*, std::unique_ptr<cli::Command>>> commands;
+    for (auto& [name, factory] : cli::registered_commands()) {
+      auto cmd = factory();
+      CLI::App* sub = cmd->setup(app);
+      commands.emplace_back(sub, std::move(cmd));
+    }
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      const int rc = app.exit(e);
+      // CLI11 returns 0 for --help/--version; map every usage error to 2 (bad input).
+      return rc == 0 ? 0 : 2;
+    }
+    for (auto& [sub, cmd] : commands) {
+      if (sub->parsed()) return cmd->run();
+    }
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ntpsim: error: %s\n", e.what());
+    return 1;
+  } catch (...) {
+    std::fprintf(stderr, "ntpsim: error: unknown internal error\n");
+    return 1;
+  }
+}
