@@ -1,0 +1,96 @@
+// Failure sources: the sequence of failure events one replication sees (DESIGN.md §3.2).
+//
+// A FailureSource merges, in time order, the scenario's stochastic processes (one per component
+// class entry of `failures.processes`) and an optional trace replay. Events are generated lazily:
+// `next` does O(1) work for exponential processes (a superposed Poisson process over all units
+// with a uniformly chosen unit), O(log units) for Weibull/lognormal renewal processes, and never
+// allocates or scans GPUs per event.
+//
+// Semantics (see docs/trace-format.md for traces):
+// - Rates are per unit while the unit is up; a unit in repair does not fail again in its own
+//   process (exponential: the event is thinned; renewal: the next lifetime starts at repair end).
+//   Different processes (e.g. GPU and node) are independent, so their events may overlap; the
+//   engine takes the union of down GPUs.
+// - Non-exponential processes are ordinary renewal processes: every unit starts new at time 0.
+//   Weibull: shape k, mean lifetime 1/rate; lognormal: sigma = shape, mean lifetime 1/rate.
+// - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
+//   fail lemon_multiplier times as often.
+// - Bursts: with burst_probability an event takes burst_size consecutive units of the class
+//   (unit u, u+1, ... modulo the count, skipping units already in repair), one event each, all at
+//   the same time and of the same kind, each with its own repair draw.
+// - Kinds are drawn by share ("kinds.<class>"), repair times per kind ("repair.<class>").
+// Random streams, each Stream(seed, replication, name), so one process never shifts another's
+// draws: "failures.<class>", "kinds.<class>", "bursts.<class>", "repair.<class>",
+// "lemons.<class>" (a second process of the same class adds ".<n>"), and "trace.placement".
+//
+// Ownership: a FailureSource owns its per-replication state and keeps a pointer to the Topology
+// (REQUIRES: the Topology outlives the source) and a shared_ptr to the immutable TraceData.
+// Thread safety: one FailureSource per replication/thread; TraceData is shared read-only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/base/time.h"
+#include "sim/cluster/topology.h"
+#include "sim/scenario/scenario.h"
+
+namespace ntpsim::sim {
+
+struct FailureEvent {
+  Time time;                 // when it happens
+  Component component = Component::kGpu;  // class of the failed unit
+  int64_t unit = 0;          // index within its class
+  GpuRange gpus;             // GPUs taken (blast radius); bursts produce several events at one time
+  uint16_t kind = 0;         // index into FailureSource::kind_names()
+  Duration repair;           // time until the unit is back in the free pool
+  bool interrupts = true;    // interrupts the job (NCCL communicators break)
+};
+
+// A parsed trace (sim/failures/trace.h), immutable, shared by all replications.
+struct TraceData;
+
+// Loads and validates a trace in either format (TraceConfig::format "infinitehbd" or "csv").
+// Bad input (missing file, garbage, unsorted times, unmatched events, negative durations, unknown
+// event types, over the size limit) is an Error naming the file and the line or entry.
+// Load once per run and pass the pointer to every replication's FailureSource::make.
+Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg);
+
+class FailureSource {
+ public:
+  // `trace` must be non-null iff s.failures.trace is set (load it with load_trace). Errors (bad
+  // input): invalid process parameters (negative rate, shares not summing to 1, unknown
+  // distribution, a trace component the topology lacks).
+  static Result<FailureSource> make(const Scenario& s, const Topology& t,
+                                    std::shared_ptr<const TraceData> trace, uint64_t seed,
+                                    uint64_t replication);
+
+  FailureSource(FailureSource&&) noexcept;
+  FailureSource& operator=(FailureSource&&) noexcept;
+  ~FailureSource();
+
+  // The next event in time order (ties: processes in scenario order, then the trace). Returns
+  // false when exhausted (only a trace without loop, or no sources at all); never yields an event
+  // at or past Time::never().
+  bool next(FailureEvent& out);
+  // Kind names across all sources: each process's kinds in order, then the trace's kinds.
+  const std::vector<std::string>& kind_names() const;
+
+ private:
+  struct State;
+  explicit FailureSource(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Expected rate (per second) of interrupting failure events that hit at least one of the first
+// `job_gpus` GPUs, for checkpoint: auto (Young/Daly) and closed-form checks. Counts the
+// stochastic processes (lemons and bursts included, repair downtime ignored: exact when repairs
+// are short against the MTBF) and, when `trace` is given, the trace's interrupting faults per
+// second over its span, scaled by the share of units the job occupies.
+double expected_interruption_rate_per_s(const Scenario& s, const Topology& t, int64_t job_gpus,
+                                        const TraceData* trace = nullptr);
+
+}  // namespace ntpsim::sim
