@@ -1,0 +1,274 @@
+// Reading, validating and printing workloads and layouts (models/workload.h).
+//
+// A workload is given inline (a map), by name (a file <name>.yaml in one of the search dirs, e.g.
+// models/workloads/), by path, or as a map with `base:` naming one of those plus fields that
+// override it. Errors inside a workload file name that file; the field path stays the scenario's
+// (e.g. "workload.heads") so the user sees where in their scenario the value is used.
+#include "models/workload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ntpsim::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Upper bounds that no real model reaches; larger values are typos or absurd input.
+constexpr int kMaxLayers = 10'000;
+constexpr int kMaxHidden = 1 << 20;
+constexpr int kMaxHeads = 1 << 16;
+constexpr int kMaxFfn = 1 << 23;
+constexpr int kMaxVocab = 1 << 24;
+constexpr int kMaxSeqLen = 1 << 24;
+constexpr int kMaxBatch = 1 << 24;
+constexpr int kMaxDegree = 1 << 16;
+constexpr int kMaxDp = 1 << 24;
+constexpr int kMaxVirtualStages = 128;
+constexpr int64_t kMaxLayoutGpus = 100'000'000;
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml");
+}
+
+// Names (file stems) of the *.yaml files in `dirs`, sorted, for "did you mean" and listings.
+std::vector<std::string> known_names(const std::vector<std::string>& dirs) {
+  std::vector<std::string> names;
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    fs::directory_iterator it(d, ec);
+    if (ec) continue;
+    for (const auto& e : it) {
+      if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// The file a workload reference names, or an error anchored at the reference.
+Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
+                                 const YamlContext& ctx,
+                                 const std::vector<std::string>& search_dirs) {
+  const std::string text = ref.Scalar();
+  std::error_code ec;
+  if (looks_like_path(text)) {
+    if (fs::path(text).is_absolute()) {
+      if (fs::is_regular_file(text, ec)) return text;
+    } else {
+      for (const auto& d : search_dirs) {
+        const fs::path p = fs::path(d) / text;
+        if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+      }
+    }
+    return Error::at(ctx.locate(ref, path), path,
+                     fmt::format("workload file \"{}\" not found", text));
+  }
+  for (const auto& d : search_dirs) {
+    const fs::path p = fs::path(d) / (text + ".yaml");
+    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+  }
+  const auto names = known_names(search_dirs);
+  const std::string near = nearest_key(text, names);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return Error::at(ctx.locate(ref, path), path,
+                   fmt::format("unknown workload \"{}\"{}{}", text,
+                               near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
+                               list.empty() ? "" : fmt::format("; known: {}", list)));
+}
+
+Status read_choice_enum(MapReader& r, Workload& w) {
+  std::string dtype = to_string(w.dtype);
+  NTPSIM_RETURN_IF_ERROR(r.choice("dtype", dtype, {"bf16", "fp8"}, false));
+  w.dtype = dtype == "fp8" ? DType::kFP8 : DType::kBF16;
+  std::string rc = to_string(w.recompute);
+  NTPSIM_RETURN_IF_ERROR(r.choice("recompute", rc, {"none", "selective", "full"}, false));
+  w.recompute = rc == "full" ? Recompute::kFull
+                : rc == "selective" ? Recompute::kSelective
+                                    : Recompute::kNone;
+  return Status::Ok();
+}
+
+// Reads the fields of a workload map into `w`. With `all_required`, the shape fields must be
+// present (an inline workload without `base:`); otherwise absent fields keep w's values.
+Status read_fields(MapReader& r, Workload& w, bool all_required) {
+  const bool req = all_required;
+  NTPSIM_RETURN_IF_ERROR(r.string("name", w.name, false));
+  NTPSIM_RETURN_IF_ERROR(r.integer("layers", w.layers, req, 1, kMaxLayers));
+  NTPSIM_RETURN_IF_ERROR(r.integer("hidden", w.hidden, req, 1, kMaxHidden));
+  NTPSIM_RETURN_IF_ERROR(r.integer("heads", w.heads, req, 1, kMaxHeads));
+  NTPSIM_RETURN_IF_ERROR(r.integer("kv_heads", w.kv_heads, false, 0, kMaxHeads));
+  NTPSIM_RETURN_IF_ERROR(r.integer("ffn", w.ffn, req, 1, kMaxFfn));
+  NTPSIM_RETURN_IF_ERROR(r.boolean("gated_ffn", w.gated_ffn, false));
+  NTPSIM_RETURN_IF_ERROR(r.integer("vocab", w.vocab, req, 1, kMaxVocab));
+  NTPSIM_RETURN_IF_ERROR(r.integer("seq_len", w.seq_len, req, 1, kMaxSeqLen));
+  NTPSIM_RETURN_IF_ERROR(r.integer("global_batch", w.global_batch, req, 1, kMaxBatch));
+  NTPSIM_RETURN_IF_ERROR(r.integer("micro_batch", w.micro_batch, false, 1, kMaxBatch));
+  NTPSIM_RETURN_IF_ERROR(read_choice_enum(r, w));
+  NTPSIM_RETURN_IF_ERROR(r.boolean("sequence_parallel", w.sequence_parallel, false));
+  return Status::Ok();
+}
+
+// Consistency of a complete workload; errors anchored at the offending key of `r` when present
+// there, else at the map itself.
+Status validate(const MapReader& r, Workload& w) {
+  auto at = [&](std::string_view key, const std::string& what) {
+    return r.has(key) ? r.error(key, what) : r.error_here(fmt::format("{}: {}", key, what));
+  };
+  if (w.kv_heads == 0) w.kv_heads = w.heads;
+  if (w.kv_heads > w.heads) {
+    return at("kv_heads", fmt::format("{} KV heads exceed the {} attention heads", w.kv_heads,
+                                      w.heads));
+  }
+  if (w.heads % w.kv_heads != 0) {
+    return at("kv_heads", fmt::format("{} attention heads are not a multiple of {} KV heads",
+                                      w.heads, w.kv_heads));
+  }
+  if (w.hidden % w.heads != 0) {
+    return at("heads", fmt::format("hidden size {} is not a multiple of {} heads", w.hidden,
+                                   w.heads));
+  }
+  if (w.micro_batch > w.global_batch) {
+    return at("micro_batch", fmt::format("micro-batch of {} sequences exceeds the global batch "
+                                         "of {}", w.micro_batch, w.global_batch));
+  }
+  return Status::Ok();
+}
+
+// Reads the workload file `file` (the whole file is one workload map).
+Result<Workload> read_file(const std::string& file, const std::string& path) {
+  auto root = load_yaml_file(file);
+  if (!root.ok()) return root.error();
+  const YamlContext file_ctx(file);
+  auto r = MapReader::make(*root, path, file_ctx);
+  if (!r.ok()) return r.error();
+  Workload w;
+  w.name = fs::path(file).stem().string();
+  w.source = file;
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, w, true));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  NTPSIM_RETURN_IF_ERROR(validate(*r, w));
+  return w;
+}
+
+}  // namespace
+
+double Workload::parameters() const {
+  const double h = hidden;
+  const double head_dim = heads > 0 ? h / heads : 0.0;
+  const double kv = (kv_heads > 0 ? kv_heads : heads) * head_dim;
+  const double attention = h * h /*Q*/ + 2.0 * h * kv /*K, V*/ + h * h /*output*/;
+  const double mlp = (gated_ffn ? 3.0 : 2.0) * h * ffn;
+  const double norms = 2.0 * h;
+  const double per_layer = attention + mlp + norms;
+  const double embeddings = 2.0 * static_cast<double>(vocab) * h;  // input table + LM head
+  return layers * per_layer + embeddings + h /*final norm*/;
+}
+
+Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
+                               const YamlContext& ctx,
+                               const std::vector<std::string>& search_dirs) {
+  if (node.IsDefined() && node.IsScalar()) {
+    auto file = resolve_file(node, path, ctx, search_dirs);
+    if (!file.ok()) return file.error();
+    return read_file(*file, path);
+  }
+  if (!node.IsDefined() || node.IsNull()) {
+    return Error::at(ctx.locate(node, path), path,
+                     "expected a workload name, a file path, or a map of fields");
+  }
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  Workload w;
+  w.name = "inline";
+  w.source = "inline";
+  const YAML::Node base = r->child("base");
+  const bool has_base = base.IsDefined() && !base.IsNull();
+  if (has_base) {
+    if (!base.IsScalar()) {
+      return r->error("base", fmt::format("expected a workload name or file, got {}",
+                                          yaml_kind(base)));
+    }
+    auto file = resolve_file(base, join_path(path, "base"), ctx, search_dirs);
+    if (!file.ok()) return file.error();
+    auto b = read_file(*file, path);
+    if (!b.ok()) return b.error();
+    w = *b;
+    w.source = *file;
+  }
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, w, !has_base));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  NTPSIM_RETURN_IF_ERROR(validate(*r, w));
+  return w;
+}
+
+Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
+                           const YamlContext& ctx) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  Layout l;
+  NTPSIM_RETURN_IF_ERROR(r->integer("tp", l.tp, true, 1, kMaxDegree));
+  NTPSIM_RETURN_IF_ERROR(r->integer("pp", l.pp, false, 1, kMaxDegree));
+  NTPSIM_RETURN_IF_ERROR(r->integer("dp", l.dp, true, 1, kMaxDp));
+  NTPSIM_RETURN_IF_ERROR(r->integer("virtual_stages", l.virtual_stages, false, 1,
+                                    kMaxVirtualStages));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  const int64_t gpus = static_cast<int64_t>(l.tp) * l.pp * l.dp;
+  if (gpus > kMaxLayoutGpus) {
+    return r->error_here(fmt::format("TP {} x PP {} x DP {} = {} GPUs is more than the {} this "
+                                     "simulator accepts",
+                                     l.tp, l.pp, l.dp, gpus, kMaxLayoutGpus));
+  }
+  return l;
+}
+
+YAML::Node to_yaml(const Workload& w) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["name"] = w.name;
+  n["layers"] = w.layers;
+  n["hidden"] = w.hidden;
+  n["heads"] = w.heads;
+  n["kv_heads"] = w.kv_heads;
+  n["ffn"] = w.ffn;
+  n["gated_ffn"] = w.gated_ffn;
+  n["vocab"] = w.vocab;
+  n["seq_len"] = w.seq_len;
+  n["global_batch"] = w.global_batch;
+  n["micro_batch"] = w.micro_batch;
+  n["dtype"] = to_string(w.dtype);
+  n["recompute"] = to_string(w.recompute);
+  n["sequence_parallel"] = w.sequence_parallel;
+  return n;
+}
+
+YAML::Node to_yaml(const Layout& l) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["tp"] = l.tp;
+  n["pp"] = l.pp;
+  n["dp"] = l.dp;
+  n["virtual_stages"] = l.virtual_stages;
+  return n;
+}
+
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "none";
+}
+
+const char* to_string(DType d) {
+  switch (d) {
+    case DType::kBF16: return "bf16";
+    case DType::kFP8: return "fp8";
+  }
+  return "bf16";
+}
+
+}  // namespace ntpsim::models
