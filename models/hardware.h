@@ -15,10 +15,19 @@
 
 namespace ntpsim::models {
 
+// Alpha-beta parameters of one collective at one group size (e.g. fitted by `ntpsim fit`).
+struct CollectiveFit {
+  double alpha_s = 5e-6;          // per-step latency
+  double bus_bw_Bps = 0.0;        // achievable bus bandwidth (nccl-tests definition)
+};
+
 // Alpha-beta cost of one collective on one fabric: time = alpha_s * steps + bytes_on_wire / bw.
 struct CollectiveParams {
   double alpha_s = 5e-6;          // per-step latency
-  double bus_bw_Bps = 0.0;        // achievable bus bandwidth (nccl-tests definition)
+  double bus_bw_Bps = 0.0;        // achievable bus bandwidth (nccl-tests definition); 0 = fabric's
+  // Optional per-group-size values (measured); the collective model interpolates between sizes
+  // (linear in log n) and uses alpha_s / bus_bw_Bps outside the measured range.
+  std::map<int, CollectiveFit> by_group_size;
 };
 
 struct Fabric {
@@ -28,6 +37,44 @@ struct Fabric {
   // Optional per-collective overrides ("all_reduce", "all_gather", "reduce_scatter",
   // "all_to_all", "send_recv", "broadcast"), e.g. from calibration.
   std::map<std::string, CollectiveParams> collectives;
+};
+
+// One measured GEMM throughput point (from `ntpcal gemm` via `ntpsim fit`).
+struct GemmPoint {
+  double m = 0, n = 0, k = 0;     // C[m x n] = A[m x k] · B[k x n]
+  double flops_per_s = 0.0;       // achieved, dense
+};
+
+// Parameters of the GEMM efficiency model (models/gemm_model.h).
+struct GemmParams {
+  int sm_count = 132;             // streaming multiprocessors (one output tile per SM per wave)
+  int tile_m = 128;               // output tile rows of the typical cuBLASLt kernel
+  int tile_n = 256;               // output tile columns
+  int tile_k = 64;                // K step of the main loop
+  double overhead_s = 2e-6;       // fixed per-GEMM cost (launch, prologue, epilogue)
+  // Measured table: when non-empty, efficiency is interpolated from it instead of the tile model.
+  std::vector<GemmPoint> table;
+};
+
+// Parameters of the power model beyond the top-level elasticity / ceiling (models/power_model.h).
+struct PowerParams {
+  double comm_power_fraction = 0.6;  // power during communication-bound phases, share of TDP
+};
+
+// Parameters of the memory model (models/memory_model.h).
+struct MemoryParams {
+  double usable_fraction = 0.92;     // share of HBM the framework can allocate
+  double reserved_bytes = 3e9;       // CUDA context, NCCL buffers, allocator slack per GPU
+};
+
+// Where a measured profile came from and how well its fit matched (written by `ntpsim fit`).
+struct MeasuredInfo {
+  std::string context;            // free text: GPUs, driver, CUDA/NCCL versions, host, date
+  double gemm_max_rel_error = 0;  // largest relative error of the GEMM fit over its points
+  double gemm_r2 = 0;             // R² of the GEMM fit
+  double collective_max_rel_error = 0;
+  double collective_r2 = 0;
+  int points = 0;                 // measurements used
 };
 
 struct HardwareProfile {
@@ -50,13 +97,32 @@ struct HardwareProfile {
   Fabric scale_out;                 // InfiniBand / RoCE, per GPU
   double storage_write_Bps = 0.0;   // checkpoint write bandwidth, whole cluster
   double storage_read_Bps = 0.0;    // checkpoint read bandwidth, whole cluster
+  GemmParams gemm;                  // `gemm:` section
+  PowerParams power;                // `power:` section
+  MemoryParams memory;              // `memory:` section
+  MeasuredInfo measured;            // `measured:` section (origin == "measured")
 
   double peak_flops(bool fp8) const { return fp8 ? peak_fp8_flops : peak_bf16_flops; }
 };
 
+// Reads `hardware:` — an inline map of the keys below, a string naming a YAML file (a path,
+// absolute or relative to the file holding `path`), or a profile name resolved as
+// <dir>/<name>.yaml in `search_dirs` (first match wins). Unknown keys are errors with the nearest
+// valid key; bad units and out-of-range values are errors naming file:line:col and the field.
+//   name, origin (spec|measured), gpu, peak_bf16_tflops, peak_fp8_tflops, hbm, hbm_bw, tdp,
+//   max_power, power_elasticity, max_clock_speedup, idle_power, gemm_efficiency, gpus_per_domain,
+//   scale_up / scale_out: {bw_per_gpu, efficiency, alpha,
+//                          collectives: {all_reduce: {alpha, bus_bw, group_sizes: {N: {alpha, bus_bw}}}, ...}},
+//   storage: {write, read}, gemm: {sm_count, tile_m, tile_n, tile_k, overhead, table: [{m, n, k, tflops}]},
+//   power: {comm_power_fraction}, memory: {usable_fraction, reserved},
+//   measured: {context, gemm_max_rel_error, gemm_r2, collective_max_rel_error, collective_r2, points}
 Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string& path,
                                       const YamlContext& ctx,
                                       const std::vector<std::string>& search_dirs);
+// The resolved profile as YAML with units; read_hardware(to_yaml(h)) reproduces h (less `source`).
 YAML::Node to_yaml(const HardwareProfile& h);
+
+// Collective names accepted under `collectives:`.
+const std::vector<std::string>& collective_names();
 
 }  // namespace ntpsim::models

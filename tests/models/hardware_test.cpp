@@ -1,0 +1,120 @@
+// Tests of models/hardware.cpp: profile resolution, strict keys, units, round trip.
+#include "models/hardware.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ntpsim::models {
+namespace {
+
+const std::vector<std::string> kDirs{std::string(NTPSIM_SOURCE_DIR) + "/models/profiles"};
+
+Result<HardwareProfile> read_text(const std::string& text) {
+  auto node = load_yaml_string(text, "test.yaml");
+  if (!node.ok()) return node.error();
+  YamlContext ctx("test.yaml");
+  return read_hardware((*node)["hardware"], "hardware", ctx, kDirs);
+}
+
+TEST(Hardware, EveryShippedProfileReads) {
+  for (const char* name : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200-hgx", "gb200-nvl72",
+                           "gb300-nvl72", "ntp-b200-nvl32"}) {
+    auto h = read_text(std::string("hardware: ") + name);
+    ASSERT_TRUE(h.ok()) << name << ": " << h.error().message;
+    EXPECT_EQ(h->name, name);
+    EXPECT_GT(h->peak_bf16_flops, 1e14);
+    EXPECT_GE(h->max_power_w, h->tdp_w);
+    EXPECT_GT(h->scale_up.bw_per_gpu_Bps, h->scale_out.bw_per_gpu_Bps);
+  }
+}
+
+TEST(Hardware, Gb200ValuesAndUnits) {
+  auto h = read_text("hardware: gb200-nvl72");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_DOUBLE_EQ(h->peak_bf16_flops, 2.5e15);
+  EXPECT_DOUBLE_EQ(h->hbm_bytes, 186e9);
+  EXPECT_DOUBLE_EQ(h->hbm_bw_Bps, 8e12);
+  EXPECT_DOUBLE_EQ(h->tdp_w, 1200);
+  EXPECT_DOUBLE_EQ(h->max_power_w, 1560);
+  EXPECT_EQ(h->gpus_per_domain, 72);
+  EXPECT_DOUBLE_EQ(h->scale_up.bw_per_gpu_Bps, 900e9);
+  EXPECT_DOUBLE_EQ(h->scale_up.collectives.at("all_reduce").bus_bw_Bps, 839e9);
+  EXPECT_DOUBLE_EQ(h->scale_up.alpha_s, 3e-6);
+  EXPECT_EQ(h->gemm.sm_count, 148);
+  EXPECT_EQ(h->origin, "spec");
+}
+
+TEST(Hardware, UnknownKeySuggestsNearest) {
+  auto h = read_text("hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
+                     "  tdp: 700W\n  tdpp: 800W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
+                     "  scale_out: {bw_per_gpu: 50GB/s}\n");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message.find("test.yaml:7:3"), std::string::npos) << h.error().message;
+  EXPECT_NE(h.error().message.find("hardware.tdpp"), std::string::npos) << h.error().message;
+  EXPECT_NE(h.error().message.find("did you mean \"tdp\""), std::string::npos) << h.error().message;
+  EXPECT_EQ(h.error().exit_code, ExitCode::kBadInput);
+}
+
+TEST(Hardware, BadUnitNamesField) {
+  auto h = read_text("hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB\n"
+                     "  tdp: 700W\n  scale_up: {bw_per_gpu: 450GB/s}\n  scale_out: {bw_per_gpu: 50GB/s}\n");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message.find("test.yaml:5:11: hardware.hbm_bw"), std::string::npos)
+      << h.error().message;
+}
+
+TEST(Hardware, NestedCollectiveAndGroupSizes) {
+  auto h = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n  tdp: 700W\n"
+      "  scale_up:\n    bw_per_gpu: 450GB/s\n    collectives:\n"
+      "      all_gather: {alpha: 4us, bus_bw: 300GB/s, group_sizes: {8: {alpha: 5us, bus_bw: 350GB/s}}}\n"
+      "  scale_out: {bw_per_gpu: 50GB/s}\n");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  const auto& c = h->scale_up.collectives.at("all_gather");
+  EXPECT_DOUBLE_EQ(c.alpha_s, 4e-6);
+  EXPECT_DOUBLE_EQ(c.by_group_size.at(8).bus_bw_Bps, 350e9);
+  EXPECT_DOUBLE_EQ(h->max_power_w, 700);  // defaults to tdp
+
+  auto bad = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n  tdp: 700W\n"
+      "  scale_up:\n    bw_per_gpu: 450GB/s\n    collectives:\n      all_reduc: {alpha: 4us}\n"
+      "  scale_out: {bw_per_gpu: 50GB/s}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("did you mean \"all_reduce\""), std::string::npos)
+      << bad.error().message;
+}
+
+TEST(Hardware, UnknownProfileNameListsKnown) {
+  auto h = read_text("hardware: gb200-nvl27");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message.find("did you mean \"gb200-nvl72\""), std::string::npos)
+      << h.error().message;
+  EXPECT_NE(h.error().message.find("h100-sxm"), std::string::npos);
+}
+
+TEST(Hardware, FilePathAndRoundTrip) {
+  auto a = read_text("hardware: " + kDirs[0] + "/h100-sxm.yaml");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  YAML::Node wrapped;
+  wrapped["hardware"] = to_yaml(*a);
+  auto b = read_text(YAML::Dump(wrapped));
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->name, a->name);
+  EXPECT_NEAR(b->peak_bf16_flops, a->peak_bf16_flops, 1e-9 * a->peak_bf16_flops);
+  EXPECT_NEAR(b->hbm_bw_Bps, a->hbm_bw_Bps, 1e-5 * a->hbm_bw_Bps);
+  EXPECT_NEAR(b->scale_up.collectives.at("all_reduce").bus_bw_Bps, 480e9, 1.0);
+  EXPECT_EQ(b->gemm.sm_count, 132);
+  EXPECT_NEAR(b->memory.reserved_bytes, 3e9, 1.0);
+}
+
+TEST(Hardware, MaxPowerBelowTdpIsAnError) {
+  auto h = read_text("hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
+                     "  tdp: 700W\n  max_power: 600W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
+                     "  scale_out: {bw_per_gpu: 50GB/s}\n");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message.find("hardware.max_power"), std::string::npos) << h.error().message;
+}
+
+}  // namespace
+}  // namespace ntpsim::models
