@@ -70,8 +70,8 @@ class Topology {
   int gpus_per_node_ = 1;
   int domains_per_pod_ = 0;
   std::array<int64_t, kComponentClasses> units_{};
-  // Blast radius per class and unit, filled by walking the Boost graph. The GPU class is the
-  // identity (gpu g -> [g, g+1)) and is not stored, so a 100K-GPU cluster costs a few KiB.
+  // Blast radius per class and unit, filled by walking the Boost graph once (the graph itself is
+  // not kept). The GPU class is the identity (gpu g -> [g, g+1)) and is not stored.
   std::vector<GpuRange> node_radius_;
   std::vector<GpuRange> domain_radius_;
   std::vector<GpuRange> pod_radius_;

@@ -1,0 +1,193 @@
+#include "sim/failures/failure_source.h"
+
+#include <array>
+#include <cmath>
+
+#include "models/base/check.h"
+#include "sim/failures/process.h"
+#include "sim/failures/trace.h"
+
+namespace ntpsim::sim {
+namespace {
+
+Error bad(const std::string& path, const std::string& what) { return Error::bad_input(path + ": " + what); }
+
+bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }
+
+Status validate_repair(const RepairDist& r, const std::string& path) {
+  const std::string& d = r.distribution;
+  if (d != "fixed" && d != "exponential" && d != "lognormal" && d != "weibull" && d != "empirical") {
+    return bad(path + ".distribution", "unknown repair distribution '" + d +
+                                           "' (expected fixed, exponential, lognormal, weibull or empirical)");
+  }
+  if (d == "empirical") {
+    if (r.values_s.empty()) return bad(path + ".values", "empirical repair needs at least one value");
+    for (size_t i = 0; i < r.values_s.size(); ++i) {
+      if (!finite_nonneg(r.values_s[i])) {
+        return bad(path + ".values[" + std::to_string(i) + "]", "must be a finite duration >= 0");
+      }
+    }
+    return Status::Ok();
+  }
+  if (!finite_nonneg(r.mean_s)) return bad(path + ".mean", "must be a finite duration >= 0");
+  if (d == "lognormal" && !(std::isfinite(r.sigma) && r.sigma > 0.0)) return bad(path + ".sigma", "must be > 0");
+  if (d == "weibull" && !(std::isfinite(r.shape) && r.shape > 0.0)) return bad(path + ".shape", "must be > 0");
+  return Status::Ok();
+}
+
+// Units of class c whose blast radius meets GPUs [0, job_gpus): units are numbered so that these
+// are units [0, k), and k is found by binary search over the contiguous, increasing radii.
+int64_t units_meeting_job(const Topology& t, Component c, int64_t job_gpus) {
+  int64_t lo = 0, hi = t.units(c);
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (t.blast_radius(c, mid).first < job_gpus) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+}  // namespace
+
+Status validate_process(const FailureProcess& p, const std::string& path) {
+  if (!finite_nonneg(p.rate_per_unit_s)) return bad(path + ".rate", "must be a finite rate >= 0");
+  const std::string& d = p.distribution;
+  if (d != "exponential" && d != "weibull" && d != "lognormal") {
+    return bad(path + ".distribution", "unknown inter-arrival distribution '" + d +
+                                           "' (expected exponential, weibull or lognormal)");
+  }
+  if (d != "exponential" && !(std::isfinite(p.shape) && p.shape > 0.0)) return bad(path + ".shape", "must be > 0");
+  if (p.kinds.empty()) return bad(path + ".kinds", "needs at least one kind");
+  double total = 0.0;
+  for (size_t i = 0; i < p.kinds.size(); ++i) {
+    const std::string kp = path + ".kinds[" + std::to_string(i) + "]";
+    if (!finite_nonneg(p.kinds[i].share)) return bad(kp + ".share", "must be a finite share >= 0");
+    total += p.kinds[i].share;
+    NTPSIM_RETURN_IF_ERROR(validate_repair(p.kinds[i].repair, kp + ".repair"));
+  }
+  if (std::fabs(total - 1.0) > 1e-6) {
+    return bad(path + ".kinds", "shares sum to " + std::to_string(total) + ", expected 1");
+  }
+  if (!(p.lemon_fraction >= 0.0 && p.lemon_fraction <= 1.0)) return bad(path + ".lemon_fraction", "must be in [0, 1]");
+  if (!finite_nonneg(p.lemon_multiplier)) return bad(path + ".lemon_multiplier", "must be a finite number >= 0");
+  if (!(p.burst_probability >= 0.0 && p.burst_probability <= 1.0)) {
+    return bad(path + ".burst_probability", "must be in [0, 1]");
+  }
+  if (p.burst_size < 1) return bad(path + ".burst_size", "must be at least 1");
+  return Status::Ok();
+}
+
+struct FailureSource::State {
+  std::vector<std::unique_ptr<EventGenerator>> generators;  // processes in order, then the trace
+  std::vector<std::string> kind_names;
+};
+
+FailureSource::FailureSource(std::unique_ptr<State> state) : state_(std::move(state)) {}
+FailureSource::FailureSource(FailureSource&&) noexcept = default;
+FailureSource& FailureSource::operator=(FailureSource&&) noexcept = default;
+FailureSource::~FailureSource() = default;
+
+Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
+                                          std::shared_ptr<const TraceData> trace, uint64_t seed,
+                                          uint64_t replication) {
+  auto state = std::make_unique<State>();
+  std::array<int, kComponentClasses> per_class{};
+  const auto& processes = s.failures.processes;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const FailureProcess& p = processes[i];
+    const std::string path = "failures.processes[" + std::to_string(i) + "]";
+    NTPSIM_RETURN_IF_ERROR(validate_process(p, path));
+    if (t.units(p.component) <= 0) return bad(path + ".component", "the cluster has no such units");
+    if (state->kind_names.size() + p.kinds.size() > 65535) return bad(path + ".kinds", "too many kinds");
+    const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
+    for (const FailureKind& k : p.kinds) state->kind_names.push_back(k.name);
+    const int n = per_class[static_cast<int>(p.component)]++;
+    const std::string suffix = n == 0 ? "" : "." + std::to_string(n);
+    if (p.rate_per_unit_s > 0.0) {
+      state->generators.push_back(std::make_unique<ProcessGenerator>(p, t, kind_base, seed, replication, suffix));
+    }
+  }
+  const auto& tc = s.failures.trace;
+  if (tc.has_value() != (trace != nullptr)) {
+    return Error::runtime("FailureSource::make: trace data must be given exactly when the scenario has a trace");
+  }
+  if (tc.has_value()) {
+    if (tc->mapping != "modulo" && tc->mapping != "random") {
+      return bad("failures.trace.mapping", "unknown mapping '" + tc->mapping + "' (expected modulo or random)");
+    }
+    if (!(std::isfinite(tc->time_scale) && tc->time_scale > 0.0)) {
+      return bad("failures.trace.time_scale", "must be a finite number > 0");
+    }
+    if (tc->loop && !(trace->span_s > 0.0)) {
+      return bad("failures.trace.loop", trace->file + ": cannot loop a trace whose span is 0");
+    }
+    if (state->kind_names.size() + trace->kind_names.size() > 65535) return bad("failures.trace", "too many kinds");
+    const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
+    for (const std::string& k : trace->kind_names) state->kind_names.push_back(k);
+    state->generators.push_back(std::make_unique<TraceGenerator>(*tc, t, std::move(trace), kind_base, seed, replication));
+  }
+  return FailureSource(std::move(state));
+}
+
+bool FailureSource::next(FailureEvent& out) {
+  EventGenerator* best = nullptr;
+  Time best_time = Time::never();
+  for (const auto& g : state_->generators) {
+    const Time when = g->peek();
+    if (when < best_time) {  // strict: ties go to the earlier source
+      best_time = when;
+      best = g.get();
+    }
+  }
+  if (best == nullptr) return false;
+  best->pop(out);
+  return true;
+}
+
+const std::vector<std::string>& FailureSource::kind_names() const { return state_->kind_names; }
+
+double expected_interruption_rate_per_s(const Scenario& s, const Topology& t, int64_t job_gpus,
+                                        const TraceData* trace) {
+  if (job_gpus <= 0) return 0.0;
+  double rate = 0.0;
+  for (const FailureProcess& p : s.failures.processes) {
+    double interrupting_share = 0.0;
+    for (const FailureKind& k : p.kinds) {
+      if (k.interrupts) interrupting_share += k.share;
+    }
+    const int64_t units = t.units(p.component);
+    if (units <= 0) continue;
+    const double n = static_cast<double>(units);
+    const double lemons = std::round(p.lemon_fraction * n);
+    // Mean rate per unit over the random lemon placement; renewal processes have the same
+    // long-run rate (1 / mean lifetime).
+    const double per_unit = p.rate_per_unit_s * (n - lemons + lemons * p.lemon_multiplier) / n;
+    // An event starting at unit u with a burst takes u .. u+size-1 (wrapping): it meets the job's
+    // first k units when u is among k + size - 1 starting positions.
+    const auto k = static_cast<double>(units_meeting_job(t, p.component, job_gpus));
+    const double burst_reach = std::min(n, k + static_cast<double>(std::max(1, p.burst_size)) - 1.0);
+    const double hit_fraction = ((1.0 - p.burst_probability) * k + p.burst_probability * burst_reach) / n;
+    rate += per_unit * n * hit_fraction * interrupting_share;
+  }
+  const auto& tc = s.failures.trace;
+  if (trace != nullptr && tc.has_value() && tc->interrupts && trace->span_s > 0.0) {
+    double hits = 0.0;
+    for (const TraceFault& f : trace->faults) {
+      const Component c = f.has_component ? f.component : tc->component;
+      const int64_t units = t.units(c);
+      const int64_t k = units_meeting_job(t, c, job_gpus);
+      if (tc->mapping == "random") {
+        hits += static_cast<double>(k) / static_cast<double>(units);
+      } else if (f.node % units < k) {
+        hits += 1.0;
+      }
+    }
+    rate += hits / (trace->span_s * tc->time_scale);
+  }
+  return rate;
+}
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,247 @@
+#include "sim/failures/process.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+#include "models/base/check.h"
+
+namespace ntpsim::sim {
+namespace {
+
+// Candidate times at or past this are "never" (Time::never() is about 9.22e12 s).
+constexpr double kHorizonS = 9.0e12;
+
+Time at_seconds(double s) { return Time::at(Duration::from_seconds(s)); }
+
+const char* class_name(Component c) {
+  switch (c) {
+    case Component::kGpu: return "gpu";
+    case Component::kNode: return "node";
+    case Component::kDomain: return "domain";
+    case Component::kPod: return "pod";
+  }
+  return "unknown";
+}
+
+// Marks `count` distinct units of `units` in `bits`, drawn uniformly from `s`. Rejection sampling
+// over the sparser side, so it costs O(units / 64 + min(count, units - count)) draws on average.
+void choose_subset(Stream& s, int64_t units, int64_t count, std::vector<uint64_t>& bits) {
+  const bool invert = count > units / 2;
+  const int64_t draws = invert ? units - count : count;
+  bits.assign(static_cast<size_t>((units + 63) / 64), invert ? ~uint64_t{0} : 0);
+  for (int64_t taken = 0; taken < draws;) {
+    const auto u = static_cast<int64_t>(s.uniform_int(static_cast<uint64_t>(units)));
+    uint64_t& word = bits[static_cast<size_t>(u >> 6)];
+    const uint64_t mask = uint64_t{1} << (u & 63);
+    const bool set = (word & mask) != 0;
+    if (set == invert) {  // not yet chosen (chosen = flipped from the initial state)
+      word ^= mask;
+      ++taken;
+    }
+  }
+  if (invert && (units & 63) != 0) bits.back() &= (uint64_t{1} << (units & 63)) - 1;
+}
+
+}  // namespace
+
+double RepairSampler::draw(Stream& s) const {
+  switch (dist) {
+    case Dist::kFixed: return mean_s;
+    case Dist::kExponential: return s.exponential(mean_s);
+    case Dist::kLognormal: return s.lognormal(mu, sigma);
+    case Dist::kWeibull: return s.weibull(shape, scale);
+    case Dist::kEmpirical: return values_s[s.uniform_int(values_s.size())];
+  }
+  NTPSIM_CHECK_MSG(false, "unknown repair distribution");
+  return 0.0;
+}
+
+Time EventGenerator::peek() {
+  if (head_ >= buffer_.size()) {
+    buffer_.clear();
+    head_ = 0;
+    refill();
+    if (buffer_.empty()) return Time::never();
+  }
+  return buffer_[head_].time;
+}
+
+void EventGenerator::pop(FailureEvent& out) {
+  NTPSIM_CHECK(head_ < buffer_.size());
+  out = buffer_[head_++];
+}
+
+ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, uint16_t kind_base,
+                                   uint64_t seed, uint64_t replication, const std::string& stream_suffix)
+    : topology_(&t),
+      component_(p.component),
+      units_(t.units(p.component)),
+      exponential_(p.distribution == "exponential"),
+      lifetime_shape_(p.shape),
+      kind_base_(kind_base),
+      burst_probability_(p.burst_probability),
+      burst_size_(std::max(1, p.burst_size)),
+      arrivals_(seed, replication, std::string("failures.") + class_name(p.component) + stream_suffix),
+      kind_stream_(seed, replication, std::string("kinds.") + class_name(p.component) + stream_suffix),
+      burst_stream_(seed, replication, std::string("bursts.") + class_name(p.component) + stream_suffix),
+      repair_stream_(seed, replication, std::string("repair.") + class_name(p.component) + stream_suffix) {
+  NTPSIM_CHECK(units_ > 0);
+  double cumulative = 0.0;
+  for (const FailureKind& k : p.kinds) {
+    Kind kind;
+    cumulative += k.share;
+    kind.cumulative_share = cumulative;
+    kind.interrupts = k.interrupts;
+    RepairSampler& r = kind.repair;
+    r.mean_s = k.repair.mean_s;
+    const std::string& d = k.repair.distribution;
+    if (d == "fixed") {
+      r.dist = RepairSampler::Dist::kFixed;
+    } else if (d == "exponential") {
+      r.dist = RepairSampler::Dist::kExponential;
+    } else if (d == "lognormal") {
+      r.dist = RepairSampler::Dist::kLognormal;
+      r.sigma = k.repair.sigma;
+      r.mu = lognormal_mu_for_mean(r.mean_s, r.sigma);
+    } else if (d == "weibull") {
+      r.dist = RepairSampler::Dist::kWeibull;
+      r.shape = k.repair.shape;
+      r.scale = weibull_scale_for_mean(r.mean_s, r.shape);
+    } else {
+      NTPSIM_CHECK(d == "empirical" && !k.repair.values_s.empty());
+      r.dist = RepairSampler::Dist::kEmpirical;
+      r.values_s = k.repair.values_s;
+    }
+    kinds_.push_back(std::move(kind));
+  }
+  NTPSIM_CHECK(!kinds_.empty());
+  kinds_.back().cumulative_share = 2.0;  // rounding of the shares never leaves a gap at the top
+
+  const auto lemons = static_cast<int64_t>(std::llround(p.lemon_fraction * static_cast<double>(units_)));
+  if (lemons > 0) {
+    Stream lemon_stream(seed, replication, std::string("lemons.") + class_name(p.component) + stream_suffix);
+    choose_subset(lemon_stream, units_, lemons, lemon_bits_);
+    lemon_list_.reserve(static_cast<size_t>(lemons));
+    for (int64_t u = 0; u < units_; ++u) {
+      if (is_lemon(u)) lemon_list_.push_back(u);
+    }
+  }
+  const double rate = p.rate_per_unit_s;
+  const double multiplier = p.lemon_multiplier;
+  const auto n_lemons = static_cast<double>(lemon_list_.size());
+  const double weighted_units = static_cast<double>(units_) - n_lemons + n_lemons * multiplier;
+  total_rate_ = rate * weighted_units;
+  lemon_pick_probability_ = weighted_units > 0.0 ? n_lemons * multiplier / weighted_units : 0.0;
+  mean_life_s_ = rate > 0.0 ? 1.0 / rate : 0.0;
+  mean_life_lemon_s_ = rate * multiplier > 0.0 ? 1.0 / (rate * multiplier) : 0.0;
+
+  up_at_s_.assign(static_cast<size_t>(units_), 0.0);
+  buffer_.reserve(static_cast<size_t>(burst_size_));
+  if (!exponential_ && rate > 0.0) {
+    weibull_ = p.distribution == "weibull";
+    if (weibull_) {
+      param_normal_ = weibull_scale_for_mean(mean_life_s_, lifetime_shape_);
+      if (mean_life_lemon_s_ > 0.0) param_lemon_ = weibull_scale_for_mean(mean_life_lemon_s_, lifetime_shape_);
+    } else {
+      param_normal_ = lognormal_mu_for_mean(mean_life_s_, lifetime_shape_);
+      if (mean_life_lemon_s_ > 0.0) param_lemon_ = lognormal_mu_for_mean(mean_life_lemon_s_, lifetime_shape_);
+    }
+    next_fail_s_.resize(static_cast<size_t>(units_));
+    heap_.reserve(static_cast<size_t>(units_) * 2);
+    for (int64_t u = 0; u < units_; ++u) {
+      const double first_failure_s = draw_lifetime(u);
+      next_fail_s_[static_cast<size_t>(u)] = first_failure_s;
+      heap_.emplace_back(first_failure_s, u);
+    }
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+}
+
+double ProcessGenerator::draw_lifetime(int64_t unit) {
+  const bool lemon = is_lemon(unit);
+  const double mean = lemon ? mean_life_lemon_s_ : mean_life_s_;
+  if (!(mean > 0.0)) return kHorizonS;  // a unit that never fails (lemon multiplier 0)
+  const double param = lemon ? param_lemon_ : param_normal_;
+  return weibull_ ? arrivals_.weibull(lifetime_shape_, param) : arrivals_.lognormal(param, lifetime_shape_);
+}
+
+int64_t ProcessGenerator::pick_unit_exponential() {
+  if (!lemon_list_.empty() && arrivals_.uniform01() < lemon_pick_probability_) {
+    return lemon_list_[arrivals_.uniform_int(lemon_list_.size())];
+  }
+  for (;;) {
+    const auto u = static_cast<int64_t>(arrivals_.uniform_int(static_cast<uint64_t>(units_)));
+    if (!is_lemon(u)) return u;
+  }
+}
+
+void ProcessGenerator::refill() {
+  if (exponential_) {
+    if (!(total_rate_ > 0.0)) return;
+    const double mean_gap = 1.0 / total_rate_;
+    for (;;) {
+      now_s_ += arrivals_.exponential(mean_gap);
+      if (!(now_s_ < kHorizonS)) return;
+      const int64_t u = pick_unit_exponential();
+      if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
+      emit(now_s_, u);
+      return;
+    }
+  }
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const auto [t, u] = heap_.back();
+    heap_.pop_back();
+    if (t != next_fail_s_[static_cast<size_t>(u)]) continue;  // stale: the unit failed in a burst
+    if (!(t < kHorizonS)) {
+      heap_.clear();
+      return;
+    }
+    emit(t, u);
+    return;
+  }
+}
+
+void ProcessGenerator::emit(double t_s, int64_t unit) {
+  size_t k = 0;
+  if (kinds_.size() > 1) {
+    const double x = kind_stream_.uniform01();
+    while (x >= kinds_[k].cumulative_share) ++k;
+  }
+  const Kind& kind = kinds_[k];
+  const Time when = at_seconds(t_s);
+  auto add = [&](int64_t u) {
+    const double repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+    up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
+    FailureEvent e;
+    e.time = when;
+    e.component = component_;
+    e.unit = u;
+    e.gpus = topology_->blast_radius(component_, u);
+    e.kind = static_cast<uint16_t>(kind_base_ + k);
+    e.repair = Duration::from_seconds(repair_s);
+    e.interrupts = kind.interrupts;
+    buffer_.push_back(e);
+    if (!exponential_) {
+      const double next = t_s + repair_s + draw_lifetime(u);
+      next_fail_s_[static_cast<size_t>(u)] = next;
+      heap_.emplace_back(next, u);
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    }
+  };
+  add(unit);
+  if (burst_probability_ > 0.0 && burst_size_ > 1 && burst_stream_.bernoulli(burst_probability_)) {
+    int64_t v = unit;
+    int taken = 1;
+    for (int64_t scanned = 1; taken < burst_size_ && scanned < units_; ++scanned) {
+      v = v + 1 == units_ ? 0 : v + 1;
+      if (up_at_s_[static_cast<size_t>(v)] > t_s) continue;  // already in repair
+      add(v);
+      ++taken;
+    }
+  }
+}
+
+}  // namespace ntpsim::sim

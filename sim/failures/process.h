@@ -1,0 +1,120 @@
+// Generators behind FailureSource (internal to sim/failures): one stochastic process of one
+// component class, and the replay of a trace. Each produces its events in time order, one batch
+// (one failure, or one burst) at a time, into a buffer reserved up front: no allocation per event.
+//
+// Ownership: a generator keeps a pointer to the Topology (which must outlive it) and owns its
+// per-replication state (streams, lemon set, per-unit repair ends, renewal heap).
+// Thread safety: one generator per replication/thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/base/random.h"
+#include "sim/cluster/topology.h"
+#include "sim/failures/failure_source.h"
+#include "sim/failures/trace.h"
+
+namespace ntpsim::sim {
+
+// Repair-time sampler of one kind, parameters resolved once.
+struct RepairSampler {
+  enum class Dist { kFixed, kExponential, kLognormal, kWeibull, kEmpirical } dist = Dist::kFixed;
+  double mean_s = 0.0;
+  double mu = 0.0, sigma = 1.0;        // lognormal
+  double shape = 1.0, scale = 1.0;     // weibull
+  std::vector<double> values_s;        // empirical
+
+  double draw(Stream& s) const;
+};
+
+// Common interface: the time of the next batch (Time::never() when exhausted) and popping it.
+class EventGenerator {
+ public:
+  virtual ~EventGenerator() = default;
+  // The time of the next event; generates the next batch when the buffer is empty.
+  Time peek();
+  // REQUIRES: peek() < Time::never(). Moves the next event to `out`.
+  void pop(FailureEvent& out);
+
+ protected:
+  // Fills buffer_ with the next batch (all at one time); leaves it empty when exhausted.
+  virtual void refill() = 0;
+  std::vector<FailureEvent> buffer_;  // reserved at construction; cleared, never shrunk
+  size_t head_ = 0;
+};
+
+class ProcessGenerator final : public EventGenerator {
+ public:
+  // `p` must be validated (FailureSource::make does it). `kind_base` is the global index of this
+  // process's first kind; `stream_suffix` is "" for the first process of a class, ".<n>" after.
+  ProcessGenerator(const FailureProcess& p, const Topology& t, uint16_t kind_base, uint64_t seed,
+                   uint64_t replication, const std::string& stream_suffix);
+
+ protected:
+  void refill() override;
+
+ private:
+  struct Kind {
+    double cumulative_share = 0.0;
+    RepairSampler repair;
+    bool interrupts = true;
+  };
+  bool is_lemon(int64_t unit) const { return !lemon_bits_.empty() && ((lemon_bits_[unit >> 6] >> (unit & 63)) & 1); }
+  int64_t pick_unit_exponential();
+  // Emits the batch for a failure of `unit` at `t_s` (plus burst partners), updating repair ends.
+  void emit(double t_s, int64_t unit);
+
+  const Topology* topology_;
+  Component component_;
+  int64_t units_;
+  bool exponential_;
+  bool weibull_ = false;          // renewal lifetimes: weibull, else lognormal
+  double mean_life_s_ = 0.0, mean_life_lemon_s_ = 0.0;  // per-unit mean lifetimes
+  double lifetime_shape_ = 1.0;   // weibull k or lognormal sigma
+  double param_normal_ = 0.0, param_lemon_ = 0.0;  // weibull scale or lognormal mu
+  std::vector<Kind> kinds_;
+  uint16_t kind_base_;
+  double burst_probability_;
+  int burst_size_;
+
+  Stream arrivals_, kind_stream_, burst_stream_, repair_stream_;
+  std::vector<uint64_t> lemon_bits_;    // one bit per unit; empty without lemons
+  std::vector<int64_t> lemon_list_;     // the lemon units, for uniform picks among them
+  double lemon_pick_probability_ = 0.0; // chance an exponential event hits a lemon
+  double total_rate_ = 0.0;             // exponential: superposed rate over all units, per second
+  double now_s_ = 0.0;                  // exponential: time of the last candidate event
+  std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
+  // Renewal processes: min-heap of (next failure time, unit); entries whose time no longer matches
+  // next_fail_s_ (a burst partner failed early) are stale and skipped.
+  std::vector<std::pair<double, int64_t>> heap_;
+  std::vector<double> next_fail_s_;
+  double draw_lifetime(int64_t unit);
+};
+
+class TraceGenerator final : public EventGenerator {
+ public:
+  // REQUIRES: cfg and trace validated (FailureSource::make does it).
+  TraceGenerator(const TraceConfig& cfg, const Topology& t, std::shared_ptr<const TraceData> trace,
+                 uint16_t kind_base, uint64_t seed, uint64_t replication);
+
+ protected:
+  void refill() override;
+
+ private:
+  int64_t map_unit(const TraceFault& f, Component c) const;
+
+  const Topology* topology_;
+  TraceConfig cfg_;
+  std::shared_ptr<const TraceData> trace_;
+  uint16_t kind_base_;
+  size_t index_ = 0;
+  int64_t loop_ = 0;
+  std::vector<int64_t> placement_;  // random mapping: trace node -> unit of cfg.component
+};
+
+// Validates a process's parameters; `path` is its field path ("failures.processes[0]").
+Status validate_process(const FailureProcess& p, const std::string& path);
+
+}  // namespace ntpsim::sim

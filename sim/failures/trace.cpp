@@ -1,0 +1,242 @@
+// load_trace, the ntpsim CSV trace parser (format in docs/trace-format.md) and parser helpers.
+#include "sim/failures/trace.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "sim/failures/failure_source.h"
+#include "sim/failures/trace_util.h"
+
+namespace ntpsim::sim {
+
+LineColumn line_column(std::string_view text, size_t offset) {
+  LineColumn lc;
+  const size_t end = std::min(offset, text.size());
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++lc.line;
+      lc.column = 1;
+    } else {
+      ++lc.column;
+    }
+  }
+  return lc;
+}
+
+bool is_blank(std::string_view text) {
+  for (const char c : text) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  }
+  return true;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.10g", v);
+  return buf;
+}
+
+int32_t TraceBuilder::node(const std::string& name) {
+  auto [it, inserted] = nodes_.try_emplace(name, static_cast<int32_t>(out_->node_names.size()));
+  if (inserted) out_->node_names.push_back(name);
+  return it->second;
+}
+
+int32_t TraceBuilder::kind(const std::string& name) {
+  auto it = kinds_.find(name);
+  if (it != kinds_.end()) return it->second;
+  if (static_cast<int32_t>(out_->kind_names.size()) >= kMaxTraceKinds) return -1;
+  const auto k = static_cast<uint16_t>(out_->kind_names.size());
+  kinds_.emplace(name, k);
+  out_->kind_names.push_back(name);
+  return k;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_double(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc() && ptr == end && std::isfinite(out);
+}
+
+bool parse_component_name(std::string_view s, Component& out) {
+  if (s == "gpu") {
+    out = Component::kGpu;
+  } else if (s == "node" || s == "tray") {
+    out = Component::kNode;
+  } else if (s == "domain" || s == "rack") {
+    out = Component::kDomain;
+  } else if (s == "pod") {
+    out = Component::kPod;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Seconds per unit of the `#! time_unit:` directive; 0 when unknown.
+double seconds_per(std::string_view unit) {
+  if (unit == "s") return 1.0;
+  if (unit == "min") return 60.0;
+  if (unit == "h") return 3600.0;
+  if (unit == "d") return 86400.0;
+  return 0.0;
+}
+
+std::vector<std::string_view> split_commas(std::string_view line) {
+  std::vector<std::string_view> fields;
+  size_t pos = 0;
+  for (;;) {
+    const size_t comma = line.find(',', pos);
+    fields.push_back(trim(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return fields;
+}
+
+}  // namespace
+
+Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file) {
+  if (is_blank(text)) return Error::bad_input(file + ": empty trace file");
+  TraceData out;
+  out.file = file;
+  TraceBuilder builder(out);
+  auto at = [&](int line, const std::string& what) {
+    return Error::bad_input(file + ":" + std::to_string(line) + ": " + what);
+  };
+
+  double unit_s = 1.0;
+  double span_units = -1.0;
+  int span_line = 0;
+  bool have_header = false;
+  bool have_component = false;
+  double previous_start = 0.0;
+  double last_time = 0.0;
+  size_t pos = 0;
+  for (int line_no = 1; pos < text.size(); ++line_no) {
+    const size_t nl = text.find('\n', pos);
+    const std::string_view line = trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (line.empty()) continue;
+    if (line.substr(0, 2) == "#!") {
+      if (have_header) return at(line_no, "directives (#!) must come before the column header");
+      const std::string_view body = trim(line.substr(2));
+      const size_t colon = body.find(':');
+      const std::string_view key = trim(body.substr(0, colon));
+      const std::string_view value = colon == std::string_view::npos ? std::string_view() : trim(body.substr(colon + 1));
+      if (key == "time_unit") {
+        unit_s = seconds_per(value);
+        if (unit_s == 0.0) return at(line_no, "time_unit: unknown unit '" + std::string(value) + "' (expected s, min, h or d)");
+      } else if (key == "span") {
+        if (!parse_double(value, span_units) || span_units <= 0.0) {
+          return at(line_no, "span: expected a positive number, got '" + std::string(value) + "'");
+        }
+        span_line = line_no;
+      } else {
+        return at(line_no, "unknown directive '" + std::string(key) + "' (expected time_unit or span)");
+      }
+      continue;
+    }
+    if (line.front() == '#') continue;
+    const std::vector<std::string_view> fields = split_commas(line);
+    if (!have_header) {
+      const bool base = fields.size() >= 4 && fields[0] == "start" && fields[1] == "end" &&
+                        fields[2] == "unit" && fields[3] == "kind";
+      if (!base || fields.size() > 5 || (fields.size() == 5 && fields[4] != "component")) {
+        return at(line_no, "expected the column header 'start,end,unit,kind' or "
+                           "'start,end,unit,kind,component', got '" + std::string(line) + "'");
+      }
+      have_header = true;
+      have_component = fields.size() == 5;
+      continue;
+    }
+    const size_t want = have_component ? 5 : 4;
+    if (fields.size() != want) {
+      return at(line_no, "expected " + std::to_string(want) + " fields, got " + std::to_string(fields.size()));
+    }
+    double start = 0.0;
+    if (!parse_double(fields[0], start) || start < 0.0) {
+      return at(line_no, "start: expected a finite number >= 0, got '" + std::string(fields[0]) + "'");
+    }
+    if (start < previous_start) {
+      return at(line_no, "rows are not sorted by start (" + format_number(start) + " after " +
+                             format_number(previous_start) + ")");
+    }
+    previous_start = start;
+    double end = -1.0;
+    if (!fields[1].empty()) {
+      if (!parse_double(fields[1], end)) return at(line_no, "end: expected a number or nothing, got '" + std::string(fields[1]) + "'");
+      if (end < start) {
+        return at(line_no, "negative duration: end " + format_number(end) + " is before start " + format_number(start));
+      }
+    }
+    if (fields[2].empty()) return at(line_no, "unit: empty");
+    if (fields[3].empty()) return at(line_no, "kind: empty");
+    TraceFault f;
+    f.start_s = start * unit_s;
+    f.repair_s = end < 0.0 ? -1.0 : (end - start) * unit_s;
+    f.node = builder.node(std::string(fields[2]));
+    const int32_t kind = builder.kind(std::string(fields[3]));
+    if (kind < 0) return at(line_no, "more than " + std::to_string(kMaxTraceKinds) + " distinct kinds");
+    f.kind = static_cast<uint16_t>(kind);
+    if (have_component && !fields[4].empty()) {
+      if (!parse_component_name(fields[4], f.component)) {
+        return at(line_no, "component: unknown '" + std::string(fields[4]) + "' (expected gpu, node, domain or pod)");
+      }
+      f.has_component = true;
+    }
+    last_time = std::max(last_time, std::max(start, end));
+    out.faults.push_back(f);
+  }
+  if (!have_header) return Error::bad_input(file + ": no column header 'start,end,unit,kind' found");
+  if (out.faults.empty()) return Error::bad_input(file + ": the trace holds no faults");
+  if (span_units >= 0.0 && span_units < last_time) {
+    return at(span_line, "span " + format_number(span_units) + " is shorter than the last time in the trace (" +
+                             format_number(last_time) + ")");
+  }
+  out.span_s = (span_units >= 0.0 ? span_units : last_time) * unit_s;
+  for (TraceFault& f : out.faults) {
+    if (f.repair_s < 0.0) {
+      f.repair_s = out.span_s - f.start_s;
+      ++out.open_faults;
+    }
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
+  if (cfg.format != "infinitehbd" && cfg.format != "csv") {
+    return Error::bad_input("failures.trace.format: unknown format '" + cfg.format + "' (expected infinitehbd or csv)");
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(cfg.file, ec);
+  if (ec) return Error::bad_input(cfg.file + ": cannot read trace: " + ec.message());
+  if (size > static_cast<uintmax_t>(kMaxTraceBytes)) {
+    return Error::bad_input(cfg.file + ": trace is " + std::to_string(size) + " bytes, over the limit of " +
+                            std::to_string(kMaxTraceBytes) + " bytes");
+  }
+  std::ifstream in(cfg.file, std::ios::binary);
+  if (!in) return Error::bad_input(cfg.file + ": cannot open trace");
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (!in) return Error::bad_input(cfg.file + ": cannot read trace");
+  Result<TraceData> r = cfg.format == "csv" ? parse_csv_trace(text, cfg.file) : parse_infinitehbd_trace(text, cfg.file);
+  if (!r.ok()) return r.error();
+  return std::shared_ptr<const TraceData>(std::make_shared<TraceData>(std::move(r).value()));
+}
+
+}  // namespace ntpsim::sim
