@@ -81,6 +81,20 @@ Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
                                list.empty() ? "" : fmt::format("; known: {}", list)));
 }
 
+// Unknown keys are reported before missing ones, so a misspelt required key reads "unknown key
+// (did you mean ...)" rather than "missing required field".
+Status reject_unknown_keys(const YAML::Node& node, const std::string& path,
+                           const YamlContext& ctx,
+                           const std::vector<std::string>& keys = {
+                               "name", "base", "layers", "hidden", "heads", "kv_heads", "ffn",
+                               "gated_ffn", "vocab", "seq_len", "global_batch", "micro_batch",
+                               "dtype", "recompute", "sequence_parallel"}) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  for (const auto& k : keys) r->mark_used(k);
+  return r->finish();
+}
+
 Status read_choice_enum(MapReader& r, Workload& w) {
   std::string dtype = to_string(w.dtype);
   NTPSIM_RETURN_IF_ERROR(r.choice("dtype", dtype, {"bf16", "fp8"}, false));
@@ -144,6 +158,7 @@ Result<Workload> read_file(const std::string& file, const std::string& path) {
   auto root = load_yaml_file(file);
   if (!root.ok()) return root.error();
   const YamlContext file_ctx(file);
+  if (root->IsMap()) NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(*root, path, file_ctx));
   auto r = MapReader::make(*root, path, file_ctx);
   if (!r.ok()) return r.error();
   Workload w;
@@ -181,6 +196,7 @@ Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
     return Error::at(ctx.locate(node, path), path,
                      "expected a workload name, a file path, or a map of fields");
   }
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   Workload w;
@@ -208,6 +224,7 @@ Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
 
 Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
                            const YamlContext& ctx) {
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx, {"tp", "pp", "dp", "virtual_stages"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   Layout l;

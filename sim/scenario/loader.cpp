@@ -1,0 +1,312 @@
+// The scenario loader: the top-level map, defaults, and checks across sections (loader.h).
+#include "sim/scenario/loader.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+#include <filesystem>
+
+#include "models/base/units.h"
+#include "sim/scenario/sections.h"
+#include "sim/scenario/tree.h"
+
+#ifndef NTPSIM_DEFAULT_DATA_DIR
+#define NTPSIM_DEFAULT_DATA_DIR "."
+#endif
+
+namespace ntpsim::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace scenario_internal;
+
+// At most this many failures expected per replication: beyond it a run would not finish.
+constexpr double kMaxExpectedFailures = 1e7;
+constexpr int kDefaultReplications = 100;
+
+const std::vector<std::string> kTopKeys = {
+    "name",     "description", "include",    "cluster",    "workload",
+    "layout",   "hardware",    "model",      "failures",   "checkpoint",
+    "recovery", "strategies",  "horizon",    "train",      "replications",
+    "seed",     "outputs"};
+
+// Locates `path` (dot/bracket field path) in the merged tree; falls back to the deepest node that
+// exists, so a defaulted field still points at its section.
+SourceLocation locate(const YAML::Node& root, const YamlContext& ctx, const std::string& path) {
+  YAML::Node cur;
+  cur.reset(root);
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find_first_of(".[", i);
+    if (j == std::string::npos) j = path.size();
+    YAML::Node next;
+    if (j > i) {
+      const YAML::Node& c = cur;
+      if (!c.IsMap()) break;
+      next.reset(c[path.substr(i, j - i)]);
+    }
+    if (j < path.size() && path[j] == '[') {
+      const size_t close = path.find(']', j);
+      const size_t index = std::stoul(path.substr(j + 1, close - j - 1));
+      const YAML::Node& n = next;
+      if (!n.IsDefined() || !n.IsSequence() || index >= n.size()) break;
+      next.reset(n[index]);
+      j = close + 1;
+    }
+    if (!next.IsDefined()) break;
+    cur.reset(next);
+    i = j < path.size() && path[j] == '.' ? j + 1 : j;
+  }
+  SourceLocation loc = ctx.locate(cur, path);
+  return loc;
+}
+
+Error cross(const YAML::Node& root, const YamlContext& ctx, const std::string& path,
+            const std::string& what) {
+  return Error::at(locate(root, ctx, path), path, what);
+}
+
+std::string folder_of(const std::string& file) {
+  if (file.empty() || file.starts_with("--set")) return ".";
+  const fs::path parent = fs::path(file).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+int64_t units_of(Component c, const ClusterConfig& cl) {
+  switch (c) {
+    case Component::kGpu: return cl.total_gpus();
+    case Component::kNode: return cl.gpus_per_node > 0 ? cl.total_gpus() / cl.gpus_per_node : 0;
+    case Component::kDomain: return cl.total_domains();
+    case Component::kPod:
+      return cl.domains_per_pod > 0
+                 ? (cl.total_domains() + cl.domains_per_pod - 1) / cl.domains_per_pod
+                 : 0;
+  }
+  return 0;
+}
+
+Status check_component(const YAML::Node& root, const YamlContext& ctx, const std::string& path,
+                       Component c, const ClusterConfig& cl) {
+  if (c == Component::kNode && cl.gpus_per_node == 0) {
+    return cross(root, ctx, path, "component node needs cluster.gpus_per_node");
+  }
+  if (c == Component::kPod && cl.domains_per_pod == 0) {
+    return cross(root, ctx, path, "component pod needs cluster.domains_per_pod");
+  }
+  return Status::Ok();
+}
+
+Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenario& s) {
+  const auto& l = s.layout;
+  const auto& w = s.workload;
+  const auto& cl = s.cluster;
+  if (l.tp > cl.gpus_per_domain) {
+    return cross(root, ctx, "layout.tp",
+                 fmt::format("TP {} does not fit in a domain of {} GPUs", l.tp,
+                             cl.gpus_per_domain));
+  }
+  if (l.tp > w.heads) {
+    return cross(root, ctx, "layout.tp",
+                 fmt::format("TP {} exceeds the workload's {} attention heads", l.tp, w.heads));
+  }
+  if (l.tp > w.ffn) {
+    return cross(root, ctx, "layout.tp",
+                 fmt::format("TP {} exceeds the workload's FFN size {}", l.tp, w.ffn));
+  }
+  const int64_t per_domain = cl.gpus_per_domain / l.tp;
+  const int64_t needed = static_cast<int64_t>(l.pp) * l.dp;
+  const int64_t available = per_domain * cl.domains;
+  if (needed > available) {
+    return cross(root, ctx, "layout.dp",
+                 fmt::format("PP {} x DP {} needs {} TP groups of {} GPUs; the cluster's {} "
+                             "non-spare domains of {} GPUs hold {} ({} per domain)",
+                             l.pp, l.dp, needed, l.tp, cl.domains, cl.gpus_per_domain, available,
+                             per_domain));
+  }
+  if (static_cast<int64_t>(l.pp) * l.virtual_stages > w.layers) {
+    return cross(root, ctx, "layout.pp",
+                 fmt::format("PP {} x {} virtual stages exceeds the workload's {} layers", l.pp,
+                             l.virtual_stages, w.layers));
+  }
+  if (static_cast<int64_t>(l.dp) * w.micro_batch > w.global_batch) {
+    return cross(root, ctx, "layout.dp",
+                 fmt::format("DP {} replicas need at least {} sequences per iteration (one "
+                             "micro-batch of {} each); the global batch is {}",
+                             l.dp, static_cast<int64_t>(l.dp) * w.micro_batch, w.micro_batch,
+                             w.global_batch));
+  }
+  if (s.hardware.gpus_per_domain > 0 && cl.gpus_per_domain > s.hardware.gpus_per_domain) {
+    return cross(root, ctx, "cluster.gpus_per_domain",
+                 fmt::format("{} GPUs per domain exceed the {} GPUs of the hardware profile's "
+                             "scale-up domain ({})",
+                             cl.gpus_per_domain, s.hardware.gpus_per_domain, s.hardware.name));
+  }
+  return Status::Ok();
+}
+
+Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scenario& s) {
+  const double span_s = s.horizon_s > 0 ? s.horizon_s : s.max_time_s;
+  double expected = 0;
+  for (size_t i = 0; i < s.failures.processes.size(); ++i) {
+    const auto& p = s.failures.processes[i];
+    const std::string path = fmt::format("failures.processes[{}]", i);
+    NTPSIM_RETURN_IF_ERROR(
+        check_component(root, ctx, path + ".component", p.component, s.cluster));
+    const int64_t units = units_of(p.component, s.cluster);
+    if (p.burst_size > units) {
+      return cross(root, ctx, path + ".burst.size",
+                   fmt::format("a burst of {} exceeds the cluster's {} units of component {}",
+                               p.burst_size, units, to_string(p.component)));
+    }
+    const double lemon = 1.0 + p.lemon_fraction * (p.lemon_multiplier - 1.0);
+    expected += p.rate_per_unit_s * static_cast<double>(units) * lemon * span_s;
+    if (expected > kMaxExpectedFailures) {
+      return cross(root, ctx, path + (root["failures"]["processes"][i]["rate"].IsDefined()
+                                          ? ".rate" : ".mtbf"),
+                   fmt::format("about {:.3g} failures per replication expected; more than {:g} "
+                               "cannot be simulated",
+                               expected, kMaxExpectedFailures));
+    }
+  }
+  if (s.failures.trace) {
+    NTPSIM_RETURN_IF_ERROR(check_component(root, ctx, "failures.trace.component",
+                                           s.failures.trace->component, s.cluster));
+  }
+  return Status::Ok();
+}
+
+Status read_run_length(MapReader& r, Scenario& s) {
+  const bool has_horizon = r.has("horizon");
+  const bool has_train = r.has("train");
+  if (has_horizon && has_train) {
+    return r.error("train", "give either horizon or train, not both");
+  }
+  if (!has_horizon && !has_train) {
+    return r.error_here("missing required field \"horizon\" (or \"train\")");
+  }
+  if (has_horizon) {
+    return read_duration(r, "horizon", s.horizon_s, true, 1.0, kMaxHorizonS);
+  }
+  const YAML::Node train = r.child("train");
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(train, "train", r.context(), {"tokens", "max_time"}));
+  auto t = MapReader::make(train, "train", r.context());
+  if (!t.ok()) return t.error();
+  NTPSIM_RETURN_IF_ERROR(t->quantity("tokens", s.train_tokens, units::parse_count, true, 1.0, 1e18));
+  s.max_time_s = 365.0 * 86400;
+  NTPSIM_RETURN_IF_ERROR(read_duration(*t, "max_time", s.max_time_s, false, 1.0, kMaxHorizonS));
+  return t->finish();
+}
+
+template <typename Fn>
+Status optional_section(MapReader& r, std::string_view key, Fn&& read) {
+  const YAML::Node n = r.child(key);
+  if (!n.IsDefined() || n.IsNull()) return Status::Ok();
+  return read(n);
+}
+
+Result<Scenario> load(const std::string& path, const LoadOptions& options) {
+  auto tree = load_tree(path);
+  if (!tree.ok()) return tree.error();
+  for (const auto& o : options.overrides) NTPSIM_RETURN_IF_ERROR(apply_override(*tree, o));
+  const YamlContext ctx = tree->context();
+  const YAML::Node& root = tree->root;
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, kTopKeys));
+  auto r = MapReader::make(root, "", ctx);
+  if (!r.ok()) return r.error();
+  const std::string data = options.data_dir.empty() ? default_data_dir() : options.data_dir;
+
+  Scenario s;
+  s.file = path;
+  s.name = fs::path(path).stem().string();
+  NTPSIM_RETURN_IF_ERROR(r->string("name", s.name, false));
+  NTPSIM_RETURN_IF_ERROR(r->string("description", s.description, false));
+  auto required = [&](std::string_view key) -> Result<YAML::Node> {
+    YAML::Node n = r->child(key);
+    if (!n.IsDefined() || n.IsNull()) {
+      return r->error_here(fmt::format("missing required field \"{}\"", key));
+    }
+    return n;
+  };
+  auto cluster = required("cluster");
+  if (!cluster.ok()) return cluster.error();
+  NTPSIM_RETURN_IF_ERROR(read_cluster(*cluster, "cluster", ctx, s.cluster));
+
+  auto workload = required("workload");
+  if (!workload.ok()) return workload.error();
+  auto w = models::read_workload(*workload, "workload", ctx,
+                                 {folder_of(ctx.file_for("workload")),
+                                  (fs::path(data) / "models" / "workloads").string()});
+  if (!w.ok()) return w.error();
+  s.workload = std::move(w.value());
+
+  auto layout = required("layout");
+  if (!layout.ok()) return layout.error();
+  auto l = models::read_layout(*layout, "layout", ctx);
+  if (!l.ok()) return l.error();
+  s.layout = *l;
+
+  auto hardware = required("hardware");
+  if (!hardware.ok()) return hardware.error();
+  auto h = models::read_hardware(*hardware, "hardware", ctx,
+                                 {(fs::path(data) / "models" / "profiles").string()});
+  if (!h.ok()) return h.error();
+  s.hardware = std::move(h.value());
+
+  NTPSIM_RETURN_IF_ERROR(r->choice("model", s.step_model, {"analytic", "proportional"}, false));
+  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "failures", [&](const YAML::Node& n) {
+    return read_failures(n, "failures", ctx, s.failures);
+  }));
+  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "checkpoint", [&](const YAML::Node& n) {
+    return read_checkpoint(n, "checkpoint", ctx, s.checkpoint);
+  }));
+  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "recovery", [&](const YAML::Node& n) {
+    return read_recovery(n, "recovery", ctx, s.recovery);
+  }));
+  NTPSIM_RETURN_IF_ERROR(read_strategies(r->child("strategies"), "strategies", ctx, s.strategies));
+  NTPSIM_RETURN_IF_ERROR(read_run_length(*r, s));
+  s.replications.fixed = kDefaultReplications;
+  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "replications", [&](const YAML::Node& n) {
+    return read_replications(n, "replications", ctx, s.replications);
+  }));
+  int64_t seed = static_cast<int64_t>(s.seed);
+  NTPSIM_RETURN_IF_ERROR(
+      r->integer("seed", seed, false, 0, std::numeric_limits<int64_t>::max()));
+  s.seed = static_cast<uint64_t>(seed);
+  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "outputs", [&](const YAML::Node& n) {
+    return read_outputs(n, "outputs", ctx, s.outputs);
+  }));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+
+  NTPSIM_RETURN_IF_ERROR(check_layout(root, ctx, s));
+  NTPSIM_RETURN_IF_ERROR(check_failures(root, ctx, s));
+  return s;
+}
+
+}  // namespace
+
+std::string default_data_dir() {
+  if (const char* env = std::getenv("NTPSIM_DATA_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return NTPSIM_DEFAULT_DATA_DIR;
+}
+
+Result<Scenario> load_scenario(const std::string& path, const LoadOptions& options) {
+  // yaml-cpp and the standard library may throw (bad_alloc, filesystem errors); nothing escapes.
+  try {
+    return load(path, options);
+  } catch (const std::exception& e) {
+    return Error::bad_input(fmt::format("{}: cannot load the scenario: {}", path, e.what()));
+  }
+}
+
+Result<Scenario> load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  LoadOptions options;
+  options.overrides = overrides;
+  return load_scenario(path, options);
+}
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,36 @@
+// Loading a scenario file into a validated `Scenario` (DESIGN.md §3, issue 2).
+//
+// `load_scenario` reads the file, merges its `include:` bases (tree.h), applies `--set`
+// overrides, reads every section strictly (unknown keys, types, units, ranges; "did you mean"),
+// fills defaults, and checks constraints across sections (TP inside a domain, TP·PP·DP fitting the
+// non-spare domains, heads and batch fitting the layout, failure components present in the
+// cluster, horizon XOR token budget, bounded simulation size). It never throws: every problem is
+// one Error "file:line:col: field.path: what is wrong" with exit code 2.
+//
+// Workload and hardware names are looked up in <data_dir>/models/workloads and
+// <data_dir>/models/profiles (and, for workloads, next to the file that names them).
+// Thread safety: reentrant; no shared state.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "sim/scenario/scenario.h"
+
+namespace ntpsim::sim {
+
+struct LoadOptions {
+  std::vector<std::string> overrides;  // "a.b.c=value", applied in order after includes
+  std::string data_dir;                // folder holding models/; "" = default_data_dir()
+};
+
+// The folder holding models/workloads and models/profiles: $NTPSIM_DATA_DIR when set, else the
+// source tree this binary was built from.
+std::string default_data_dir();
+
+Result<Scenario> load_scenario(const std::string& path, const LoadOptions& options);
+Result<Scenario> load_scenario(const std::string& path,
+                               const std::vector<std::string>& overrides = {});
+
+}  // namespace ntpsim::sim

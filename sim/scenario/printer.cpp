@@ -1,0 +1,353 @@
+// Resolved-scenario printers and the scenario hash (printer.h).
+#include "sim/scenario/printer.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "models/base/random.h"
+#include "models/base/units.h"
+#include "sim/strategies/registry.h"
+
+namespace ntpsim::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Doubles as short text so the YAML is the same on every platform.
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+std::string relative_to_scenario(const std::string& file, const std::string& scenario_file) {
+  fs::path folder = fs::path(scenario_file).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  const fs::path rel = fs::relative(file, folder, ec);
+  return ec || rel.empty() ? file : rel.generic_string();
+}
+
+YAML::Node repair_yaml(const RepairDist& r) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["distribution"] = r.distribution;
+  if (r.distribution == "empirical") {
+    YAML::Node values(YAML::NodeType::Sequence);
+    for (const double v : r.values_s) values.push_back(units::format_duration(v));
+    values.SetStyle(YAML::EmitterStyle::Flow);
+    n["values"] = values;
+    return n;
+  }
+  n["mean"] = units::format_duration(r.mean_s);
+  if (r.distribution == "lognormal") n["sigma"] = num(r.sigma);
+  if (r.distribution == "weibull") n["shape"] = num(r.shape);
+  return n;
+}
+
+YAML::Node process_yaml(const FailureProcess& p) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["component"] = to_string(p.component);
+  n["rate"] = units::format_rate(p.rate_per_unit_s);
+  n["distribution"] = p.distribution;
+  if (p.distribution != "exponential") n["shape"] = num(p.shape);
+  YAML::Node kinds(YAML::NodeType::Sequence);
+  for (const auto& k : p.kinds) {
+    YAML::Node kn(YAML::NodeType::Map);
+    kn["name"] = k.name;
+    kn["share"] = units::format_fraction(k.share);
+    kn["interrupts"] = k.interrupts;
+    kn["repair"] = repair_yaml(k.repair);
+    kinds.push_back(kn);
+  }
+  n["kinds"] = kinds;
+  YAML::Node lemon(YAML::NodeType::Map);
+  lemon["fraction"] = units::format_fraction(p.lemon_fraction);
+  lemon["multiplier"] = num(p.lemon_multiplier);
+  n["lemon"] = lemon;
+  YAML::Node burst(YAML::NodeType::Map);
+  burst["probability"] = units::format_fraction(p.burst_probability);
+  burst["size"] = p.burst_size;
+  n["burst"] = burst;
+  return n;
+}
+
+const ParamSpec* find_param(const std::string& strategy, const std::string& name) {
+  const StrategyInfo* info = find_strategy(strategy);
+  if (info == nullptr) return nullptr;
+  for (const auto& p : info->params) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+// A parameter value as a user writes it, in the unit its registry entry gives.
+std::string param_text(const std::string& strategy, const std::string& name, const ParamValue& v) {
+  const ParamSpec* spec = find_param(strategy, name);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  const double d = std::get<double>(v);
+  if (spec != nullptr && spec->kind == ParamKind::kFraction) return units::format_fraction(d);
+  if (spec != nullptr && spec->kind == ParamKind::kDuration) return units::format_duration(d);
+  return num(d);
+}
+
+json param_json(const ParamValue& v) {
+  return std::visit([](const auto& x) { return json(x); }, v);
+}
+
+// Hardware profiles print through models::to_yaml; the JSON form mirrors that tree, with numbers
+// as numbers and unit strings kept as written.
+json yaml_to_json(const YAML::Node& n) {
+  if (n.IsMap()) {
+    json j = json::object();
+    for (const auto& kv : n) j[kv.first.Scalar()] = yaml_to_json(kv.second);
+    return j;
+  }
+  if (n.IsSequence()) {
+    json j = json::array();
+    for (const auto& e : n) j.push_back(yaml_to_json(e));
+    return j;
+  }
+  if (!n.IsScalar()) return nullptr;
+  const std::string& s = n.Scalar();
+  if (s == "true") return true;
+  if (s == "false") return false;
+  if (auto v = units::parse_number(s); v.ok()) return *v;
+  return s;
+}
+
+// Rewrites long decimal scalars such as "0.57999999999999996" (a double emitted at full
+// precision) as their shortest 15-digit form ("0.58"), so resolved output reads as it was written.
+void tidy_decimals(YAML::Node n) {
+  if (n.IsMap()) {
+    for (auto kv : n) tidy_decimals(kv.second);
+  } else if (n.IsSequence()) {
+    for (auto e : n) tidy_decimals(e);
+  } else if (n.IsScalar() && n.Scalar().size() > 12 &&
+             n.Scalar().find('.') != std::string::npos) {
+    if (auto v = units::parse_number(n.Scalar()); v.ok()) n = fmt::format("{:.15g}", *v);
+  }
+}
+
+}  // namespace
+
+const char* to_string(Component c) {
+  switch (c) {
+    case Component::kGpu: return "gpu";
+    case Component::kNode: return "node";
+    case Component::kDomain: return "domain";
+    case Component::kPod: return "pod";
+  }
+  return "gpu";
+}
+
+YAML::Node to_yaml(const Scenario& s) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["name"] = s.name;
+  if (!s.description.empty()) n["description"] = s.description;
+  YAML::Node cl(YAML::NodeType::Map);
+  cl["domains"] = s.cluster.domains;
+  cl["gpus_per_domain"] = s.cluster.gpus_per_domain;
+  cl["spare_domains"] = s.cluster.spare_domains;
+  cl["gpus_per_node"] = s.cluster.gpus_per_node;
+  cl["domains_per_pod"] = s.cluster.domains_per_pod;
+  n["cluster"] = cl;
+  n["workload"] = models::to_yaml(s.workload);
+  n["layout"] = models::to_yaml(s.layout);
+  YAML::Node hardware = models::to_yaml(s.hardware);
+  tidy_decimals(hardware);
+  n["hardware"] = hardware;
+  n["model"] = s.step_model;
+
+  YAML::Node failures(YAML::NodeType::Map);
+  YAML::Node processes(YAML::NodeType::Sequence);
+  for (const auto& p : s.failures.processes) processes.push_back(process_yaml(p));
+  failures["processes"] = processes;
+  if (s.failures.trace) {
+    const auto& t = *s.failures.trace;
+    YAML::Node tn(YAML::NodeType::Map);
+    tn["format"] = t.format;
+    tn["file"] = relative_to_scenario(t.file, s.file);
+    tn["mapping"] = t.mapping;
+    tn["component"] = to_string(t.component);
+    tn["time_scale"] = num(t.time_scale);
+    tn["loop"] = t.loop;
+    tn["interrupts"] = t.interrupts;
+    failures["trace"] = tn;
+  }
+  n["failures"] = failures;
+
+  YAML::Node ck(YAML::NodeType::Map);
+  ck["interval"] =
+      s.checkpoint.auto_interval ? "auto" : units::format_duration(s.checkpoint.interval_s);
+  ck["write"] = units::format_duration(s.checkpoint.write_s);
+  ck["async_exposed_fraction"] = units::format_fraction(s.checkpoint.async_exposed_fraction);
+  ck["restore"] = units::format_duration(s.checkpoint.restore_s);
+  n["checkpoint"] = ck;
+
+  YAML::Node rc(YAML::NodeType::Map);
+  rc["detection"] = units::format_duration(s.recovery.detection_s);
+  rc["restart"] = units::format_duration(s.recovery.restart_s);
+  rc["reconfigure"] = units::format_duration(s.recovery.reconfigure_s);
+  rc["spare_swap"] = units::format_duration(s.recovery.spare_swap_s);
+  n["recovery"] = rc;
+
+  YAML::Node strategies(YAML::NodeType::Sequence);
+  for (const auto& st : s.strategies) {
+    YAML::Node sn(YAML::NodeType::Map);
+    sn["name"] = st.name;
+    sn["label"] = st.label;
+    // Parameters in registry order (the order `ntpsim strategies` documents them).
+    if (const StrategyInfo* info = find_strategy(st.name); info != nullptr) {
+      for (const auto& spec : info->params) {
+        const auto it = st.params.find(spec.name);
+        if (it != st.params.end()) sn[spec.name] = param_text(st.name, spec.name, it->second);
+      }
+    }
+    strategies.push_back(sn);
+  }
+  n["strategies"] = strategies;
+
+  if (s.train_tokens > 0) {
+    YAML::Node train(YAML::NodeType::Map);
+    train["tokens"] = units::format_count(s.train_tokens);
+    train["max_time"] = units::format_duration(s.max_time_s);
+    n["train"] = train;
+  } else {
+    n["horizon"] = units::format_duration(s.horizon_s);
+  }
+  if (s.replications.fixed > 0) {
+    n["replications"] = s.replications.fixed;
+  } else {
+    YAML::Node rep(YAML::NodeType::Map);
+    rep["target_ci_halfwidth"] = units::format_fraction(s.replications.target_ci_halfwidth);
+    rep["min"] = s.replications.min;
+    rep["max"] = s.replications.max;
+    n["replications"] = rep;
+  }
+  n["seed"] = s.seed;
+  const auto& o = s.outputs;
+  if (!o.results_json.empty() || !o.results_csv.empty() || !o.report.empty() ||
+      !o.timeline.empty()) {
+    YAML::Node out(YAML::NodeType::Map);
+    if (!o.results_json.empty()) out["results"] = o.results_json;
+    if (!o.results_csv.empty()) out["csv"] = o.results_csv;
+    if (!o.report.empty()) out["report"] = o.report;
+    if (!o.timeline.empty()) out["timeline"] = o.timeline;
+    n["outputs"] = out;
+  }
+  return n;
+}
+
+std::string to_yaml_text(const Scenario& s) {
+  YAML::Emitter e;
+  e << to_yaml(s);
+  return std::string(e.c_str()) + "\n";
+}
+
+json to_json(const Scenario& s) {
+  json j = json::object();
+  j["name"] = s.name;
+  j["description"] = s.description;
+  j["cluster"] = {{"domains", s.cluster.domains},
+                  {"gpus_per_domain", s.cluster.gpus_per_domain},
+                  {"spare_domains", s.cluster.spare_domains},
+                  {"gpus_per_node", s.cluster.gpus_per_node},
+                  {"domains_per_pod", s.cluster.domains_per_pod},
+                  {"total_gpus", s.cluster.total_gpus()}};
+  const auto& w = s.workload;
+  j["workload"] = {{"name", w.name},
+                   {"layers", w.layers},
+                   {"hidden", w.hidden},
+                   {"heads", w.heads},
+                   {"kv_heads", w.kv_heads},
+                   {"ffn", w.ffn},
+                   {"gated_ffn", w.gated_ffn},
+                   {"vocab", w.vocab},
+                   {"seq_len", w.seq_len},
+                   {"global_batch", w.global_batch},
+                   {"micro_batch", w.micro_batch},
+                   {"dtype", models::to_string(w.dtype)},
+                   {"recompute", models::to_string(w.recompute)},
+                   {"sequence_parallel", w.sequence_parallel},
+                   {"parameters", w.parameters()},
+                   {"tokens_per_iteration", w.tokens_per_iteration()}};
+  j["layout"] = {{"tp", s.layout.tp},
+                 {"pp", s.layout.pp},
+                 {"dp", s.layout.dp},
+                 {"virtual_stages", s.layout.virtual_stages},
+                 {"gpus", s.layout.gpus()}};
+  j["hardware"] = yaml_to_json(models::to_yaml(s.hardware));
+  j["step_model"] = s.step_model;
+
+  json processes = json::array();
+  for (const auto& p : s.failures.processes) {
+    json kinds = json::array();
+    for (const auto& k : p.kinds) {
+      kinds.push_back({{"name", k.name},
+                       {"share", k.share},
+                       {"interrupts", k.interrupts},
+                       {"repair",
+                        {{"distribution", k.repair.distribution},
+                         {"mean_s", k.repair.mean_s},
+                         {"sigma", k.repair.sigma},
+                         {"shape", k.repair.shape},
+                         {"values_s", k.repair.values_s}}}});
+    }
+    processes.push_back({{"component", to_string(p.component)},
+                         {"rate_per_unit_s", p.rate_per_unit_s},
+                         {"distribution", p.distribution},
+                         {"shape", p.shape},
+                         {"kinds", kinds},
+                         {"lemon_fraction", p.lemon_fraction},
+                         {"lemon_multiplier", p.lemon_multiplier},
+                         {"burst_probability", p.burst_probability},
+                         {"burst_size", p.burst_size}});
+  }
+  json trace = nullptr;
+  if (s.failures.trace) {
+    const auto& t = *s.failures.trace;
+    trace = {{"format", t.format},
+             {"file", relative_to_scenario(t.file, s.file)},
+             {"mapping", t.mapping},
+             {"component", to_string(t.component)},
+             {"time_scale", t.time_scale},
+             {"loop", t.loop},
+             {"interrupts", t.interrupts}};
+  }
+  j["failures"] = {{"processes", processes}, {"trace", trace}};
+  j["checkpoint"] = {{"auto_interval", s.checkpoint.auto_interval},
+                     {"interval_s", s.checkpoint.interval_s},
+                     {"write_s", s.checkpoint.write_s},
+                     {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
+                     {"restore_s", s.checkpoint.restore_s}};
+  j["recovery"] = {{"detection_s", s.recovery.detection_s},
+                   {"restart_s", s.recovery.restart_s},
+                   {"reconfigure_s", s.recovery.reconfigure_s},
+                   {"spare_swap_s", s.recovery.spare_swap_s}};
+  json strategies = json::array();
+  for (const auto& st : s.strategies) {
+    json params = json::object();
+    for (const auto& [k, v] : st.params) params[k] = param_json(v);
+    strategies.push_back({{"name", st.name}, {"label", st.label}, {"params", params}});
+  }
+  j["strategies"] = strategies;
+  j["horizon_s"] = s.horizon_s;
+  j["train_tokens"] = s.train_tokens;
+  j["max_time_s"] = s.max_time_s;
+  j["replications"] = {{"fixed", s.replications.fixed},
+                       {"target_ci_halfwidth", s.replications.target_ci_halfwidth},
+                       {"min", s.replications.min},
+                       {"max", s.replications.max}};
+  j["seed"] = s.seed;
+  j["outputs"] = {{"results", s.outputs.results_json},
+                  {"csv", s.outputs.results_csv},
+                  {"report", s.outputs.report},
+                  {"timeline", s.outputs.timeline}};
+  return j;
+}
+
+std::string scenario_hash(const Scenario& s) {
+  return fmt::format("fnv1a64:{:016x}", fnv1a64(to_yaml_text(s)));
+}
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,418 @@
+// Section readers: cluster, failures, checkpoint, recovery, replications, outputs (sections.h).
+#include "sim/scenario/sections.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "models/base/units.h"
+
+namespace ntpsim::sim::scenario_internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kComponents = {"gpu", "node", "domain", "pod"};
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Field path of list element `i` under `path`.
+std::string element(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
+
+Error list_error(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                 const std::string& what) {
+  return Error::at(ctx.locate(node, path), path, what);
+}
+
+Status read_repair(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                   RepairDist& out) {
+  NTPSIM_RETURN_IF_ERROR(
+      reject_unknown_keys(node, path, ctx, {"distribution", "mean", "sigma", "shape", "values"}));
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(r->choice("distribution", out.distribution,
+                                   {"fixed", "exponential", "lognormal", "weibull", "empirical"},
+                                   false));
+  const bool empirical = out.distribution == "empirical";
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "mean", out.mean_s, !empirical, 1.0, kMaxCostS * 10));
+  if (r->has("sigma") && out.distribution != "lognormal") {
+    return r->error("sigma", "sigma applies only to distribution: lognormal");
+  }
+  NTPSIM_RETURN_IF_ERROR(r->number("sigma", out.sigma, false, 1e-6, 10.0));
+  if (r->has("shape") && out.distribution != "weibull") {
+    return r->error("shape", "shape applies only to distribution: weibull");
+  }
+  NTPSIM_RETURN_IF_ERROR(r->number("shape", out.shape, false, 0.05, 100.0));
+  const YAML::Node values = r->child("values");
+  if (values.IsDefined() && !empirical) {
+    return r->error("values", "values apply only to distribution: empirical");
+  }
+  if (empirical) {
+    if (r->has("mean")) return r->error("mean", "an empirical distribution takes values, not a mean");
+    if (!values.IsDefined() || !values.IsSequence() || values.size() == 0) {
+      return values.IsDefined()
+                 ? r->error("values", fmt::format("expected a list of durations, got {}",
+                                                  yaml_kind(values)))
+                 : r->error_here("missing required field \"values\" (a list of durations)");
+    }
+    out.values_s.clear();
+    double sum = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const std::string p = element(join_path(path, "values"), i);
+      if (!values[i].IsScalar()) {
+        return list_error(values[i], p, ctx,
+                          fmt::format("expected a duration, got {}", yaml_kind(values[i])));
+      }
+      auto d = units::parse_duration_s(values[i].Scalar());
+      if (!d.ok()) return list_error(values[i], p, ctx, d.error().message);
+      if (!(*d >= 1.0 && *d <= kMaxCostS * 10)) {
+        return list_error(values[i], p, ctx,
+                          fmt::format("\"{}\" is out of range: must be between 1s and 10y",
+                                      values[i].Scalar()));
+      }
+      out.values_s.push_back(*d);
+      sum += *d;
+    }
+    out.mean_s = sum / static_cast<double>(out.values_s.size());
+  }
+  return r->finish();
+}
+
+Status read_kinds(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                  std::vector<FailureKind>& out) {
+  if (!node.IsSequence() || node.size() == 0) {
+    return list_error(node, path, ctx,
+                      fmt::format("expected a list of failure kinds, got {}", yaml_kind(node)));
+  }
+  double total = 0;
+  std::set<std::string> names;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string p = element(path, i);
+    NTPSIM_RETURN_IF_ERROR(
+        reject_unknown_keys(node[i], p, ctx, {"name", "share", "interrupts", "repair"}));
+    auto r = MapReader::make(node[i], p, ctx);
+    if (!r.ok()) return r.error();
+    FailureKind k;
+    NTPSIM_RETURN_IF_ERROR(r->string("name", k.name, true));
+    if (!names.insert(k.name).second) {
+      return r->error("name", fmt::format("kind \"{}\" appears twice", k.name));
+    }
+    NTPSIM_RETURN_IF_ERROR(r->quantity("share", k.share, units::parse_fraction, false, 0.0, 1.0));
+    NTPSIM_RETURN_IF_ERROR(r->boolean("interrupts", k.interrupts, false));
+    const YAML::Node repair = r->child("repair");
+    if (!repair.IsDefined()) return r->error_here("missing required field \"repair\"");
+    NTPSIM_RETURN_IF_ERROR(read_repair(repair, join_path(p, "repair"), ctx, k.repair));
+    NTPSIM_RETURN_IF_ERROR(r->finish());
+    total += k.share;
+    out.push_back(std::move(k));
+  }
+  if (std::fabs(total - 1.0) > kShareTolerance) {
+    return list_error(node, path, ctx,
+                      fmt::format("kind shares sum to {:.6g}, expected 1 (tolerance {:g})", total,
+                                  kShareTolerance));
+  }
+  return Status::Ok();
+}
+
+Status read_process(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                    FailureProcess& out) {
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
+      node, path, ctx,
+      {"component", "rate", "mtbf", "distribution", "shape", "kinds", "lemon", "burst"}));
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  std::string component = "gpu";
+  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, kComponents, false));
+  out.component = component_from(component);
+
+  const bool has_rate = r->has("rate");
+  const bool has_mtbf = r->has("mtbf");
+  if (has_rate && has_mtbf) return r->error("mtbf", "give either rate or mtbf, not both");
+  if (!has_rate && !has_mtbf) {
+    return r->error_here("missing required field \"rate\" (or \"mtbf\")");
+  }
+  if (has_rate) {
+    const YAML::Node n = r->child("rate");
+    if (!n.IsScalar()) {
+      return r->error("rate", fmt::format("expected a rate such as \"1.97e-5/h\", got {}",
+                                          yaml_kind(n)));
+    }
+    auto rate = units::parse_rate(n.Scalar());
+    if (!rate.ok()) return r->error("rate", rate.error().message);
+    const std::string noun = lower(rate->unit_noun);
+    const bool noun_ok = noun.empty() || noun == component ||
+                         (component == "domain" && noun == "rack") ||
+                         (component == "node" && noun == "tray");
+    if (!noun_ok) {
+      return r->error("rate", fmt::format("the rate is per {} but the component is {}",
+                                          rate->unit_noun, component));
+    }
+    if (!(rate->per_second > 0 && rate->per_second <= 1.0)) {
+      return r->error("rate", fmt::format("\"{}\" is out of range: a unit must fail more than "
+                                          "never and at most once a second", n.Scalar()));
+    }
+    out.rate_per_unit_s = rate->per_second;
+  } else {
+    double mtbf_s = 0;
+    NTPSIM_RETURN_IF_ERROR(
+        read_duration(*r, "mtbf", mtbf_s, true, 1.0, kMaxHorizonS * 1e3));
+    out.rate_per_unit_s = 1.0 / mtbf_s;
+  }
+
+  NTPSIM_RETURN_IF_ERROR(
+      r->choice("distribution", out.distribution, {"exponential", "weibull", "lognormal"}, false));
+  if (r->has("shape") && out.distribution == "exponential") {
+    return r->error("shape", "shape applies only to distribution: weibull or lognormal");
+  }
+  NTPSIM_RETURN_IF_ERROR(r->number("shape", out.shape, false, 0.05, 100.0));
+
+  const YAML::Node kinds = r->child("kinds");
+  if (!kinds.IsDefined()) return r->error_here("missing required field \"kinds\"");
+  NTPSIM_RETURN_IF_ERROR(read_kinds(kinds, join_path(path, "kinds"), ctx, out.kinds));
+
+  const YAML::Node lemon = r->child("lemon");
+  if (lemon.IsDefined()) {
+    auto l = MapReader::make(lemon, join_path(path, "lemon"), ctx);
+    if (!l.ok()) return l.error();
+    NTPSIM_RETURN_IF_ERROR(
+        l->quantity("fraction", out.lemon_fraction, units::parse_fraction, true, 0.0, 1.0));
+    NTPSIM_RETURN_IF_ERROR(l->number("multiplier", out.lemon_multiplier, true, 1.0, 1e6));
+    NTPSIM_RETURN_IF_ERROR(l->finish());
+  }
+  const YAML::Node burst = r->child("burst");
+  if (burst.IsDefined()) {
+    auto b = MapReader::make(burst, join_path(path, "burst"), ctx);
+    if (!b.ok()) return b.error();
+    NTPSIM_RETURN_IF_ERROR(
+        b->quantity("probability", out.burst_probability, units::parse_fraction, true, 0.0, 1.0));
+    NTPSIM_RETURN_IF_ERROR(b->integer("size", out.burst_size, true, 1, 1'000'000));
+    NTPSIM_RETURN_IF_ERROR(b->finish());
+  }
+  return r->finish();
+}
+
+Status read_trace(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                  TraceConfig& out) {
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
+      node, path, ctx,
+      {"format", "file", "mapping", "component", "time_scale", "loop", "interrupts"}));
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(r->choice("format", out.format, {"infinitehbd", "csv"}, true));
+  NTPSIM_RETURN_IF_ERROR(r->string("file", out.file, true));
+  // Relative to the folder of the file that names the trace.
+  const std::string holder = ctx.file_for(join_path(path, "file"));
+  fs::path file(out.file);
+  if (file.is_relative() && !holder.empty() && !holder.starts_with("--set")) {
+    file = fs::path(holder).parent_path() / file;
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    return r->error("file", fmt::format("trace file \"{}\" not found", file.string()));
+  }
+  out.file = file.lexically_normal().string();
+  NTPSIM_RETURN_IF_ERROR(r->choice("mapping", out.mapping, {"modulo", "random"}, false));
+  std::string component = to_string(out.component);
+  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, kComponents, false));
+  out.component = component_from(component);
+  NTPSIM_RETURN_IF_ERROR(r->number("time_scale", out.time_scale, false, 1e-6, 1e6));
+  NTPSIM_RETURN_IF_ERROR(r->boolean("loop", out.loop, false));
+  NTPSIM_RETURN_IF_ERROR(r->boolean("interrupts", out.interrupts, false));
+  return r->finish();
+}
+
+}  // namespace
+
+Status read_duration(MapReader& r, std::string_view key, double& out_s, bool required,
+                     double min_s, double max_s) {
+  const auto parse = [&](std::string_view text) -> Result<double> {
+    auto d = units::parse_duration_s(text);
+    if (!d.ok()) return d;
+    if (!(*d >= min_s && *d <= max_s)) {
+      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}",
+                                          text, units::format_duration(min_s),
+                                          units::format_duration(max_s)));
+    }
+    return d;
+  };
+  return r.quantity(key, out_s, parse, required, -HUGE_VAL, HUGE_VAL);
+}
+
+Status reject_unknown_keys(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                           const std::vector<std::string>& valid) {
+  if (!node.IsMap()) return Status::Ok();
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  for (const auto& k : valid) r->mark_used(k);
+  return r->finish();
+}
+
+Component component_from(const std::string& name) {
+  if (name == "node") return Component::kNode;
+  if (name == "domain") return Component::kDomain;
+  if (name == "pod") return Component::kPod;
+  return Component::kGpu;
+}
+
+Status read_cluster(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                    ClusterConfig& out) {
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
+      node, path, ctx,
+      {"domains", "gpus_per_domain", "spare_domains", "gpus_per_node", "domains_per_pod"}));
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(r->integer("domains", out.domains, true, 1, 10'000'000));
+  NTPSIM_RETURN_IF_ERROR(r->integer("gpus_per_domain", out.gpus_per_domain, true, 1, 4096));
+  NTPSIM_RETURN_IF_ERROR(r->integer("spare_domains", out.spare_domains, false, 0, 10'000'000));
+  NTPSIM_RETURN_IF_ERROR(r->integer("gpus_per_node", out.gpus_per_node, false, 0, 4096));
+  NTPSIM_RETURN_IF_ERROR(r->integer("domains_per_pod", out.domains_per_pod, false, 0, 10'000'000));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  if (out.total_gpus() > kMaxGpus) {
+    return r->error_here(fmt::format("{} domains of {} GPUs (with spares) is {} GPUs, more than "
+                                     "the {} this simulator accepts",
+                                     out.total_domains(), out.gpus_per_domain, out.total_gpus(),
+                                     kMaxGpus));
+  }
+  if (out.gpus_per_node > 0 && out.gpus_per_domain % out.gpus_per_node != 0) {
+    return r->error("gpus_per_node",
+                    fmt::format("{} GPUs per node do not divide the {} GPUs of a domain",
+                                out.gpus_per_node, out.gpus_per_domain));
+  }
+  if (out.domains_per_pod > out.total_domains()) {
+    return r->error("domains_per_pod",
+                    fmt::format("{} domains per pod exceed the cluster's {} domains",
+                                out.domains_per_pod, out.total_domains()));
+  }
+  return Status::Ok();
+}
+
+Status read_failures(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                     FailureConfig& out) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  const YAML::Node processes = r->child("processes");
+  if (processes.IsDefined() && !processes.IsNull()) {
+    const std::string p = join_path(path, "processes");
+    if (!processes.IsSequence()) {
+      return list_error(processes, p, ctx, fmt::format("expected a list of failure processes, "
+                                                       "got {}", yaml_kind(processes)));
+    }
+    for (size_t i = 0; i < processes.size(); ++i) {
+      FailureProcess fp;
+      NTPSIM_RETURN_IF_ERROR(read_process(processes[i], element(p, i), ctx, fp));
+      out.processes.push_back(std::move(fp));
+    }
+  }
+  const YAML::Node trace = r->child("trace");
+  if (trace.IsDefined() && !trace.IsNull()) {
+    TraceConfig t;
+    NTPSIM_RETURN_IF_ERROR(read_trace(trace, join_path(path, "trace"), ctx, t));
+    out.trace = std::move(t);
+  }
+  return r->finish();
+}
+
+Status read_checkpoint(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                       CheckpointConfig& out) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  const YAML::Node interval = node["interval"];
+  if (interval.IsDefined() && interval.IsScalar() && interval.Scalar() == "auto") {
+    r->mark_used("interval");
+    out.auto_interval = true;
+  } else if (interval.IsDefined() && !interval.IsNull()) {
+    const auto parse = [](std::string_view t) -> Result<double> {
+      auto d = units::parse_duration_s(t);
+      if (!d.ok()) {
+        return Error::bad_input(fmt::format("expected \"auto\" or a duration such as \"30min\", "
+                                            "got \"{}\"", t));
+      }
+      if (!(*d >= 1.0 && *d <= kMaxCostS)) {
+        return Error::bad_input(fmt::format("\"{}\" is out of range: must be between 1s and {}",
+                                            t, units::format_duration(kMaxCostS)));
+      }
+      return d;
+    };
+    NTPSIM_RETURN_IF_ERROR(
+        r->quantity("interval", out.interval_s, parse, false, -HUGE_VAL, HUGE_VAL));
+    out.auto_interval = false;
+  }
+  NTPSIM_RETURN_IF_ERROR(
+      read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(r->quantity("async_exposed_fraction", out.async_exposed_fraction,
+                                     units::parse_fraction, false, 0.0, 1.0));
+  NTPSIM_RETURN_IF_ERROR(
+      read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  if (!out.auto_interval && out.write_s * out.async_exposed_fraction >= out.interval_s) {
+    return r->error("interval", fmt::format("a checkpoint every {} cannot take {} of blocking "
+                                            "write time",
+                                            units::format_duration(out.interval_s),
+                                            units::format_duration(out.write_s *
+                                                                   out.async_exposed_fraction)));
+  }
+  return Status::Ok();
+}
+
+Status read_recovery(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                     RecoveryConfig& out) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(
+      read_duration(*r, "detection", out.detection_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(
+      read_duration(*r, "restart", out.restart_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "spare_swap", out.spare_swap_s, false, 0.0, kMaxCostS));
+  return r->finish();
+}
+
+Status read_replications(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                         ReplicationConfig& out) {
+  if (node.IsScalar()) {
+    auto n = units::parse_count(node.Scalar());
+    if (!n.ok() || *n != std::floor(*n) || *n < 1 || *n > 1'000'000) {
+      return Error::at(ctx.locate(node, path), path,
+                       fmt::format("expected a whole number of replications in [1, 1000000] or "
+                                   "a map with target_ci_halfwidth, got \"{}\"", node.Scalar()));
+    }
+    out = ReplicationConfig{};
+    out.fixed = static_cast<int>(*n);
+    return Status::Ok();
+  }
+  NTPSIM_RETURN_IF_ERROR(
+      reject_unknown_keys(node, path, ctx, {"target_ci_halfwidth", "min", "max"}));
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  out.fixed = 0;
+  NTPSIM_RETURN_IF_ERROR(r->quantity("target_ci_halfwidth", out.target_ci_halfwidth,
+                                     units::parse_fraction, true, 1e-6, 0.5));
+  NTPSIM_RETURN_IF_ERROR(r->integer("min", out.min, false, 2, 1'000'000));
+  NTPSIM_RETURN_IF_ERROR(r->integer("max", out.max, false, 2, 1'000'000));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  if (out.min > out.max) {
+    return r->error(r->has("max") ? "max" : "min",
+                    fmt::format("min {} exceeds max {}", out.min, out.max));
+  }
+  return Status::Ok();
+}
+
+Status read_outputs(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
+                    OutputConfig& out) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(r->string("results", out.results_json, false));
+  NTPSIM_RETURN_IF_ERROR(r->string("csv", out.results_csv, false));
+  NTPSIM_RETURN_IF_ERROR(r->string("report", out.report, false));
+  NTPSIM_RETURN_IF_ERROR(r->string("timeline", out.timeline, false));
+  return r->finish();
+}
+
+}  // namespace ntpsim::sim::scenario_internal

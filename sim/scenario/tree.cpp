@@ -1,0 +1,264 @@
+// Include merging and `--set` overrides on the raw scenario tree (tree.h).
+//
+// yaml-cpp nodes are references: `a = b` on a bound node rewrites what it refers to, so this file
+// rebinds cursors with reset() and inserts key/value pairs with force_insert(), which keeps the
+// original key and value nodes (and with them their line/column marks).
+#include "sim/scenario/tree.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+namespace ntpsim::sim::scenario_internal {
+namespace {
+
+namespace fs = std::filesystem;
+using Origins = std::map<std::string, std::string>;
+
+constexpr int kMaxIncludeDepth = 16;
+
+struct Loaded {
+  YAML::Node root;
+  std::string file;
+  Origins origins;  // deeper parts that came from this file's own includes
+};
+
+YamlContext context_of(const std::string& file, const Origins& origins) {
+  YamlContext ctx(file);
+  for (const auto& [path, f] : origins) ctx.set_origin(path, f);
+  return ctx;
+}
+
+bool is_below(const std::string& path, const std::string& prefix) {
+  return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+         (path[prefix.size()] == '.' || path[prefix.size()] == '[');
+}
+
+// Merges `base` (from an included file) under `top`: keys of `top` win, maps merge recursively,
+// keys only in `base` are inserted with their origin.
+void merge_under(YAML::Node top, const YAML::Node& base, const std::string& path, Origins& origins,
+                 const Loaded& from) {
+  const YamlContext from_ctx = context_of(from.file, from.origins);
+  for (const auto& kv : base) {
+    const std::string key = kv.first.Scalar();
+    const std::string p = join_path(path, key);
+    const YAML::Node& ctop = top;
+    const YAML::Node existing = ctop[key];
+    if (existing.IsDefined()) {
+      if (existing.IsMap() && kv.second.IsMap()) merge_under(existing, kv.second, p, origins, from);
+      continue;
+    }
+    top.force_insert(kv.first, kv.second);
+    origins[p] = from_ctx.file_for(p);
+    for (const auto& [prefix, file] : from.origins) {
+      if (is_below(prefix, p)) origins[prefix] = file;
+    }
+  }
+}
+
+std::string chain_text(const std::vector<std::string>& stack, const std::string& last) {
+  std::string s;
+  for (const auto& f : stack) s += f + " -> ";
+  return s + last;
+}
+
+Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>& stack) {
+  auto root = load_yaml_file(file);
+  if (!root.ok()) return root.error();
+  const YamlContext ctx(file);
+  if (!root->IsMap()) {
+    return Error::at(ctx.locate(*root, ""), "(top level)",
+                     fmt::format("expected a map of scenario fields, got {}", yaml_kind(*root)));
+  }
+  Loaded out{*root, file, {}};
+  const YAML::Node& croot = *root;
+  const YAML::Node inc = croot["include"];
+  if (!inc.IsDefined()) return out;
+
+  std::vector<YAML::Node> entries;
+  if (inc.IsScalar()) {
+    entries.push_back(inc);
+  } else if (inc.IsSequence()) {
+    for (const auto& e : inc) entries.push_back(e);
+  }
+  if (entries.empty() || (!inc.IsScalar() && !inc.IsSequence())) {
+    return Error::at(ctx.locate(inc, "include"), "include",
+                     fmt::format("expected a file or a list of files, got {}", yaml_kind(inc)));
+  }
+  std::vector<Loaded> bases;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string field = inc.IsSequence() ? fmt::format("include[{}]", i) : "include";
+    const YAML::Node& e = entries[i];
+    if (!e.IsScalar() || e.Scalar().empty()) {
+      return Error::at(ctx.locate(e, field), field,
+                       fmt::format("expected a file name, got {}", yaml_kind(e)));
+    }
+    const fs::path target = (fs::path(file).parent_path() / e.Scalar()).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(target, ec)) {
+      return Error::at(ctx.locate(e, field), field,
+                       fmt::format("included file \"{}\" not found", target.string()));
+    }
+    const std::string canon = fs::weakly_canonical(target, ec).string();
+    for (const auto& s : stack) {
+      if (s == canon) {
+        return Error::at(ctx.locate(e, field), field,
+                         fmt::format("include cycle: {}", chain_text(stack, canon)));
+      }
+    }
+    if (static_cast<int>(stack.size()) >= kMaxIncludeDepth) {
+      return Error::at(ctx.locate(e, field), field,
+                       fmt::format("includes nest deeper than {} files", kMaxIncludeDepth));
+    }
+    stack.push_back(canon);
+    auto base = load_recursive(target.string(), stack);
+    stack.pop_back();
+    if (!base.ok()) return base.error();
+    bases.push_back(std::move(base.value()));
+  }
+  out.root.remove("include");
+  // Later includes override earlier ones, and this file overrides them all: merge the bases
+  // under this file's tree from the last to the first.
+  for (auto it = bases.rbegin(); it != bases.rend(); ++it) {
+    merge_under(out.root, it->root, "", out.origins, *it);
+  }
+  return out;
+}
+
+struct Step {
+  std::string key;   // a map key, or empty for a list index
+  size_t index = 0;
+};
+
+Result<std::vector<Step>> parse_path(const std::string& path, const std::string& origin) {
+  std::vector<Step> steps;
+  size_t i = 0;
+  auto bad = [&](const std::string& why) {
+    return Error::bad_input(fmt::format("{}: bad field path \"{}\": {}", origin, path, why));
+  };
+  while (i < path.size()) {
+    size_t j = i;
+    while (j < path.size() && (std::isalnum(static_cast<unsigned char>(path[j])) ||
+                               path[j] == '_' || path[j] == '-')) {
+      ++j;
+    }
+    if (j == i) return bad(fmt::format("expected a field name at character {}", i + 1));
+    steps.push_back({path.substr(i, j - i), 0});
+    i = j;
+    while (i < path.size() && path[i] == '[') {
+      const size_t close = path.find(']', i);
+      if (close == std::string::npos || close == i + 1) return bad("unterminated list index");
+      size_t index = 0;
+      for (size_t k = i + 1; k < close; ++k) {
+        if (!std::isdigit(static_cast<unsigned char>(path[k])) || index > 1'000'000) {
+          return bad("a list index must be a small whole number");
+        }
+        index = index * 10 + static_cast<size_t>(path[k] - '0');
+      }
+      steps.push_back({"", index});
+      i = close + 1;
+    }
+    if (i < path.size()) {
+      if (path[i] != '.' || i + 1 == path.size()) return bad("expected '.' between field names");
+      ++i;
+    }
+  }
+  if (steps.empty()) return bad("empty");
+  return steps;
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+YamlContext ScenarioTree::context() const { return context_of(file, origins); }
+
+Result<ScenarioTree> load_tree(const std::string& file) {
+  std::vector<std::string> stack;
+  std::error_code ec;
+  stack.push_back(fs::weakly_canonical(fs::path(file), ec).string());
+  auto loaded = load_recursive(file, stack);
+  if (!loaded.ok()) return loaded.error();
+  return ScenarioTree{loaded->root, file, loaded->origins};
+}
+
+Status apply_override(ScenarioTree& tree, const std::string& assignment) {
+  const std::string origin = "--set " + assignment;
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos) {
+    return Error::bad_input(fmt::format("{}: expected FIELD.PATH=VALUE", origin));
+  }
+  const std::string path = trim(assignment.substr(0, eq));
+  const std::string text = trim(assignment.substr(eq + 1));
+  auto steps = parse_path(path, origin);
+  if (!steps.ok()) return steps.error();
+  if (text.empty()) return Error::bad_input(fmt::format("{}: {}: empty value", origin, path));
+  auto value = load_yaml_string(text, origin);
+  if (!value.ok()) return value.error();
+
+  YAML::Node cur;
+  cur.reset(tree.root);
+  std::string walked;
+  std::vector<std::string> created;  // maps this override created, outermost first
+  for (size_t s = 0; s < steps->size(); ++s) {
+    const Step& step = (*steps)[s];
+    const bool last = s + 1 == steps->size();
+    if (step.key.empty()) {
+      if (!cur.IsSequence() || step.index >= cur.size()) {
+        return Error::bad_input(fmt::format("{}: {}: {} has no element [{}]", origin, path,
+                                            walked, step.index));
+      }
+      walked += fmt::format("[{}]", step.index);
+      if (last) {
+        cur[step.index] = *value;
+      } else {
+        YAML::Node next = cur[step.index];
+        cur.reset(next);
+      }
+      continue;
+    }
+    const std::string here = join_path(walked, step.key);
+    if (!cur.IsMap()) {
+      return Error::bad_input(fmt::format("{}: {}: {} is {}, not a map", origin, path,
+                                          walked.empty() ? "(top level)" : walked,
+                                          yaml_kind(cur)));
+    }
+    const YAML::Node& ccur = cur;
+    const YAML::Node existing = ccur[step.key];
+    if (last) {
+      if (existing.IsDefined()) cur.remove(step.key);
+      auto key = load_yaml_string(step.key, origin);
+      if (!key.ok()) return key.error();
+      cur.force_insert(*key, *value);
+    } else if (!existing.IsDefined() || existing.IsNull()) {
+      // A new map, parsed so that it carries a line/column mark; its origin is this override.
+      auto fresh = load_yaml_string("{}", origin);
+      auto key = load_yaml_string(step.key, origin);
+      if (!fresh.ok() || !key.ok()) return Error::bad_input(fmt::format("{}: bad path", origin));
+      if (existing.IsDefined()) cur.remove(step.key);
+      cur.force_insert(*key, *fresh);
+      created.push_back(here);
+      YAML::Node next = cur[step.key];
+      cur.reset(next);
+    } else {
+      YAML::Node next = cur[step.key];
+      cur.reset(next);
+    }
+    walked = here;
+  }
+  for (auto it = tree.origins.begin(); it != tree.origins.end();) {
+    it = is_below(it->first, path) ? tree.origins.erase(it) : std::next(it);
+  }
+  tree.origins[path] = origin;
+  for (const auto& c : created) tree.origins[c] = origin;
+  return Status::Ok();
+}
+
+}  // namespace ntpsim::sim::scenario_internal

@@ -1,0 +1,44 @@
+// The raw YAML tree of a scenario after `include:` merging and `--set` overrides (internal to the
+// scenario loader; not part of the public API).
+//
+// Include semantics: `include:` (a file or a list of files, relative to the including file) names
+// base scenarios. The bases are merged in order, then the including file over them: maps merge
+// key by key, recursively; scalars and lists replace. Cycles are errors. Every value remembers the
+// file it came from through `origins` (a YamlContext keyed by field path), so that errors found
+// later name the right file, line and column.
+//
+// Overrides: "a.b.c=value" or "a.list[2].b=value"; the value is parsed as YAML (so "[a, b]" is a
+// list); intermediate maps are created; a list index must exist. The override's origin is the
+// text "--set a.b.c=value", so its errors read "--set a.b.c=value:1:1: a.b.c: ...".
+// Thread safety: plain values; one tree per load.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/base/yaml_reader.h"
+
+namespace ntpsim::sim::scenario_internal {
+
+struct ScenarioTree {
+  YAML::Node root;    // the merged top-level map, without `include` keys
+  std::string file;   // the top-level file: the origin of everything not in `origins`
+  std::map<std::string, std::string> origins;  // field path -> file (or override) it came from
+
+  // The origins as a YamlContext for MapReader (longest path prefix wins).
+  YamlContext context() const;
+};
+
+// Loads `file` with its includes, merged. Errors: unreadable files, YAML syntax, a non-map top
+// level, bad `include` values, missing included files, include cycles, nesting deeper than 16.
+Result<ScenarioTree> load_tree(const std::string& file);
+
+// Applies one "path=value" override to the tree. Errors: no '=', an empty or malformed path, a
+// list index out of range, a path through a scalar, a value that is not valid YAML.
+Status apply_override(ScenarioTree& tree, const std::string& assignment);
+
+}  // namespace ntpsim::sim::scenario_internal
