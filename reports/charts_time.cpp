@@ -1,0 +1,373 @@
+// The charts with a continuous x axis: replication 0 over time, and goodput along a sweep.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "reports/content.h"
+#include "reports/svg.h"
+
+namespace ntpsim::reports {
+namespace {
+
+using svg::Frame;
+using svg::Scale;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// (time, value) change points of a step function, and where it ends.
+struct Step {
+  std::vector<std::pair<double, double>> changes;
+  double end = 0.0;
+};
+
+// Polyline points of a step function, mapped through the scales; repeated values are merged.
+void draw_step(svg::Svg& s, const Step& f, const Scale& x, const Scale& y, const std::string& col,
+               size_t dash_index) {
+  if (f.changes.empty()) return;
+  std::vector<double> xs;
+  std::vector<double> ys;
+  double current = f.changes.front().second;
+  xs.push_back(x(f.changes.front().first));
+  ys.push_back(y(current));
+  for (size_t i = 1; i < f.changes.size(); ++i) {
+    const auto& [t, v] = f.changes[i];
+    if (v == current) continue;
+    xs.push_back(x(t));
+    ys.push_back(y(current));
+    xs.push_back(x(t));
+    ys.push_back(y(v));
+    current = v;
+  }
+  xs.push_back(x(f.end));
+  ys.push_back(y(current));
+  s.polyline(xs, ys, col, 1.8, svg::dash(dash_index));
+}
+
+double step_max(const Step& f) {
+  double m = 0.0;
+  for (const auto& c : f.changes) m = std::max(m, c.second);
+  return m;
+}
+
+// Failed GPUs over time from the failure list (each failure holds its GPUs until end_s).
+Step failed_gpus_step(const Timeline& tl, double horizon) {
+  std::map<double, double> delta;
+  for (const auto& f : tl.failures) {
+    delta[f.t_s] += static_cast<double>(f.gpus);
+    if (f.end_s < horizon) delta[f.end_s] -= static_cast<double>(f.gpus);
+  }
+  Step s;
+  s.end = horizon;
+  s.changes.emplace_back(0.0, 0.0);
+  double level = 0.0;
+  for (const auto& [t, d] : delta) {
+    level += d;
+    s.changes.emplace_back(t, std::max(0.0, level));
+  }
+  return s;
+}
+
+Step segment_step(const StrategyTimeline& st, double (*value)(const JobSegment&)) {
+  Step s;
+  for (const auto& g : st.segments) s.changes.emplace_back(g.t_s, value(g));
+  s.end = st.segments.empty() ? 0.0 : st.segments.back().end_s;
+  return s;
+}
+
+struct MarkStyle {
+  const char* type;
+  const char* legend;
+  size_t shape;
+};
+constexpr MarkStyle kMarkStyles[] = {
+    {"failure", "failure", 4},    {"repair", "repair", 1},         {"checkpoint", "checkpoint", 0},
+    {"reconfigure", "reconfiguration", 3}, {"restart", "restart", 2}, {"rollback", "rollback", 5}};
+
+size_t mark_shape(const std::string& type) {
+  for (const auto& m : kMarkStyles) {
+    if (type == m.type) return m.shape;
+  }
+  return 0;
+}
+
+std::string strategy_label(const Results& r, const std::string& name) {
+  const size_t i = strategy_index(r, name);
+  return i < r.strategies.size() ? r.strategies[i].label : name;
+}
+
+// A value as a number and its unit suffix ("1.97e-5/h" -> 1.97e-5, "/h"); false if no number.
+bool split_number(const std::string& text, double& value, std::string& suffix) {
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == begin) return false;
+  suffix.assign(ptr, end);
+  return true;
+}
+
+}  // namespace
+
+Chart timeline_chart(const Results& r) {
+  Chart ch;
+  ch.id = "timeline";
+  if (!r.timeline || r.timeline->strategies.empty()) return ch;
+  const Timeline& tl = *r.timeline;
+  double horizon = tl.horizon_s;
+  for (const auto& st : tl.strategies) {
+    if (!st.segments.empty()) horizon = std::max(horizon, st.segments.back().end_s);
+  }
+  if (!(horizon > 0.0)) return ch;
+  const double unit_s = horizon >= 2 * 86400.0 ? 86400.0 : horizon >= 7200.0 ? 3600.0 : 60.0;
+  const char* unit_name = unit_s == 86400.0 ? "days" : unit_s == 3600.0 ? "hours" : "minutes";
+  ch.title = fmt::format("Replication {} over time", tl.replication);
+  ch.caption = "Failed GPUs in the cluster, GPUs each strategy could use, and each job's "
+               "throughput relative to the ideal rate; the rows below mark failures, repairs, "
+               "checkpoints and reconfigurations per strategy.";
+
+  const double width = 900.0;
+  size_t longest = 0;
+  for (const auto& st : tl.strategies)
+    longest = std::max(longest, strategy_label(r, st.strategy).size());
+  const double left = std::max(86.0, 20.0 + 6.5 * static_cast<double>(longest));
+  const double right = width - 24.0;
+  std::vector<svg::LegendItem> legend;
+  for (size_t i = 0; i < tl.strategies.size(); ++i) {
+    const size_t idx = strategy_index(r, tl.strategies[i].strategy);
+    legend.push_back({strategy_label(r, tl.strategies[i].strategy), svg::colour(idx),
+                      svg::LegendItem::Kind::kLine, i});
+  }
+  const double panel_h = 100.0;
+  const double gap = 26.0;
+  const double mark_row = 20.0;
+  const double top = 44.0;
+  const Frame a{left, top, right, top + panel_h};
+  const Frame b{left, a.bottom + gap, right, a.bottom + gap + panel_h};
+  const Frame c{left, b.bottom + gap, right, b.bottom + gap + panel_h};
+  const Frame marks{left, c.bottom + gap,
+                    right, c.bottom + gap + mark_row * static_cast<double>(tl.strategies.size())};
+  const Frame all{left, a.top, right, marks.bottom};
+  const auto xticks = svg::nice_ticks(0.0, horizon / unit_s, 8);
+  const Scale x{0.0, xticks.back() * unit_s, left, right};
+
+  svg::Svg s(width, marks.bottom + 72.0, ch.id, ch.title);
+  svg::legend(s, left, 18.0, right - left, legend);
+  svg::x_axis(s, all, Scale{0.0, xticks.back(), left, right}, xticks,
+              fmt::format("Time ({})", unit_name));
+
+  const Step failed = failed_gpus_step(tl, horizon);
+  const auto fticks = svg::nice_ticks(0.0, std::max(1.0, step_max(failed)), 3);
+  const Scale fy{0.0, fticks.back(), a.bottom, a.top};
+  svg::y_axis(s, a, fy, fticks, "Failed GPUs");
+  draw_step(s, failed, x, fy, "#D55E00", 0);
+
+  double usable_lo = kInf;
+  double usable_hi = 0.0;
+  double thr_hi = 1.0;
+  for (const auto& st : tl.strategies) {
+    for (const auto& g : st.segments) {
+      usable_lo = std::min(usable_lo, static_cast<double>(g.usable_gpus));
+      usable_hi = std::max(usable_hi, static_cast<double>(g.usable_gpus));
+      thr_hi = std::max(thr_hi, g.throughput);
+    }
+  }
+  if (!std::isfinite(usable_lo)) usable_lo = 0.0;
+  const auto uticks = svg::nice_ticks(usable_lo - (usable_hi - usable_lo) * 0.1 - 1.0,
+                                      usable_hi + 1.0, 3);
+  const Scale uy{uticks.front(), uticks.back(), b.bottom, b.top};
+  svg::y_axis(s, b, uy, uticks, "Usable GPUs");
+  const auto tticks = svg::nice_ticks(0.0, thr_hi, 4);
+  const Scale ty{0.0, tticks.back(), c.bottom, c.top};
+  svg::y_axis(s, c, ty, tticks, "Throughput (%)", true);
+
+  ch.table.headers = {"Strategy", "Mean throughput (%)", "Min usable GPUs", "Peak failed GPUs"};
+  for (const char* state : {"running", "checkpointing", "recovering", "stalled", "degraded"})
+    ch.table.headers.push_back(fmt::format("Time {} (%)", state));
+  for (const auto& m : kMarkStyles) ch.table.headers.push_back(fmt::format("{}s", m.legend));
+
+  constexpr size_t kMaxMarks = 5000;  // per strategy; beyond this the chart thins them
+  for (size_t i = 0; i < tl.strategies.size(); ++i) {
+    const StrategyTimeline& st = tl.strategies[i];
+    const size_t idx = strategy_index(r, st.strategy);
+    const std::string& col = svg::colour(idx);
+    draw_step(s, segment_step(st, [](const JobSegment& g) { return double(g.usable_gpus); }), x,
+              uy, col, i);
+    draw_step(s, segment_step(st, [](const JobSegment& g) { return g.throughput; }), x, ty, col, i);
+    const double cy = marks.top + mark_row * (static_cast<double>(i) + 0.5);
+    s.line(left, cy, right, cy, "#eee");
+    s.text(left - 8, cy + 4, strategy_label(r, st.strategy), "end", 11, R"(fill="#222")");
+    const size_t stride = st.marks.size() > kMaxMarks ? st.marks.size() / kMaxMarks + 1 : 1;
+    for (size_t k = 0; k < st.marks.size(); k += stride) {
+      const JobMark& m = st.marks[k];
+      s.marker(mark_shape(m.type), x(m.t_s), cy, m.type == "checkpoint" ? 2.5 : 4.5, col,
+               fmt::format("{} at {} {}", m.type, svg::num(m.t_s / unit_s), unit_name));
+    }
+    // The table: time-weighted means and counts over this replication.
+    double elapsed = 0.0, work = 0.0, min_usable = kInf, peak_failed = 0.0;
+    std::map<std::string, double> state_time;
+    for (const auto& g : st.segments) {
+      const double d = g.end_s - g.t_s;
+      elapsed += d;
+      work += d * g.throughput;
+      state_time[g.state] += d;
+      min_usable = std::min(min_usable, static_cast<double>(g.usable_gpus));
+      peak_failed = std::max(peak_failed, static_cast<double>(g.failed_gpus));
+    }
+    std::vector<std::string> row = {strategy_label(r, st.strategy),
+                                    elapsed > 0 ? svg::pct(work / elapsed) : "–",
+                                    svg::num(min_usable), svg::num(peak_failed)};
+    for (const char* state : {"running", "checkpointing", "recovering", "stalled", "degraded"})
+      row.push_back(elapsed > 0 ? svg::pct(state_time[state] / elapsed) : "–");
+    for (const auto& m : kMarkStyles) {
+      row.push_back(fmt::format(
+          "{}", std::count_if(st.marks.begin(), st.marks.end(),
+                              [&](const JobMark& j) { return j.type == m.type; })));
+    }
+    ch.table.rows.push_back(std::move(row));
+  }
+  std::vector<svg::LegendItem> mark_legend;
+  for (const auto& m : kMarkStyles)
+    mark_legend.push_back({m.legend, "#444", svg::LegendItem::Kind::kMarker, m.shape});
+  svg::legend(s, left, marks.bottom + 58.0, right - left, mark_legend);
+  int64_t failed_total = 0;
+  for (const auto& f : tl.failures) failed_total += f.gpus;
+  ch.table.note = fmt::format(
+      "{} failures taking {} GPUs in {} {} of replication {}; every segment and event is in the "
+      "results JSON and the Perfetto timeline",
+      tl.failures.size(), failed_total, svg::num(horizon / unit_s), unit_name, tl.replication);
+  ch.svg = s.finish();
+  return ch;
+}
+
+Chart sweep_chart(const Results& r) {
+  Chart ch;
+  ch.id = "sweep";
+  if (!r.sweep || r.sweep->points.empty()) return ch;
+  const Sweep& sw = *r.sweep;
+  std::string param_label;
+  for (const auto& p : sw.parameters) param_label += (param_label.empty() ? "" : ", ") + p;
+  ch.title = fmt::format("Goodput against {}", param_label);
+  ch.caption = "Mean goodput at each sweep point, one line per strategy, with its 95% "
+               "confidence band.";
+
+  // Numeric x when one parameter is varied and every value is a number with the same suffix.
+  const size_t n = sw.points.size();
+  std::vector<double> xv(n);
+  bool numeric = sw.parameters.size() == 1;
+  std::string suffix;
+  for (size_t i = 0; i < n && numeric; ++i) {
+    std::string suf;
+    numeric = split_number(sw.points[i].values.at(sw.parameters[0]), xv[i], suf);
+    if (i == 0) suffix = suf;
+    numeric = numeric && suf == suffix;
+  }
+  double xmin = kInf, xmax = -kInf;
+  for (size_t i = 0; i < n; ++i) {
+    if (!numeric) xv[i] = static_cast<double>(i);
+    xmin = std::min(xmin, xv[i]);
+    xmax = std::max(xmax, xv[i]);
+  }
+  const bool log_x = numeric && xmin > 0.0 && xmax / xmin >= 20.0;
+  auto xt = [&](double v) { return log_x ? std::log10(v) : v; };
+
+  // Strategies in the order of the first point.
+  std::vector<std::pair<std::string, std::string>> names;  // name, label
+  for (const auto& s : sw.points.front().strategies) names.emplace_back(s.name, s.label);
+  ch.table.headers = sw.parameters;
+  for (const auto& [name, label] : names) ch.table.headers.push_back(label + " goodput (%) [95% CI]");
+  double ylo = kInf, yhi = -kInf;
+  for (const auto& p : sw.points) {
+    std::vector<std::string> row;
+    for (const auto& param : sw.parameters) row.push_back(p.values.at(param));
+    for (const auto& [name, label] : names) {
+      std::string cell = "–";
+      for (const auto& s : p.strategies) {
+        auto it = s.summary.find("goodput");
+        if (s.name != name || it == s.summary.end()) continue;
+        const Stat& g = it->second;
+        cell = fmt::format("{} [{}, {}]", svg::pct(g.mean), svg::pct(g.ci95_lo), svg::pct(g.ci95_hi));
+        for (double v : {g.ci95_lo, g.ci95_hi, g.mean}) {
+          if (std::isfinite(v)) {
+            ylo = std::min(ylo, v);
+            yhi = std::max(yhi, v);
+          }
+        }
+      }
+      row.push_back(cell);
+    }
+    ch.table.rows.push_back(std::move(row));
+  }
+  if (!std::isfinite(ylo)) return ch;
+
+  const double width = 860.0;
+  std::vector<svg::LegendItem> legend;
+  for (size_t i = 0; i < names.size(); ++i) {
+    legend.push_back({names[i].second, svg::colour(strategy_index(r, names[i].first)),
+                      svg::LegendItem::Kind::kLine, i});
+  }
+  const Frame f{86.0, 48.0, width - 30.0, 48.0 + 300.0};
+  svg::Svg s(width, f.bottom + 56.0, ch.id, ch.title);
+  svg::legend(s, f.left, 20.0, f.width(), legend);
+  const double ypad = (yhi - ylo) * 0.08;
+  // Goodput cannot exceed 100%: do not pad the axis past it.
+  const auto yticks =
+      svg::nice_ticks(ylo - ypad, yhi <= 1.0 ? std::min(1.0, yhi + ypad) : yhi + ypad, 6);
+  const Scale y{yticks.front(), yticks.back(), f.bottom, f.top};
+  svg::y_axis(s, f, y, yticks, "Goodput (%)", true);
+  const std::string xlabel =
+      param_label + (numeric && !suffix.empty() ? fmt::format(" ({})", suffix) : "") +
+      (log_x ? ", log scale" : "");
+  Scale x{xt(xmin), xt(xmax), f.left + 20.0, f.right - 20.0};
+  if (numeric && !log_x) {
+    const auto xticks = svg::nice_ticks(xmin, xmax, 7);
+    x = Scale{xticks.front(), xticks.back(), f.left, f.right};
+    svg::x_axis(s, f, x, xticks, xlabel);
+  } else {
+    // Ticks at the points, labelled as the values were written.
+    for (size_t i = 0; i < n; ++i) {
+      const double px = x(xt(xv[i]));
+      s.line(px, f.top, px, f.bottom, "#e3e3e3");
+      std::string label;
+      for (const auto& param : sw.parameters)
+        label += (label.empty() ? "" : ", ") + sw.points[i].values.at(param);
+      s.text(px, f.bottom + 18, label, "middle", 11, R"(fill="#333")");
+    }
+    s.line(f.left, f.bottom, f.right, f.bottom, "#555");
+    s.text((f.left + f.right) / 2.0, f.bottom + 38, xlabel, "middle", 12, R"(fill="#222")");
+  }
+  // Lines run left to right whatever order the points were swept in.
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return xv[a] < xv[b]; });
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& col = svg::colour(strategy_index(r, names[k].first));
+    std::vector<double> xs, ym, band_x, band_lo, band_hi;
+    for (size_t i : order) {
+      for (const auto& st : sw.points[i].strategies) {
+        auto it = st.summary.find("goodput");
+        if (st.name != names[k].first || it == st.summary.end()) continue;
+        const double px = x(xt(xv[i]));
+        xs.push_back(px);
+        ym.push_back(y(it->second.mean));
+        band_x.push_back(px);
+        band_lo.push_back(y(it->second.ci95_lo));
+        band_hi.push_back(y(it->second.ci95_hi));
+      }
+    }
+    std::vector<double> px = band_x, py = band_hi;
+    for (size_t i = band_x.size(); i-- > 0;) {
+      px.push_back(band_x[i]);
+      py.push_back(band_lo[i]);
+    }
+    s.polygon(px, py, col, 0.18);
+    s.polyline(xs, ym, col, 2.2, svg::dash(k));
+    for (size_t i = 0; i < xs.size(); ++i) s.marker(k, xs[i], ym[i], 4.0, col);
+  }
+  ch.svg = s.finish();
+  return ch;
+}
+
+}  // namespace ntpsim::reports

@@ -1,0 +1,404 @@
+#include "reports/results.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace ntpsim::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Reads fields with their paths; remembers the first error and returns defaults after it, so the
+// parsing code reads top to bottom without an early return per field.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  bool failed() const { return error_.has_value(); }
+  Error error() const { return *error_; }
+
+  void fail(const std::string& path, const std::string& what) {
+    if (!error_) error_ = Error::bad_input(fmt::format("{}: {}: {}", source_, path, what));
+  }
+
+  const json* field(const json& obj, const char* key, const std::string& path, bool required) {
+    if (!obj.is_object()) {
+      fail(path, "expected an object");
+      return nullptr;
+    }
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) fail(join(path, key), "missing (required by docs/results-schema.md)");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  std::string str(const json& obj, const char* key, const std::string& path,
+                  bool required = true) {
+    const json* v = field(obj, key, path, required);
+    if (v == nullptr) return {};
+    if (!v->is_string()) {
+      fail(join(path, key), "expected a string");
+      return {};
+    }
+    return v->get<std::string>();
+  }
+
+  // A number; null reads as NaN (the writer's encoding of a value it could not compute).
+  double num(const json& obj, const char* key, const std::string& path, bool required = true,
+             double fallback = kNaN) {
+    const json* v = field(obj, key, path, required);
+    if (v == nullptr) return fallback;
+    if (v->is_null()) return kNaN;
+    if (!v->is_number()) {
+      fail(join(path, key), "expected a number");
+      return fallback;
+    }
+    return v->get<double>();
+  }
+
+  int64_t integer(const json& obj, const char* key, const std::string& path,
+                  bool required = true) {
+    const json* v = field(obj, key, path, required);
+    if (v == nullptr) return 0;
+    if (!v->is_number_integer() && !v->is_number_unsigned()) {
+      fail(join(path, key), "expected an integer");
+      return 0;
+    }
+    return v->get<int64_t>();
+  }
+
+  bool boolean(const json& obj, const char* key, const std::string& path, bool fallback) {
+    const json* v = field(obj, key, path, false);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) {
+      fail(join(path, key), "expected true or false");
+      return fallback;
+    }
+    return v->get<bool>();
+  }
+
+  // An array field (empty when optional and absent).
+  const json& array(const json& obj, const char* key, const std::string& path, bool required) {
+    static const json kEmpty = json::array();  // NOLINT: immutable shared empty value
+    const json* v = field(obj, key, path, required);
+    if (v == nullptr) return kEmpty;
+    if (!v->is_array()) {
+      fail(join(path, key), "expected an array");
+      return kEmpty;
+    }
+    return *v;
+  }
+
+  static std::string join(const std::string& path, const char* key) {
+    return path.empty() ? std::string(key) : path + "." + key;
+  }
+  static std::string at(const std::string& path, size_t i) {
+    return fmt::format("{}[{}]", path, i);
+  }
+
+ private:
+  std::string source_;
+  std::optional<Error> error_;
+};
+
+Stat read_stat(Reader& r, const json& j, const std::string& path) {
+  Stat s;
+  s.mean = r.num(j, "mean", path);
+  s.ci95_lo = r.num(j, "ci95_lo", path);
+  s.ci95_hi = r.num(j, "ci95_hi", path);
+  s.sd = r.num(j, "sd", path, false);
+  s.p5 = r.num(j, "p5", path, false);
+  s.p50 = r.num(j, "p50", path, false);
+  s.p95 = r.num(j, "p95", path, false);
+  s.min = r.num(j, "min", path, false);
+  s.max = r.num(j, "max", path, false);
+  s.n = r.integer(j, "n", path);
+  return s;
+}
+
+StrategyResult read_strategy(Reader& r, const json& j, const std::string& path) {
+  StrategyResult s;
+  s.name = r.str(j, "name", path);
+  s.label = r.str(j, "label", path, false);
+  if (s.label.empty()) s.label = s.name;
+  const json* summary = r.field(j, "summary", path, true);
+  if (summary != nullptr) {
+    if (!summary->is_object()) r.fail(Reader::join(path, "summary"), "expected an object");
+    else {
+      for (const auto& [key, value] : summary->items()) {
+        s.summary[key] = read_stat(r, value, Reader::join(path, "summary") + "." + key);
+      }
+    }
+  }
+  const json& reps = r.array(j, "replications", path, false);
+  for (size_t i = 0; i < reps.size(); ++i) {
+    const std::string rp = Reader::at(Reader::join(path, "replications"), i);
+    if (!reps[i].is_object()) {
+      r.fail(rp, "expected an object of metric values");
+      break;
+    }
+    std::map<std::string, double> row;
+    for (const auto& [key, value] : reps[i].items()) {
+      if (value.is_null()) row[key] = kNaN;
+      else if (value.is_number()) row[key] = value.get<double>();
+      else r.fail(rp + "." + key, "expected a number");
+    }
+    s.replications.push_back(std::move(row));
+  }
+  return s;
+}
+
+Context read_context(Reader& r, const json& j) {
+  const std::string p = "context";
+  Context c;
+  c.tool = r.str(j, "tool", p, false);
+  c.version = r.str(j, "version", p);
+  c.git_sha = r.str(j, "git_sha", p);
+  c.build_type = r.str(j, "build_type", p);
+  c.scenario_name = r.str(j, "scenario_name", p);
+  c.scenario_file = r.str(j, "scenario_file", p, false);
+  c.scenario_hash = r.str(j, "scenario_hash", p);
+  const json* seed = r.field(j, "seed", p, true);
+  if (seed != nullptr) {
+    if (seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<int64_t>() >= 0))
+      c.seed = seed->get<uint64_t>();
+    else r.fail("context.seed", "expected a non-negative integer");
+  }
+  c.replications = r.integer(j, "replications", p);
+  c.hardware_profile = r.str(j, "hardware_profile", p);
+  c.profile_origin = r.str(j, "profile_origin", p);
+  c.step_model = r.str(j, "step_model", p, false);
+  c.gpus = r.integer(j, "gpus", p, false);
+  c.horizon_s = r.num(j, "horizon_s", p, false, 0.0);
+  c.train_tokens = r.num(j, "train_tokens", p, false, 0.0);
+  return c;
+}
+
+Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResult>& order) {
+  const std::string p = "timeline";
+  Timeline t;
+  t.replication = r.integer(j, "replication", p, false);
+  t.horizon_s = r.num(j, "horizon_s", p);
+  t.domains = r.integer(j, "domains", p, false);
+  t.gpus_per_domain = r.integer(j, "gpus_per_domain", p, false);
+  const json& failures = r.array(j, "failures", p, false);
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const std::string fp = Reader::at(p + ".failures", i);
+    const json& f = failures[i];
+    FailureEvent e;
+    e.t_s = r.num(f, "t_s", fp);
+    e.end_s = r.num(f, "end_s", fp);
+    e.domain = r.integer(f, "domain", fp);
+    e.gpus = r.integer(f, "gpus", fp);
+    e.kind = r.str(f, "kind", fp, false);
+    e.component = r.str(f, "component", fp, false);
+    e.interrupts = r.boolean(f, "interrupts", fp, true);
+    if (!r.failed() && !(e.end_s >= e.t_s)) r.fail(fp + ".end_s", "ends before it starts");
+    t.failures.push_back(std::move(e));
+  }
+  const json* strategies = r.field(j, "strategies", p, false);
+  if (strategies == nullptr) return t;
+  if (!strategies->is_object()) {
+    r.fail(p + ".strategies", "expected an object keyed by strategy name");
+    return t;
+  }
+  std::vector<std::string> names;
+  for (const auto& s : order) {
+    if (strategies->contains(s.name)) names.push_back(s.name);
+  }
+  for (const auto& [name, value] : strategies->items()) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  for (const auto& name : names) {
+    const std::string sp = p + ".strategies." + name;
+    const json& s = (*strategies)[name];
+    StrategyTimeline st;
+    st.strategy = name;
+    const json& segments = r.array(s, "segments", sp, true);
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const std::string gp = Reader::at(sp + ".segments", i);
+      JobSegment g;
+      g.t_s = r.num(segments[i], "t_s", gp);
+      g.end_s = r.num(segments[i], "end_s", gp);
+      g.state = r.str(segments[i], "state", gp);
+      g.throughput = r.num(segments[i], "throughput", gp);
+      g.usable_gpus = r.integer(segments[i], "usable_gpus", gp);
+      g.failed_gpus = r.integer(segments[i], "failed_gpus", gp);
+      if (!r.failed() && !(g.end_s >= g.t_s)) r.fail(gp + ".end_s", "ends before it starts");
+      if (!r.failed() && !st.segments.empty() && g.t_s != st.segments.back().end_s)
+        r.fail(gp + ".t_s", "segments must be contiguous (starts where the previous one ended)");
+      st.segments.push_back(std::move(g));
+    }
+    const json& marks = r.array(s, "marks", sp, false);
+    for (size_t i = 0; i < marks.size(); ++i) {
+      const std::string mp = Reader::at(sp + ".marks", i);
+      st.marks.push_back({r.num(marks[i], "t_s", mp), r.str(marks[i], "type", mp)});
+    }
+    const json& domains = r.array(s, "domains", sp, false);
+    for (size_t i = 0; i < domains.size(); ++i) {
+      const std::string dp = Reader::at(sp + ".domains", i);
+      DomainChange d;
+      d.domain = r.integer(domains[i], "domain", dp);
+      d.t_s = r.num(domains[i], "t_s", dp);
+      d.state = r.str(domains[i], "state", dp);
+      d.tp = r.integer(domains[i], "tp", dp, false);
+      d.power_ratio = r.num(domains[i], "power_ratio", dp, false, 1.0);
+      st.domains.push_back(std::move(d));
+    }
+    t.strategies.push_back(std::move(st));
+  }
+  return t;
+}
+
+Sweep read_sweep(Reader& r, const json& j) {
+  const std::string p = "sweep";
+  Sweep s;
+  const json& params = r.array(j, "parameters", p, true);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].is_string()) s.parameters.push_back(params[i].get<std::string>());
+    else r.fail(Reader::at(p + ".parameters", i), "expected a string");
+  }
+  const json& points = r.array(j, "points", p, true);
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string pp = Reader::at(p + ".points", i);
+    SweepPoint point;
+    const json* values = r.field(points[i], "values", pp, true);
+    if (values != nullptr && values->is_object()) {
+      for (const auto& [key, value] : values->items()) {
+        // Values are written as the user wrote them; numbers are accepted too.
+        point.values[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      }
+    } else if (values != nullptr) {
+      r.fail(pp + ".values", "expected an object");
+    }
+    for (const auto& name : s.parameters) {
+      if (!r.failed() && point.values.count(name) == 0)
+        r.fail(pp + ".values", fmt::format("no value for the varied parameter '{}'", name));
+    }
+    const json& strategies = r.array(points[i], "strategies", pp, true);
+    for (size_t k = 0; k < strategies.size(); ++k) {
+      point.strategies.push_back(
+          read_strategy(r, strategies[k], Reader::at(pp + ".strategies", k)));
+    }
+    s.points.push_back(std::move(point));
+  }
+  return s;
+}
+
+// 1-based line and column of a byte offset, for JSON syntax errors.
+std::pair<int, int> line_col(std::string_view text, size_t byte) {
+  int line = 1;
+  int col = 1;
+  for (size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+}  // namespace
+
+MetricInfo Results::metric(std::string_view key) const {
+  for (const auto& m : metrics) {
+    if (m.key == key) return m;
+  }
+  return MetricInfo{std::string(key), std::string(key), ""};
+}
+
+const std::vector<std::string>& badput_keys() {
+  static const std::vector<std::string> kKeys = {  // NOLINT: immutable table
+      "badput_checkpoint", "badput_rollback", "badput_recovery",
+      "badput_stall",      "badput_degraded", "badput_reshard"};
+  return kKeys;
+}
+
+Result<Results> parse_results(std::string_view json_text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    const auto [line, col] = line_col(json_text, e.byte > 0 ? e.byte - 1 : 0);
+    return Error::at(SourceLocation{source, line, col}, "", "not valid JSON");
+  }
+  return read_results(doc, source);
+}
+
+Result<Results> read_results(const nlohmann::json& doc, const std::string& source) {
+  Reader r(source);
+  Results out;
+  out.schema = r.str(doc, "schema", "");
+  if (!r.failed() && out.schema.rfind("ntpsim-results/1", 0) != 0)
+    r.fail("schema", fmt::format("'{}' is not ntpsim-results/1", out.schema));
+  out.kind = r.str(doc, "kind", "");
+  if (!r.failed() && out.kind != "run" && out.kind != "sweep")
+    r.fail("kind", fmt::format("'{}' is neither 'run' nor 'sweep'", out.kind));
+  const json* context = r.field(doc, "context", "", true);
+  if (context != nullptr) out.context = read_context(r, *context);
+  const json& warnings = r.array(doc, "warnings", "", false);
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (warnings[i].is_string()) out.warnings.push_back(warnings[i].get<std::string>());
+    else r.fail(Reader::at("warnings", i), "expected a string");
+  }
+  if (doc.is_object() && doc.contains("scenario")) out.scenario = doc.at("scenario");
+  const json& metrics = r.array(doc, "metrics", "", true);
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const std::string mp = Reader::at("metrics", i);
+    MetricInfo m;
+    m.key = r.str(metrics[i], "key", mp);
+    m.label = r.str(metrics[i], "label", mp, false);
+    if (m.label.empty()) m.label = m.key;
+    m.unit = r.str(metrics[i], "unit", mp, false);
+    out.metrics.push_back(std::move(m));
+  }
+  const json& strategies = r.array(doc, "strategies", "", true);
+  for (size_t i = 0; i < strategies.size(); ++i) {
+    out.strategies.push_back(read_strategy(r, strategies[i], Reader::at("strategies", i)));
+  }
+  if (!r.failed() && out.kind == "run" && out.strategies.empty())
+    r.fail("strategies", "a run has at least one strategy");
+  const json& paired = r.array(doc, "paired", "", false);
+  for (size_t i = 0; i < paired.size(); ++i) {
+    const std::string pp = Reader::at("paired", i);
+    PairedDiff d;
+    d.strategy = r.str(paired[i], "strategy", pp);
+    d.baseline = r.str(paired[i], "baseline", pp);
+    d.metric = r.str(paired[i], "metric", pp);
+    d.mean = r.num(paired[i], "mean", pp);
+    d.ci95_lo = r.num(paired[i], "ci95_lo", pp);
+    d.ci95_hi = r.num(paired[i], "ci95_hi", pp);
+    d.n = r.integer(paired[i], "n", pp);
+    out.paired.push_back(std::move(d));
+  }
+  const json* timeline = r.field(doc, "timeline", "", false);
+  if (timeline != nullptr && !timeline->is_null())
+    out.timeline = read_timeline(r, *timeline, out.strategies);
+  const json* sweep = r.field(doc, "sweep", "", out.kind == "sweep");
+  if (sweep != nullptr && !sweep->is_null()) out.sweep = read_sweep(r, *sweep);
+  if (r.failed()) return r.error();
+  return out;
+}
+
+Result<Results> load_results(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::bad_input(fmt::format("{}: cannot open the results file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error::bad_input(fmt::format("{}: cannot read the results file", path));
+  return parse_results(text.str(), path);
+}
+
+}  // namespace ntpsim::reports

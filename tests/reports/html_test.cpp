@@ -1,0 +1,171 @@
+// Structural checks of the HTML report: tags balance, nothing is fetched from outside the file,
+// every chart figure carries its SVG and the table of its numbers, and the context and warnings
+// are there.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <vector>
+
+#include "reports/content.h"
+#include "reports/report.h"
+#include "tests/reports/fixture.h"
+
+namespace ntpsim::reports {
+namespace {
+
+struct Tag {
+  std::string name;
+  bool closing = false;
+  bool self_closing = false;
+  size_t pos = 0;
+};
+
+// A small tokenizer, enough for the markup this project writes: skips comments, <!DOCTYPE>,
+// and the raw text of <style>; fails the test on an unterminated tag.
+std::vector<Tag> tags(const std::string& html) {
+  std::vector<Tag> out;
+  size_t i = 0;
+  while ((i = html.find('<', i)) != std::string::npos) {
+    if (html.compare(i, 4, "<!--") == 0) {
+      i = html.find("-->", i);
+      EXPECT_NE(i, std::string::npos) << "unterminated comment";
+      if (i == std::string::npos) break;
+      continue;
+    }
+    const size_t end = html.find('>', i);
+    EXPECT_NE(end, std::string::npos) << "unterminated tag at " << i;
+    if (end == std::string::npos) break;
+    if (html[i + 1] == '!') {
+      i = end;
+      continue;
+    }
+    Tag t;
+    t.pos = i;
+    size_t p = i + 1;
+    if (html[p] == '/') {
+      t.closing = true;
+      ++p;
+    }
+    while (p < end && (std::isalnum(static_cast<unsigned char>(html[p])) || html[p] == '-')) {
+      t.name += static_cast<char>(std::tolower(static_cast<unsigned char>(html[p])));
+      ++p;
+    }
+    t.self_closing = html[end - 1] == '/';
+    out.push_back(t);
+    i = end;
+    if (t.name == "style" && !t.closing) i = html.find("</style>", i);
+  }
+  return out;
+}
+
+const std::set<std::string> kVoid = {"meta", "br", "hr", "img", "input", "link", "wbr"};
+
+class Html : public ::testing::Test {
+ protected:
+  Results results_ = testing::small_results();
+  std::string html_ = render_html(results_);
+};
+
+TEST_F(Html, TagsBalance) {
+  std::vector<std::string> stack;
+  for (const Tag& t : tags(html_)) {
+    if (t.self_closing || kVoid.count(t.name)) continue;
+    if (!t.closing) {
+      stack.push_back(t.name);
+      continue;
+    }
+    ASSERT_FALSE(stack.empty()) << "</" << t.name << "> with nothing open at " << t.pos;
+    ASSERT_EQ(stack.back(), t.name) << "mismatched </" << t.name << "> at " << t.pos;
+    stack.pop_back();
+  }
+  EXPECT_TRUE(stack.empty()) << stack.size() << " unclosed, innermost <" << stack.back() << ">";
+}
+
+TEST_F(Html, FetchesNothingFromOutside) {
+  EXPECT_EQ(html_.find("<script"), std::string::npos);
+  EXPECT_EQ(html_.find("<link"), std::string::npos);
+  EXPECT_EQ(html_.find("<img"), std::string::npos);
+  EXPECT_EQ(html_.find(" src="), std::string::npos);
+  EXPECT_EQ(html_.find("@import"), std::string::npos);
+  EXPECT_EQ(html_.find("url("), std::string::npos);
+  EXPECT_EQ(html_.find("@font-face"), std::string::npos);
+  // Any href is an in-page anchor; the only absolute URL is the SVG namespace name.
+  for (size_t i = html_.find("href="); i != std::string::npos; i = html_.find("href=", i + 1))
+    EXPECT_EQ(html_[i + 6], '#') << html_.substr(i, 40);
+  const std::string ns = "http://www.w3.org/2000/svg";
+  for (size_t i = html_.find("http"); i != std::string::npos; i = html_.find("http", i + 1))
+    EXPECT_EQ(html_.compare(i, ns.size(), ns), 0) << html_.substr(i, 60);
+}
+
+TEST_F(Html, EveryChartHasItsSvgAndTable) {
+  const auto charts = build_charts(results_);
+  std::vector<std::string> ids;
+  for (const auto& c : charts) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"goodput", "badput", "paired", "distribution",
+                                           "timeline"}));
+  size_t figures = 0;
+  for (size_t i = html_.find("<figure"); i != std::string::npos;
+       i = html_.find("<figure", i + 1)) {
+    const size_t end = html_.find("</figure>", i);
+    ASSERT_NE(end, std::string::npos);
+    const std::string fig = html_.substr(i, end - i);
+    EXPECT_NE(fig.find("<svg"), std::string::npos) << fig.substr(0, 80);
+    EXPECT_NE(fig.find("<table"), std::string::npos) << fig.substr(0, 80);
+    EXPECT_NE(fig.find("<h2>"), std::string::npos);
+    ++figures;
+  }
+  EXPECT_EQ(figures, charts.size());
+  for (const auto& id : ids) {
+    EXPECT_NE(html_.find("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"" + id + "\""),
+              std::string::npos)
+        << id;
+  }
+}
+
+TEST_F(Html, ContextWarningsAndScenarioAreShown) {
+  for (const char* s : {"0123456789ab", "fnv1a64:5eed5eed5eed5eed", "<td>Seed</td><td>42</td>",
+                        "<td>Replications</td><td>8</td>", "spec-derived (not measured)",
+                        "id=\"warnings\"", "Debug build", "<details>", "llama3-70b"}) {
+    EXPECT_NE(html_.find(s), std::string::npos) << s;
+  }
+  // The engine already warned about replications; the report does not say it twice.
+  const auto warnings = report_warnings(results_);
+  EXPECT_EQ(std::count_if(warnings.begin(), warnings.end(),
+                          [](const std::string& w) {
+                            return w.find("replications") != std::string::npos;
+                          }),
+            1);
+}
+
+TEST(HtmlWarnings, FlagsWideIntervalsAndFewReplications) {
+  Results r = testing::small_results();
+  r.warnings.clear();
+  r.context.build_type = "Release";
+  r.context.profile_origin = "measured";
+  r.strategies[0].summary["goodput"].ci95_lo = 0.90;
+  r.strategies[0].summary["goodput"].ci95_hi = 0.96;
+  const auto w = report_warnings(r);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("only 8 replications"), std::string::npos) << w[0];
+  EXPECT_NE(w[1].find("wide CI: checkpoint-restart goodput is known only to ±3.00 points"),
+            std::string::npos)
+      << w[1];
+  r.context.replications = 200;
+  r.strategies[0].summary["goodput"].ci95_hi = 0.91;
+  EXPECT_TRUE(report_warnings(r).empty());
+}
+
+TEST(HtmlEscaping, UserTextIsEscaped) {
+  Results r = testing::small_results();
+  r.context.scenario_name = "<script>alert(1)</script>";
+  r.strategies[1].label = "a&b";
+  const std::string html = render_html(r);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("a&amp;b"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpsim::reports

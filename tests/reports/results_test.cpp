@@ -1,0 +1,143 @@
+// Reading results documents: the fixture round-trips into the structs, and bad documents give
+// bad-input errors that name the file and the field path (or line:col for JSON syntax).
+#include "reports/results.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/reports/fixture.h"
+
+namespace ntpsim::reports {
+namespace {
+
+using testing::small_results;
+
+// A minimal valid run document, as text, for the error tests to break.
+std::string minimal(const std::string& strategy_summary = R"({"goodput": {"mean": 0.9,
+    "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}})") {
+  return R"({"schema": "ntpsim-results/1", "kind": "run",
+    "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
+      "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
+      "hardware_profile": "h100-sxm", "profile_origin": "measured"},
+    "metrics": [{"key": "goodput", "label": "Goodput", "unit": "fraction"}],
+    "strategies": [{"name": "a", "summary": )" +
+         strategy_summary + "}]}";
+}
+
+TEST(Results, ReadsTheFixture) {
+  const Results r = small_results();
+  EXPECT_EQ(r.kind, "run");
+  EXPECT_EQ(r.context.seed, 42u);
+  EXPECT_EQ(r.context.replications, 8);
+  EXPECT_EQ(r.context.profile_origin, "spec");
+  ASSERT_EQ(r.strategies.size(), 3u);
+  EXPECT_EQ(r.strategies[2].label, "NTP");
+  ASSERT_EQ(r.strategies[0].replications.size(), 8u);
+  EXPECT_DOUBLE_EQ(r.strategies[0].replications[0].at("goodput"), 0.933);
+  EXPECT_DOUBLE_EQ(r.strategies[0].summary.at("goodput").mean, 0.933);
+  EXPECT_EQ(r.metric("badput_rollback").label, "Lost work (rollback)");
+  EXPECT_EQ(r.metric("unknown_key").label, "unknown_key");
+  ASSERT_EQ(r.paired.size(), 4u);
+  ASSERT_TRUE(r.timeline.has_value());
+  ASSERT_EQ(r.timeline->strategies.size(), 3u);
+  // Timeline strategies follow the order of `strategies`, not the JSON object's key order.
+  EXPECT_EQ(r.timeline->strategies[0].strategy, "checkpoint_restart");
+  EXPECT_EQ(r.timeline->strategies[2].strategy, "ntp");
+  EXPECT_EQ(r.timeline->failures.size(), 4u);
+  EXPECT_FALSE(r.sweep.has_value());
+  EXPECT_TRUE(r.scenario.is_object());
+}
+
+TEST(Results, GoodputAndBadputSumToOneInTheFixture) {
+  for (const auto& s : small_results().strategies) {
+    for (const auto& rep : s.replications) {
+      double sum = rep.at("goodput");
+      for (const auto& k : badput_keys()) sum += rep.at(k);
+      EXPECT_NEAR(sum, 1.0, 1e-9) << s.name;
+    }
+  }
+}
+
+TEST(Results, MinimalDocumentIsEnough) {
+  auto r = parse_results(minimal(), "m.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->strategies[0].label, "a");  // label defaults to the name
+  EXPECT_TRUE(std::isnan(r->strategies[0].summary.at("goodput").p50));  // absent -> NaN
+}
+
+TEST(Results, NullNumberReadsAsNaN) {
+  auto r = parse_results(
+      minimal(R"({"goodput": {"mean": null, "ci95_lo": 0.1, "ci95_hi": 0.2, "n": 3}})"), "m.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(std::isnan(r->strategies[0].summary.at("goodput").mean));
+}
+
+TEST(Results, MissingFieldNamesItsPath) {
+  auto r = parse_results(minimal(R"({"goodput": {"mean": 0.9, "ci95_hi": 0.91, "n": 10}})"),
+                         "m.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
+  EXPECT_NE(r.error().message.find("m.json: strategies[0].summary.goodput.ci95_lo: missing"),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(Results, WrongTypeNamesItsPath) {
+  auto r = parse_results(
+      minimal(R"({"goodput": {"mean": "high", "ci95_lo": 0.1, "ci95_hi": 0.2, "n": 3}})"), "m.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("strategies[0].summary.goodput.mean: expected a number"),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(Results, SyntaxErrorHasLineAndColumn) {
+  auto r = parse_results("{\n  \"schema\": \"ntpsim-results/1\",\n  \"kind\": run\n}", "bad.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
+  EXPECT_NE(r.error().message.find("bad.json:3:11: not valid JSON"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(Results, RejectsOtherSchemasAndKinds) {
+  std::string doc = minimal();
+  auto r = parse_results(std::string(doc).replace(doc.find("ntpsim-results/1"), 16, "other/2"),
+                         "m.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("schema"), std::string::npos);
+  auto k = parse_results(std::string(doc).replace(doc.find("\"run\""), 5, "\"plan\""), "m.json");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.error().message.find("kind"), std::string::npos);
+}
+
+TEST(Results, SweepNeedsItsSweepBlock) {
+  std::string doc = minimal();
+  auto r = parse_results(std::string(doc).replace(doc.find("\"run\""), 5, "\"sweep\""), "m.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("sweep: missing"), std::string::npos) << r.error().message;
+}
+
+TEST(Results, RejectsGapsBetweenTimelineSegments) {
+  std::string doc = minimal();
+  doc.insert(doc.size() - 1, R"(, "timeline": {"horizon_s": 10, "strategies": {"a": {"segments": [
+      {"t_s": 0, "end_s": 4, "state": "running", "throughput": 1, "usable_gpus": 8, "failed_gpus": 0},
+      {"t_s": 5, "end_s": 10, "state": "running", "throughput": 1, "usable_gpus": 8, "failed_gpus": 0}
+    ]}}})");
+  auto r = parse_results(doc, "m.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("timeline.strategies.a.segments[1].t_s: segments must be "
+                                   "contiguous"),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(Results, MissingFileIsBadInput) {
+  auto r = load_results("/nonexistent/results.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
+  EXPECT_NE(r.error().message.find("/nonexistent/results.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpsim::reports

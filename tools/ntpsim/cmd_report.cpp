@@ -1,0 +1,66 @@
+// `ntpsim report RESULTS.json -o report.html [--format html|md|csv] [--timeline trace.json]`:
+// turns a results document written by `ntpsim run`/`sweep` into a report (reports/report.h).
+#include <fmt/format.h>
+
+#include <map>
+
+#include "reports/report.h"
+#include "tools/ntpsim/command.h"
+
+namespace ntpsim::cli {
+namespace {
+
+class ReportCommand final : public Command {
+ public:
+  CLI::App* setup(CLI::App& app) override {
+    CLI::App* sub = app.add_subcommand(
+        "report", "Write an HTML or Markdown report (and a Perfetto timeline) from results JSON");
+    sub->add_option("results", results_, "Results JSON written by `ntpsim run` or `sweep`")
+        ->required();
+    sub->add_option("-o,--output", output_,
+                    "Report file; .md gives Markdown (charts as SVG files beside it), .csv the "
+                    "CSV export, anything else one self-contained HTML file");
+    sub->add_option("--format", format_, "html | md | csv (default: from the output's extension)")
+        ->check(CLI::IsMember({"html", "md", "csv"}));
+    sub->add_option("--timeline", timeline_,
+                    "Also write the Chrome trace-event JSON of replication 0 (ui.perfetto.dev)");
+    return sub;
+  }
+
+  int run() override {
+    if (output_.empty() && timeline_.empty())
+      return report_error(Error::bad_input("report: give -o REPORT and/or --timeline TRACE.json"));
+    auto results = reports::load_results(results_);
+    if (!results.ok()) return report_error(results.error());
+    if (!output_.empty()) {
+      static const std::map<std::string, reports::Format> kFormats = {  // NOLINT: constant
+          {"html", reports::Format::kHtml},
+          {"md", reports::Format::kMarkdown},
+          {"csv", reports::Format::kCsv}};
+      const reports::Format format =
+          format_.empty() ? reports::format_for_path(output_) : kFormats.at(format_);
+      Status st = format == reports::Format::kMarkdown ? reports::write_markdown(*results, output_)
+                  : format == reports::Format::kCsv    ? reports::write_csv(*results, output_)
+                                                       : reports::write_html(*results, output_);
+      if (!st.ok()) return report_error(st.error());
+      fmt::print(stderr, "ntpsim: wrote {}\n", output_);
+    }
+    if (!timeline_.empty()) {
+      Status st = reports::write_timeline(*results, timeline_);
+      if (!st.ok()) return report_error(st.error());
+      fmt::print(stderr, "ntpsim: wrote {} (open in ui.perfetto.dev)\n", timeline_);
+    }
+    return 0;
+  }
+
+ private:
+  std::string results_;
+  std::string output_;
+  std::string format_;
+  std::string timeline_;
+};
+
+NTPSIM_REGISTER_COMMAND("report", ReportCommand)
+
+}  // namespace
+}  // namespace ntpsim::cli
