@@ -13,7 +13,9 @@ namespace {
 // Candidate times at or past this are "never" (Time::never() is about 9.22e12 s).
 constexpr double kHorizonS = 9.0e12;
 
-Time at_seconds(double s) { return Time::at(Duration::from_seconds(s)); }
+// Non-negative seconds below kHorizonS to the nearest microsecond, as Duration::from_seconds does,
+// without its libm round() call and saturation checks (this runs twice per event).
+Duration micros_of(double s) { return Duration::micros(static_cast<int64_t>(s * 1e6 + 0.5)); }
 
 const char* class_name(Component c) {
   switch (c) {
@@ -211,7 +213,7 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     while (x >= kinds_[k].cumulative_share) ++k;
   }
   const Kind& kind = kinds_[k];
-  const Time when = at_seconds(t_s);
+  const Time when = Time::at(micros_of(t_s));
   auto add = [&](int64_t u) {
     const double repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
     up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
@@ -219,9 +221,10 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     e.time = when;
     e.component = component_;
     e.unit = u;
-    e.gpus = topology_->blast_radius(component_, u);
+    e.gpus = component_ == Component::kGpu ? GpuRange{u, 1} : topology_->blast_radius(component_, u);
     e.kind = static_cast<uint16_t>(kind_base_ + k);
-    e.repair = Duration::from_seconds(repair_s);
+    // Repairs past the horizon (a heavy tail) saturate like Duration::from_seconds.
+    e.repair = repair_s < kHorizonS ? micros_of(repair_s) : Duration::from_seconds(repair_s);
     e.interrupts = kind.interrupts;
     buffer_.push_back(e);
     if (!exponential_) {
