@@ -1,0 +1,379 @@
+// ntpcal: measures GEMMs, NCCL collectives, the NTP reshard and power on real GPUs and writes raw
+// CSV files for `ntpsim fit` (DESIGN.md §5; calibrate/README.md has the full usage).
+//
+//   ntpcal gemm|power|collectives|reshard|info [options]    (ntpcal SUBCOMMAND --help)
+//
+// Exit codes: 0 ok; 2 bad options or no GPU; 1 a CUDA/NCCL/NVML call failed or timed out (every
+// row measured before the failure is already in the output file).
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+#include "calibrate/driver.h"
+#include "calibrate/ntpcal/args.h"
+#include "calibrate/ntpcal/cuda_backend.h"
+#include "calibrate/shapes.h"
+#include "models/base/build_info.h"
+
+namespace {
+
+using namespace ntpsim;
+using namespace ntpsim::calibrate;
+using ntpsim::ntpcal::Args;
+
+constexpr const char* kUsage =
+    "usage: ntpcal SUBCOMMAND [options]\n"
+    "  gemm         cuBLASLt GEMM times (bf16, fp8) over workload shapes or a grid, with power/clock\n"
+    "  power        power and SM clock across GEMM intensities; --set-power-limits sweeps limits (root)\n"
+    "  collectives  NCCL all_reduce, all_gather, reduce_scatter, all_to_all, send_recv\n"
+    "  reshard      the NTP gradient reshard (T ranks, k extra ranks' shards to T-k core ranks and back)\n"
+    "  info         print the measurement context of this machine\n"
+    "Run under mpirun/srun for one process per GPU (when built with MPI). See calibrate/README.md.\n";
+
+int fail(const Error& e, const std::string& where = "") {
+  std::fprintf(stderr, "ntpcal: error: %s%s\n", e.message.c_str(), where.c_str());
+  return static_cast<int>(e.exit_code);
+}
+
+void declare(Args& a, const std::string& sub) {
+  a.option("--help", "show this help", "", false);
+  a.option("--out", "raw CSV file to write ('-' = stdout)", "ntpcal-" + sub + ".csv");
+  a.option("--timeout", "seconds one measurement may take before it is abandoned", "120");
+  a.option("--seed", "seed of the random GEMM inputs", "1");
+  a.option("--quiet", "no progress lines", "", false);
+  if (sub == "gemm" || sub == "power" || sub == "info") {
+    a.option("--device", "CUDA device to measure (single-process mode)", "0");
+  }
+  if (sub == "gemm" || sub == "power") {
+    a.option("--warmup", "warm-up runs per shape", "5");
+    a.option("--reps", "timed repetitions per shape", "30");
+  }
+  if (sub == "gemm") {
+    a.option("--dtype", "GEMM types: bf16,fp8 (fp8 skipped where unsupported)", "bf16,fp8");
+    a.option("--hidden", "layer shapes: hidden size h (with --heads --ffn --seq --tp)");
+    a.option("--heads", "attention heads");
+    a.option("--kv-heads", "key/value heads (GQA; default = heads)");
+    a.option("--ffn", "FFN inner size");
+    a.option("--plain-ffn", "FFN without gate (up + down, not SwiGLU)", "", false);
+    a.option("--seq", "sequence length");
+    a.option("--micro-batch", "sequences per micro-batch", "1");
+    a.option("--tp", "TP degrees of interest, e.g. 72,71,70,64 or 60-72");
+    a.option("--forward-only", "only forward GEMMs (no dgrad/wgrad)", "", false);
+    a.option("--m", "grid: list of m (with --n, --k)");
+    a.option("--n", "grid: list of n");
+    a.option("--k", "grid: list of k");
+    a.option("--square", "square sizes s x s x s", "256,512,1024,2048,4096,8192,16384");
+  }
+  if (sub == "power") {
+    a.option("--dtype", "GEMM type", "bf16");
+    a.option("--square", "square sizes (the intensity ladder)", "256,1024,4096,8192,16384");
+    a.option("--min-seconds", "run each shape at least this long (NVML power averages ~1 s)", "3");
+    a.option("--set-power-limits", "watts, e.g. 400,500,600,700: CHANGES the GPU power limit (root; restored after)");
+  }
+  if (sub == "collectives" || sub == "reshard") {
+    a.option("--gpus", "local GPUs to use in single-process mode (default: all)");
+    a.option("--fabric", "scale_up, scale_out, or auto (scale_out when ranks span hosts)", "auto");
+    a.option("--factor", "size ladder factor", "4");
+  }
+  if (sub == "collectives") {
+    a.option("--ops", "collectives", "all_reduce,all_gather,reduce_scatter,all_to_all,send_recv");
+    a.option("--group-sizes", "group sizes, e.g. 2-8 or 64,70,71,72 (default: 2..ranks)");
+    a.option("--min-bytes", "smallest message (K, M, G = 2^10, 2^20, 2^30)", "1K");
+    a.option("--max-bytes", "largest message", "1G");
+    a.option("--warmup", "warm-up runs per point", "5");
+    a.option("--reps", "timed repetitions per point", "20");
+  }
+  if (sub == "reshard") {
+    a.option("--tp", "healthy TP degree T (default: all ranks)");
+    a.option("--k", "extra ranks k (1 <= k < T)", "1,2");
+    a.option("--min-bytes", "smallest gradient shard per rank", "1M");
+    a.option("--max-bytes", "largest gradient shard per rank", "1G");
+    a.option("--warmup", "warm-up runs per point", "3");
+    a.option("--reps", "timed repetitions per point", "10");
+  }
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The GEMM shapes the options ask for.
+Result<std::vector<GemmRequest>> gemm_shapes(const Args& a) {
+  std::vector<GemmRequest> out;
+  for (const std::string& w : a.words("--dtype")) {
+    GemmDType dt;
+    if (!parse_dtype(w, dt)) return Error::bad_input("--dtype: '" + w + "' is not bf16 or fp8");
+    std::vector<GemmRequest> part;
+    if (a.has("--hidden")) {
+      LayerDims d;
+      for (const char* need : {"--heads", "--ffn", "--seq", "--tp"}) {
+        if (!a.has(need)) return Error::bad_input(std::string("layer shapes need ") + need);
+      }
+      auto h = a.integer("--hidden"), heads = a.integer("--heads"), ffn = a.integer("--ffn"),
+           seq = a.integer("--seq"), mb = a.integer("--micro-batch");
+      for (const auto* r : {&h, &heads, &ffn, &seq, &mb}) {
+        if (!r->ok()) return r->error();
+        if (**r <= 0) return Error::bad_input("layer dimensions must be positive");
+      }
+      d.hidden = static_cast<int>(*h);
+      d.heads = static_cast<int>(*heads);
+      d.kv_heads = d.heads;
+      if (a.has("--kv-heads")) {
+        auto kv = a.integer("--kv-heads");
+        if (!kv.ok()) return kv.error();
+        d.kv_heads = static_cast<int>(*kv);
+      }
+      if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0 || d.hidden % d.heads != 0) {
+        return Error::bad_input("--kv-heads must divide --heads, and --heads must divide --hidden");
+      }
+      d.ffn = static_cast<int>(*ffn);
+      d.gated_ffn = !a.has("--plain-ffn");
+      d.seq_len = static_cast<int>(*seq);
+      d.micro_batch = static_cast<int>(*mb);
+      auto tps = a.integers("--tp");
+      if (!tps.ok()) return tps.error();
+      std::vector<int> tp;
+      for (const int64_t t : *tps) {
+        if (t < 1) return Error::bad_input("--tp values must be >= 1");
+        tp.push_back(static_cast<int>(t));
+      }
+      part = layer_shapes(d, tp, dt, !a.has("--forward-only"));
+    } else if (a.has("--m") || a.has("--n") || a.has("--k")) {
+      auto m = a.integers("--m"), n = a.integers("--n"), k = a.integers("--k");
+      if (!m.ok()) return m.error();
+      if (!n.ok()) return n.error();
+      if (!k.ok()) return k.error();
+      if (m->empty() || n->empty() || k->empty()) return Error::bad_input("a grid needs --m, --n and --k");
+      part = grid_shapes(*m, *n, *k, dt);
+    } else {
+      auto s = a.integers("--square");
+      if (!s.ok()) return s.error();
+      part = square_shapes(*s, dt);
+    }
+    for (const GemmRequest& r : part) {
+      if (r.m <= 0 || r.n <= 0 || r.k <= 0) return Error::bad_input("GEMM dimensions must be positive");
+    }
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  if (out.empty()) return Error::bad_input("no GEMM shapes selected");
+  return out;
+}
+
+Result<std::vector<int64_t>> ladder(const Args& a) {
+  auto lo = ntpcal::parse_size(a.text("--min-bytes"));
+  auto hi = ntpcal::parse_size(a.text("--max-bytes"));
+  auto f = a.number("--factor");
+  if (!lo.ok()) return lo.error();
+  if (!hi.ok()) return hi.error();
+  if (!f.ok()) return f.error();
+  if (*lo <= 0 || *lo > *hi || *f <= 1.0) {
+    return Error::bad_input("need 0 < --min-bytes <= --max-bytes and --factor > 1");
+  }
+  return geometric(*lo, *hi, *f);
+}
+
+int run(int argc, char** argv, ntpcal::World& world) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fputs(kUsage, stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string sub = argv[1];
+  if (sub == "--version") {
+    std::printf("ntpcal %s (git %s)\n", build_info().version.c_str(), build_info().git_sha.c_str());
+    return 0;
+  }
+  if (sub != "gemm" && sub != "power" && sub != "collectives" && sub != "reshard" && sub != "info") {
+    return fail(Error::bad_input("unknown subcommand '" + sub + "'\n" + kUsage));
+  }
+  Args a;
+  declare(a, sub);
+  if (auto s = a.parse(argc, argv, 2); !s.ok()) return fail(s.error());
+  if (a.has("--help")) {
+    std::printf("usage: ntpcal %s [options]\n%s", sub.c_str(), a.help().c_str());
+    return 0;
+  }
+#ifndef NTPCAL_HAVE_NCCL
+  if (sub == "collectives" || sub == "reshard") {
+    return fail(Error::bad_input("this ntpcal was built without NCCL: no " + sub + " subcommand"));
+  }
+#endif
+  // Validate the plan before touching a GPU.
+  std::vector<GemmRequest> shapes;
+  std::vector<double> limits;
+  std::vector<int64_t> sizes;
+  if (sub == "gemm" || sub == "power") {
+    auto s = sub == "gemm" ? gemm_shapes(a) : [&]() -> Result<std::vector<GemmRequest>> {
+      GemmDType dt;
+      if (!parse_dtype(a.text("--dtype"), dt)) return Error::bad_input("--dtype must be bf16 or fp8");
+      auto sq = a.integers("--square");
+      if (!sq.ok()) return sq.error();
+      return square_shapes(*sq, dt);
+    }();
+    if (!s.ok()) return fail(s.error());
+    shapes = *s;
+    auto warm = a.integer("--warmup"), reps = a.integer("--reps");
+    if (!warm.ok()) return fail(warm.error());
+    if (!reps.ok()) return fail(reps.error());
+    double min_s = 0.0;
+    if (sub == "power") {
+      auto m = a.number("--min-seconds");
+      if (!m.ok()) return fail(m.error());
+      min_s = *m;
+      if (a.has("--set-power-limits")) {
+        auto l = a.numbers("--set-power-limits");
+        if (!l.ok()) return fail(l.error());
+        limits = *l;
+      }
+    }
+    for (GemmRequest& r : shapes) {
+      r.warmup = static_cast<int>(*warm);
+      r.reps = static_cast<int>(*reps);
+      r.min_seconds = min_s;
+    }
+  } else if (sub != "info") {
+    auto l = ladder(a);
+    if (!l.ok()) return fail(l.error());
+    sizes = *l;
+  }
+  auto timeout = a.number("--timeout");
+  auto seed = a.integer("--seed");
+  if (!timeout.ok()) return fail(timeout.error());
+  if (!seed.ok()) return fail(seed.error());
+
+  auto count = ntpcal::cuda_device_count();
+  if (!count.ok()) return fail(count.error());
+  ntpcal::CudaOptions opt;
+  opt.timeout_s = *timeout;
+  opt.seed = static_cast<uint64_t>(*seed);
+  if (world.mpi()) {
+    opt.devices = {world.local_rank() % *count};
+  } else if (sub == "collectives" || sub == "reshard") {
+    int n = *count;
+    if (a.has("--gpus")) {
+      auto g = a.integer("--gpus");
+      if (!g.ok()) return fail(g.error());
+      n = static_cast<int>(*g);
+    }
+    for (int d = 0; d < n; ++d) opt.devices.push_back(d);
+  } else {
+    auto d = a.integer("--device");
+    if (!d.ok()) return fail(d.error());
+    opt.devices = {static_cast<int>(*d)};
+  }
+  ntpcal::Nvml nvml;
+  auto backend = ntpcal::CudaBackend::create(world, nvml, opt);
+  if (!backend.ok()) return fail(backend.error());
+  ntpcal::CudaBackend& b = **backend;
+
+  RawContext ctx;
+  ctx.set("tool", "ntpcal " + sub);
+  ctx.set("ntpsim_version", build_info().version);
+  ctx.set("git_sha", build_info().git_sha);
+  ctx.set("build_type", build_info().build_type);
+  ctx.set("date", utc_now());
+  const auto hosts = world.hostnames();
+  std::string host_list;
+  for (const auto& h : hosts) {
+    if (host_list.find(h) == std::string::npos) host_list += (host_list.empty() ? "" : " ") + h;
+  }
+  ctx.set("hostname", host_list);
+  b.describe(ctx, sub == "gemm" || sub == "power" || sub == "info");
+  std::string cmd;
+  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+  ctx.set("command", cmd);
+  if (sub == "info") {
+    for (const auto& [k, v] : ctx.entries()) std::printf("%s: %s\n", k.c_str(), v.c_str());
+    return 0;
+  }
+
+  std::string fabric = a.text("--fabric");
+  if (fabric == "auto") fabric = host_list.find(' ') == std::string::npos ? "scale_up" : "scale_out";
+  if (sub == "collectives" || sub == "reshard") {
+    if (fabric != "scale_up" && fabric != "scale_out") return fail(Error::bad_input("--fabric must be scale_up, scale_out or auto"));
+    ctx.set("fabric", fabric);
+  }
+  // GEMM and power: every rank writes its own file; collectives: rank 0 writes.
+  std::string path = a.text("--out");
+  if (world.size() > 1 && world.rank() > 0) {
+    path = (sub == "gemm" || sub == "power") && path != "-" ? path + ".rank" + std::to_string(world.rank()) : "/dev/null";
+  }
+  const RawKind kind = sub == "gemm" ? RawKind::kGemm : sub == "power" ? RawKind::kPower
+                       : sub == "collectives" ? RawKind::kCollective : RawKind::kReshard;
+  auto out = RawWriter::open(path, kind, ctx);
+  if (!out.ok()) return fail(out.error());
+  const bool quiet = a.has("--quiet") || (world.rank() > 0 && kind != RawKind::kGemm && kind != RawKind::kPower);
+  const std::string prefix = world.size() > 1 ? "[rank " + std::to_string(world.rank()) + "] " : "";
+  const ProgressFn progress = [&](const std::string& line) {
+    if (!quiet) std::fprintf(stderr, "%s%s\n", prefix.c_str(), line.c_str());
+  };
+  if (nvml.available() == false && !quiet) std::fprintf(stderr, "ntpcal: %s: no power or clock samples\n", nvml.status().c_str());
+
+  Status st;
+  if (kind == RawKind::kGemm) {
+    st = run_gemms(b, shapes, *out, progress);
+  } else if (kind == RawKind::kPower) {
+    st = run_power(b, shapes, limits, *out, progress);
+  } else if (kind == RawKind::kCollective) {
+    CollectivePlan plan;
+    for (const std::string& w : a.words("--ops")) {
+      CollectiveKind k;
+      if (!parse_collective(w, k)) return fail(Error::bad_input("--ops: unknown collective '" + w + "'"));
+      plan.kinds.push_back(k);
+    }
+    plan.bytes = sizes;
+    plan.fabric = fabric;
+    if (a.has("--group-sizes")) {
+      auto g = a.integers("--group-sizes");
+      if (!g.ok()) return fail(g.error());
+      for (const int64_t v : *g) plan.group_sizes.push_back(static_cast<int>(v));
+    } else {
+      for (int g = 2; g <= b.max_group_size(); ++g) plan.group_sizes.push_back(g);
+    }
+    auto warm = a.integer("--warmup"), reps = a.integer("--reps");
+    if (!warm.ok()) return fail(warm.error());
+    if (!reps.ok()) return fail(reps.error());
+    plan.warmup = static_cast<int>(*warm);
+    plan.reps = static_cast<int>(*reps);
+    st = run_collectives(b, plan, *out, progress);
+  } else {
+    ReshardPlan plan;
+    plan.bytes_per_rank = sizes;
+    plan.fabric = fabric;
+    plan.tp = b.max_group_size();
+    if (a.has("--tp")) {
+      auto t = a.integer("--tp");
+      if (!t.ok()) return fail(t.error());
+      plan.tp = static_cast<int>(*t);
+    }
+    auto ks = a.integers("--k");
+    if (!ks.ok()) return fail(ks.error());
+    for (const int64_t k : *ks) {
+      if (k < plan.tp) plan.ks.push_back(static_cast<int>(k));
+    }
+    auto warm = a.integer("--warmup"), reps = a.integer("--reps");
+    if (!warm.ok()) return fail(warm.error());
+    if (!reps.ok()) return fail(reps.error());
+    plan.warmup = static_cast<int>(*warm);
+    plan.reps = static_cast<int>(*reps);
+    st = run_reshards(b, plan, *out, progress);
+  }
+  if (!st.ok()) {
+    return fail(st.error(), " (" + std::to_string(out->rows()) + " completed rows kept in " + path + ")");
+  }
+  if (!quiet) std::fprintf(stderr, "%swrote %d rows to %s\n", prefix.c_str(), out->rows(), path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ntpcal::World world(&argc, &argv);
+  const int rc = run(argc, argv, world);
+  if (rc != 0 && world.size() > 1) world.abort(rc);
+  return rc;
+}

@@ -1,0 +1,34 @@
+// NCCL collectives and the NTP reshard pattern for ntpcal (used by CudaBackend).
+//
+// One communicator set (the group size last asked for) is kept at a time: ranks 0..n-1, over MPI
+// (each process one GPU; the NCCL id broadcast from rank 0) or, in a single process, one
+// communicator per local GPU (ncclCommInitAll). Every rank of the World calls each method in the
+// same order, also ranks outside the group (they take part in the barrier and the max).
+// Message sizes follow nccl-tests: `bytes` is the whole buffer (all-gather's output,
+// reduce-scatter's input, all-to-all's total), float elements.
+// A wait past `timeout_s` or an asynchronous NCCL error aborts the communicators and returns a
+// runtime error. Thread safety: one thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "calibrate/backend.h"
+#include "calibrate/ntpcal/world.h"
+
+namespace ntpsim::ntpcal {
+
+class NcclRunner {
+ public:
+  virtual ~NcclRunner() = default;
+  virtual std::string version() const = 0;
+  virtual Result<calibrate::CollectiveMeasurement> collective(const calibrate::CollectiveRequest& r) = 0;
+  virtual Result<calibrate::ReshardMeasurement> reshard(const calibrate::ReshardRequest& r) = 0;
+};
+
+// nullptr when ntpcal was built without NCCL.
+std::unique_ptr<NcclRunner> make_nccl_runner(const World& world, const std::vector<int>& devices,
+                                             double timeout_s);
+
+}  // namespace ntpsim::ntpcal

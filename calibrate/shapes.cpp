@@ -1,0 +1,104 @@
+#include "calibrate/shapes.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "models/base/check.h"
+
+namespace ntpsim::calibrate {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Collects shapes once each, in first-seen order, joining the labels of duplicates.
+class ShapeSet {
+ public:
+  void add(GemmDType dtype, int64_t m, int64_t n, int64_t k, const std::string& label) {
+    const auto key = std::make_tuple(static_cast<int>(dtype), m, n, k);
+    const auto it = index_.find(key);
+    if (it != index_.end()) {
+      out_[it->second].label += "|" + label;
+      return;
+    }
+    index_.emplace(key, out_.size());
+    GemmRequest r;
+    r.dtype = dtype;
+    r.m = m;
+    r.n = n;
+    r.k = k;
+    r.label = label;
+    out_.push_back(r);
+  }
+  std::vector<GemmRequest> take() { return std::move(out_); }
+
+ private:
+  std::map<std::tuple<int, int64_t, int64_t, int64_t>, size_t> index_;
+  std::vector<GemmRequest> out_;
+};
+
+}  // namespace
+
+std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>& tps,
+                                      GemmDType dtype, bool backward) {
+  NTPSIM_CHECK(d.hidden > 0 && d.heads > 0 && d.kv_heads > 0 && d.ffn > 0 && d.seq_len > 0 &&
+               d.micro_batch > 0 && d.heads % d.kv_heads == 0);
+  const int64_t head_dim = d.hidden / d.heads;
+  const int64_t tokens = static_cast<int64_t>(d.seq_len) * d.micro_batch;
+  ShapeSet set;
+  for (const int t : tps) {
+    NTPSIM_CHECK(t >= 1);
+    const std::string tag = " tp=" + std::to_string(t);
+    const int64_t q_cols = ceil_div(d.heads, t) * head_dim;
+    const int64_t kv_cols = 2 * ceil_div(d.kv_heads, t) * head_dim;
+    const int64_t ffn_cols = ceil_div(d.ffn, t);
+    struct Fwd {
+      const char* name;
+      int64_t n, k;
+    };
+    const Fwd gemms[] = {{"qkv", q_cols + kv_cols, d.hidden},
+                         {"attn_out", d.hidden, q_cols},
+                         {"mlp_up", (d.gated_ffn ? 2 : 1) * ffn_cols, d.hidden},
+                         {"mlp_down", d.hidden, ffn_cols}};
+    for (const Fwd& g : gemms) {
+      set.add(dtype, tokens, g.n, g.k, std::string(g.name) + ".fwd" + tag);
+      if (backward) {
+        set.add(dtype, tokens, g.k, g.n, std::string(g.name) + ".dgrad" + tag);
+        set.add(dtype, g.n, g.k, tokens, std::string(g.name) + ".wgrad" + tag);
+      }
+    }
+  }
+  return set.take();
+}
+
+std::vector<GemmRequest> grid_shapes(const std::vector<int64_t>& ms, const std::vector<int64_t>& ns,
+                                     const std::vector<int64_t>& ks, GemmDType dtype) {
+  ShapeSet set;
+  for (const int64_t m : ms) {
+    for (const int64_t n : ns) {
+      for (const int64_t k : ks) set.add(dtype, m, n, k, "grid");
+    }
+  }
+  return set.take();
+}
+
+std::vector<GemmRequest> square_shapes(const std::vector<int64_t>& sizes, GemmDType dtype) {
+  ShapeSet set;
+  for (const int64_t s : sizes) set.add(dtype, s, s, s, "square");
+  return set.take();
+}
+
+std::vector<int64_t> geometric(int64_t lo, int64_t hi, double factor) {
+  NTPSIM_CHECK(lo > 0 && lo <= hi && factor > 1.0);
+  std::vector<int64_t> out;
+  double v = static_cast<double>(lo);
+  while (v <= static_cast<double>(hi) * (1.0 + 1e-12)) {
+    const auto iv = static_cast<int64_t>(std::llround(v));
+    if (out.empty() || iv != out.back()) out.push_back(iv);
+    v *= factor;
+  }
+  return out;
+}
+
+}  // namespace ntpsim::calibrate

@@ -1,0 +1,45 @@
+// What to measure: GEMM shapes of a transformer layer at the TP degrees of interest, explicit
+// grids, and message-size ladders for collectives and reshards (DESIGN.md §4, §5).
+//
+// Shapes follow Megatron-LM's tensor parallelism: at TP degree t the busiest GPU holds
+// ceil(units / t) of each split dimension (heads, KV heads, FFN columns), so non-dividing degrees
+// (71, 70, 63, ...) give the shapes the damaged replica really runs. Plain C++ (used by ntpcal).
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "calibrate/backend.h"
+
+namespace ntpsim::calibrate {
+
+// The dimensions of one dense decoder layer and its micro-batch; all > 0 (kv_heads divides heads).
+struct LayerDims {
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int ffn = 0;
+  bool gated_ffn = true;    // SwiGLU: up and gate projections fused into one GEMM
+  int seq_len = 0;
+  int micro_batch = 1;
+};
+
+// The per-layer GEMMs at each TP degree in `tps`: QKV, attention output, MLP up(+gate), MLP down;
+// forward, and with `backward` also the data-gradient (m, k, n) and weight-gradient (n, k, m)
+// GEMMs. Identical shapes are measured once (their labels joined with '|'). With sequence
+// parallelism the GEMM's m is still the full micro-batch's tokens (after the all-gather).
+std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>& tps,
+                                      GemmDType dtype, bool backward);
+
+// Every (m, n, k) of the cartesian product.
+std::vector<GemmRequest> grid_shapes(const std::vector<int64_t>& ms, const std::vector<int64_t>& ns,
+                                     const std::vector<int64_t>& ks, GemmDType dtype);
+
+// Square shapes s x s x s: the intensity ladder the power subcommand walks.
+std::vector<GemmRequest> square_shapes(const std::vector<int64_t>& sizes, GemmDType dtype);
+
+// lo, lo*factor, ... up to and including hi (when reached). REQUIRES: 0 < lo <= hi, factor > 1.
+std::vector<int64_t> geometric(int64_t lo, int64_t hi, double factor);
+
+}  // namespace ntpsim::calibrate
