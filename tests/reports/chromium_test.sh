@@ -1,0 +1,69 @@
+#!/bin/sh
+# Renders the fixture report in headless Chromium, then checks that the page logged no console
+# errors, that every chart is an <svg> in the rendered DOM, and that the screenshot has ink in
+# each chart's box (check_screenshot.py). Exits 77 (ctest SKIP_RETURN_CODE) without chromium.
+# usage: chromium_test.sh RENDER_FIXTURE RESULTS.json WORK_DIR
+set -eu
+render=$1 results=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ]; then
+  echo "SKIPPED: $chromium not installed (apt-get install chromium)"
+  exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+"$render" "$results" "$work/report.html"
+
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+run_chromium() {
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$profile" --hide-scrollbars --force-device-scale-factor=1 \
+    --enable-logging=stderr --v=0 "$@"
+}
+
+# 1. A probe copy measures each chart's box (the report itself has no scripts).
+python3 - "$work/report.html" "$work/probe.html" <<'PY'
+import sys
+html = open(sys.argv[1], encoding="utf-8").read()
+probe = """<pre id="probe-out"></pre><script>
+const r = [...document.querySelectorAll('svg.chart')].map(s => {
+  const b = s.getBoundingClientRect();
+  return {id: s.id, x: b.left + scrollX, y: b.top + scrollY, w: b.width, h: b.height};
+});
+const m = document.querySelector('main').getBoundingClientRect();
+document.getElementById('probe-out').textContent = JSON.stringify({charts: r,
+  blank: {id: 'margin', x: m.right + 8, y: 0, w: Math.max(0, innerWidth - m.right - 16),
+          h: Math.min(document.body.scrollHeight, 2000)},
+  height: document.documentElement.scrollHeight});
+</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", probe + "</body>"))
+PY
+run_chromium --window-size=1280,2400 --dump-dom "file://$work/probe.html" \
+  >"$work/probe-dom.html" 2>"$work/probe.log"
+python3 - "$work/probe-dom.html" "$work/boxes.json" <<'PY'
+import html, json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<pre id="probe-out">(.*?)</pre>', dom, re.S)
+if not m or not m.group(1).strip():
+    sys.exit("probe produced no boxes (did the page render?)")
+boxes = json.loads(html.unescape(m.group(1)))
+ids = [c["id"] for c in boxes["charts"]]
+for want in ["goodput", "badput", "paired", "distribution", "timeline"]:
+    if want not in ids:
+        sys.exit(f"chart {want} missing from the rendered DOM (found {ids})")
+json.dump(boxes, open(sys.argv[2], "w"))
+print("charts in DOM:", ", ".join(ids), "; page height", boxes["height"])
+PY
+height=$(python3 -c "import json,sys; print(min(8000, int(json.load(open(sys.argv[1]))['height']) + 20))" "$work/boxes.json")
+
+# 2. The screenshot of the report itself, tall enough for every chart.
+run_chromium --window-size=1280,"$height" --screenshot="$work/report.png" \
+  "file://$work/report.html" 2>"$work/chromium.log" >/dev/null
+[ -s "$work/report.png" ] || { echo "no screenshot written"; cat "$work/chromium.log"; exit 1; }
+if grep -E "CONSOLE|Uncaught|Refused to|net::ERR_|Failed to load resource" "$work/chromium.log"; then
+  echo "the report logged console errors or tried to load something (above)"
+  exit 1
+fi
+python3 "$here/check_screenshot.py" "$work/report.png" "$work/boxes.json"
