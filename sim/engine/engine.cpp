@@ -1,0 +1,472 @@
+#include "sim/engine/engine.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "models/base/check.h"
+
+namespace ntpsim::sim {
+
+Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layout,
+                                        double interruption_rate_per_s,
+                                        double ideal_tokens_per_s) {
+  EngineConfig c;
+  c.layout = layout;
+  const auto& ck = s.checkpoint;
+  const auto& rc = s.recovery;
+  if (ck.write_s < 0 || ck.restore_s < 0 || ck.async_exposed_fraction < 0 ||
+      ck.async_exposed_fraction > 1 || rc.detection_s < 0 || rc.restart_s < 0 ||
+      rc.reconfigure_s < 0 || rc.spare_swap_s < 0) {
+    return Error::bad_input(
+        "checkpoint/recovery: durations must be >= 0 and async_exposed_fraction in [0, 1]");
+  }
+  double end_s = s.horizon_s;
+  if (s.train_tokens > 0) {
+    if (!(ideal_tokens_per_s > 0)) return Error::runtime("step model: no ideal throughput");
+    c.target_work_s = s.train_tokens / ideal_tokens_per_s;
+    end_s = s.max_time_s > 0 ? s.max_time_s : 10.0 * c.target_work_s;
+  }
+  if (!(end_s > 0)) {
+    return Error::bad_input(
+        "horizon: a positive horizon (or train_tokens with max_time) is required");
+  }
+  c.end = Time::at(Duration::from_seconds(end_s));
+  c.checkpoint_write = Duration::from_seconds(ck.write_s);
+  c.checkpoint_exposed = Duration::from_seconds(ck.write_s * ck.async_exposed_fraction);
+  c.detection = Duration::from_seconds(rc.detection_s);
+  c.restart = Duration::from_seconds(rc.restart_s + ck.restore_s);
+  c.reconfigure = Duration::from_seconds(rc.reconfigure_s);
+  c.spare_swap = Duration::from_seconds(rc.spare_swap_s);
+  c.idle_power_w = s.hardware.idle_power_w;
+
+  // The interval must let one write finish before the next starts.
+  const double min_interval_s =
+      std::max(1e-3, ck.write_s - ck.write_s * ck.async_exposed_fraction);
+  double interval_s = ck.interval_s;
+  if (ck.auto_interval) {
+    const double cost_s = ck.write_s * ck.async_exposed_fraction;
+    if (interruption_rate_per_s > 0) {
+      const double mtti_s = 1.0 / interruption_rate_per_s;
+      const double recover_s = rc.detection_s + rc.restart_s + ck.restore_s;
+      interval_s = std::sqrt(2.0 * cost_s * (mtti_s + recover_s));
+    } else {
+      interval_s = end_s;  // no interruptions expected: one checkpoint per horizon
+    }
+  } else if (!(interval_s > 0)) {
+    return Error::bad_input("checkpoint.interval: must be positive");
+  }
+  interval_s = std::clamp(interval_s, min_interval_s, std::max(min_interval_s, end_s));
+  c.interval_s_chosen = interval_s;
+  c.checkpoint_interval = Duration::from_seconds(interval_s);
+  return c;
+}
+
+Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
+  queue_.reserve(4096);
+  shape_hist_.reserve(static_cast<size_t>(cfg.layout.tp) + 1);
+}
+
+Duration Engine::recovery_cost(RecoveryKind kind) const {
+  switch (kind) {
+    case RecoveryKind::kRestart: return cfg_.restart;
+    case RecoveryKind::kReconfigure: return cfg_.reconfigure;
+    case RecoveryKind::kSwap: return cfg_.spare_swap;
+  }
+  return cfg_.restart;
+}
+
+void Engine::mix_hash(uint64_t v) {
+  hash_ ^= v;
+  hash_ *= 0x100000001b3ULL;
+  hash_ ^= hash_ >> 29;
+}
+
+ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
+                               StrategyTimeline* timeline) {
+  strategy_ = &strategy;
+  tl_ = timeline;
+  state_.reset(strategy.rules());
+  queue_.clear();
+  now_ = Time::start();
+  phase_ = Phase::kRunning;
+  set_shape(strategy.shape(state_.histogram()));
+  NTPSIM_CHECK(shape_.rate > 0);
+  run_since_ckpt_ = Duration::zero();
+  in_pause_ = false;
+  commit_at_ = Time::never();
+  snapshot_work_ = work_since_ckpt_ = work_since_resume_ = 0;
+  good_ = ckpt_ = rollback_ = recovery_ = stall_ = degraded_ = reshard_ = 0;
+  energy_j_ = boost_j_ = failed_gpu_s_ = 0;
+  failed_peak_ = interruptions_ = 0;
+  finished_ = false;
+  events_ = 0;
+  hash_ = 0xcbf29ce484222325ULL;
+  record_segment();
+
+  size_t next = 0;
+  Time last_failure = Time::start();
+  auto push_failure = [&] {
+    if (next >= failures.size() || failures[next].time >= cfg_.end) return;
+    NTPSIM_CHECK_MSG(failures[next].time >= last_failure, "failure events out of time order");
+    last_failure = failures[next].time;
+    queue_.push(failures[next].time, EventPriority::kFailure, EventType::kFailure,
+                static_cast<int64_t>(next));
+    ++next;
+  };
+  push_failure();
+  while (true) {
+    const Time t = queue_.empty() ? cfg_.end : std::min(queue_.top().time, cfg_.end);
+    if (!advance(t)) break;
+    if (queue_.empty() || queue_.top().time >= cfg_.end) break;
+    const QueuedEvent ev = queue_.pop();
+    const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
+    ++events_;
+    if (ev.type == EventType::kFailure) {
+      on_failure(e);
+      if (e.repair < Duration::max()) {
+        queue_.push(e.time + e.repair, EventPriority::kRepair, EventType::kRepair, ev.payload);
+      }
+      push_failure();
+    } else {
+      on_repair(e);
+    }
+    mix_hash(static_cast<uint64_t>(now_.us()));
+    mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
+    mix_hash(std::bit_cast<uint64_t>(shape_.rate));
+    mix_hash(static_cast<uint64_t>(state_.failed_gpus()));
+  }
+
+  const Time end_t = finished_ ? now_ : cfg_.end;
+  const double el = end_t.seconds();
+  NTPSIM_CHECK(el > 0);
+  if (tl_ != nullptr && !tl_->segments.empty()) tl_->segments.back().end_s = el;
+  const double sum = good_ + ckpt_ + rollback_ + recovery_ + stall_ + degraded_ + reshard_;
+  NTPSIM_CHECK_MSG(std::abs(sum - el) <= 1e-6 * el + 1e-6, "badput does not sum to elapsed");
+  ReplicationMetrics m{};
+  at(m, Metric::kGoodput) = good_ / el;
+  at(m, Metric::kBadputCheckpoint) = ckpt_ / el;
+  at(m, Metric::kBadputRollback) = rollback_ / el;
+  at(m, Metric::kBadputRecovery) = recovery_ / el;
+  at(m, Metric::kBadputStall) = stall_ / el;
+  at(m, Metric::kBadputDegraded) = degraded_ / el;
+  at(m, Metric::kBadputReshard) = reshard_ / el;
+  const auto& L = cfg_.layout;
+  at(m, Metric::kPerGpuGoodput) =
+      good_ / el * static_cast<double>(L.job_gpus) / static_cast<double>(L.cluster_gpus);
+  at(m, Metric::kFailedGpusMean) = failed_gpu_s_ / el;
+  at(m, Metric::kAvailability) = 1.0 - failed_gpu_s_ / el / static_cast<double>(L.cluster_gpus);
+  at(m, Metric::kFailedGpusPeak) = static_cast<double>(failed_peak_);
+  at(m, Metric::kInterruptions) = static_cast<double>(interruptions_);
+  at(m, Metric::kEnergyMwh) = energy_j_ / 3.6e9;
+  at(m, Metric::kBoostEnergyMwh) = boost_j_ / 3.6e9;
+  at(m, Metric::kTimeToTrainDays) = cfg_.target_work_s > 0
+                                        ? el / 86400.0
+                                        : std::numeric_limits<double>::quiet_NaN();
+  strategy_ = nullptr;
+  tl_ = nullptr;
+  return m;
+}
+
+// --- integration between events -------------------------------------------------------------
+
+void Engine::account_power(Duration dt, bool computing) {
+  const double s = dt.seconds();
+  const int64_t failed = state_.failed_gpus();
+  const int64_t up = cfg_.layout.cluster_gpus - failed;
+  if (computing) {
+    const int64_t idle = std::max<int64_t>(0, up - shape_.running_gpus);
+    energy_j_ += (shape_.power_w + static_cast<double>(idle) * cfg_.idle_power_w) * s;
+    boost_j_ += shape_.boost_power_w * s;
+  } else {
+    energy_j_ += static_cast<double>(up) * cfg_.idle_power_w * s;
+  }
+  failed_gpu_s_ += static_cast<double>(failed) * s;
+}
+
+void Engine::account_run(Duration dt) {
+  const double s = dt.seconds();
+  const double work = shape_.rate * s;
+  good_ += work;
+  work_since_ckpt_ += work;
+  work_since_resume_ += work;
+  degraded_ += (1.0 - shape_.rate_no_reshard) * s;
+  reshard_ += (shape_.rate_no_reshard - shape_.rate) * s;
+  account_power(dt, true);
+}
+
+void Engine::account_idle(Duration dt, double& bucket) {
+  bucket += dt.seconds();
+  account_power(dt, false);
+}
+
+bool Engine::advance(Time t1) {
+  if (finished_) return false;
+  while (now_ < t1) {
+    if (phase_ == Phase::kRecovering) {
+      const Time e = std::min(t1, recover_until_);
+      account_idle(e - now_, recovery_);
+      now_ = e;
+      if (now_ == recover_until_ && now_ < t1) {
+        phase_ = Phase::kRunning;
+        work_since_resume_ = 0;
+        record_segment();
+      }
+      continue;
+    }
+    if (phase_ == Phase::kStalled) {
+      account_idle(t1 - now_, stall_);
+      now_ = t1;
+      continue;
+    }
+    if (in_pause_) {
+      // A checkpoint write's exposed pause: the GPUs are busy (running power), no progress.
+      const Time e = std::min(t1, pause_until_);
+      ckpt_ += (e - now_).seconds();
+      account_power(e - now_, true);
+      now_ = e;
+      if (now_ == pause_until_ && now_ < t1) {
+        in_pause_ = false;
+        run_since_ckpt_ = Duration::zero();
+      }
+      continue;
+    }
+    const Time next_ckpt = now_ + (cfg_.checkpoint_interval - run_since_ckpt_);
+    const Time e = std::min({t1, next_ckpt, commit_at_});
+    if (cfg_.target_work_s > 0 && good_ + shape_.rate * (e - now_).seconds() >= cfg_.target_work_s) {
+      const double need_s = (cfg_.target_work_s - good_) / shape_.rate;
+      const Duration dt =
+          std::clamp(Duration::from_seconds(need_s), Duration::zero(), e - now_);
+      account_run(dt);
+      now_ += dt;
+      finished_ = true;
+      return false;
+    }
+    account_run(e - now_);
+    run_since_ckpt_ += e - now_;
+    now_ = e;
+    if (now_ < t1) {
+      if (now_ == commit_at_) {
+        work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - snapshot_work_);
+        commit_at_ = Time::never();
+      }
+      if (now_ == next_ckpt) {
+        start_checkpoint();
+        fast_forward_checkpoints(t1);
+      }
+    }
+  }
+  return true;
+}
+
+void Engine::start_checkpoint() {
+  NTPSIM_CHECK(commit_at_ == Time::never());
+  record_mark("checkpoint");
+  snapshot_work_ = work_since_ckpt_;
+  commit_at_ = now_ + cfg_.checkpoint_write;
+  work_since_resume_ = 0;
+  run_since_ckpt_ = Duration::zero();
+  in_pause_ = cfg_.checkpoint_exposed > Duration::zero();
+  pause_until_ = now_ + cfg_.checkpoint_exposed;
+}
+
+// At a checkpoint start at now_, skip whole (pause + interval) periods that end before t1 in
+// O(1): each adds `exposed` of checkpoint time and `interval` of running at the current shape,
+// and commits the previous snapshot (write <= period, ensured by EngineConfig::make).
+void Engine::fast_forward_checkpoints(Time t1) {
+  const Duration period = cfg_.checkpoint_exposed + cfg_.checkpoint_interval;
+  if (period <= Duration::zero() || cfg_.checkpoint_write > period) return;
+  int64_t k = (t1 - now_).us() / period.us() - 1;
+  const double interval_s = cfg_.checkpoint_interval.seconds();
+  const double work_per_period = shape_.rate * interval_s;
+  if (cfg_.target_work_s > 0) {
+    k = std::min<int64_t>(
+        k, static_cast<int64_t>((cfg_.target_work_s - good_) / work_per_period) - 1);
+  }
+  if (k < 1) return;
+  if (tl_ != nullptr) {
+    for (int64_t i = 1; i <= k && !tl_->truncated; ++i) {
+      tl_->add(tl_->marks, TimelineMark{(now_ + period * i).seconds(), "checkpoint"});
+    }
+  }
+  const double kd = static_cast<double>(k);
+  ckpt_ += cfg_.checkpoint_exposed.seconds() * kd;
+  good_ += work_per_period * kd;
+  degraded_ += (1.0 - shape_.rate_no_reshard) * interval_s * kd;
+  reshard_ += (shape_.rate_no_reshard - shape_.rate) * interval_s * kd;
+  account_power(period * k, true);
+  now_ += period * k;
+  work_since_ckpt_ = work_per_period;
+  snapshot_work_ = work_per_period;
+  commit_at_ = now_ + cfg_.checkpoint_write;
+  pause_until_ = now_ + cfg_.checkpoint_exposed;
+  in_pause_ = cfg_.checkpoint_exposed > Duration::zero();
+  run_since_ckpt_ = Duration::zero();
+  work_since_resume_ = 0;
+}
+
+// --- events ---------------------------------------------------------------------------------
+
+void Engine::on_failure(const FailureEvent& e) {
+  const bool hit = state_.fail(e.gpus);
+  failed_peak_ = std::max(failed_peak_, state_.failed_gpus());
+  record_mark("failure");
+  if (e.interrupts && hit && phase_ != Phase::kStalled) interrupt();
+  record_domains(e.gpus, false);
+}
+
+void Engine::interrupt() {
+  ++interruptions_;
+  commit_at_ = Time::never();  // an in-flight checkpoint write is lost
+  in_pause_ = false;
+  state_.reassign();
+  const auto& h = state_.histogram();
+  const bool whole = h[cfg_.layout.tp] == cfg_.layout.job_groups;
+  const RecoveryKind kind = strategy_->recovery(whole);
+  double lost = 0.0;
+  if (kind == RecoveryKind::kRestart) {
+    lost = work_since_ckpt_;
+    work_since_ckpt_ = 0;
+    run_since_ckpt_ = Duration::zero();
+    record_mark("rollback");
+  } else if (phase_ == Phase::kRunning) {
+    lost = std::min(work_since_resume_, shape_.rate * shape_.iteration_s);
+    work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - lost);
+  }
+  good_ -= lost;
+  rollback_ += lost;
+  work_since_resume_ = 0;
+  const JobShape next = strategy_->shape(h);
+  if (next.rate > 0) {
+    set_shape(next);
+    start_recovery(cfg_.detection + recovery_cost(kind), kind);
+  } else {
+    phase_ = Phase::kStalled;
+    pending_kind_ = kind;
+    record_segment();
+  }
+}
+
+void Engine::start_recovery(Duration pause, RecoveryKind kind) {
+  phase_ = Phase::kRecovering;
+  recover_until_ = now_ + pause;
+  pending_kind_ = kind;
+  record_mark(kind == RecoveryKind::kRestart ? "restart" : "reconfigure");
+  record_segment();
+}
+
+void Engine::set_shape(const JobShape& shape) {
+  shape_ = shape;
+  const auto& h = state_.histogram();
+  shape_hist_.assign(h.begin(), h.end());
+}
+
+bool Engine::membership_changed() const {
+  const auto& h = state_.histogram();
+  return !std::equal(h.begin(), h.end(), shape_hist_.begin(), shape_hist_.end());
+}
+
+void Engine::on_repair(const FailureEvent& e) {
+  state_.repair(e.gpus);
+  record_mark("repair");
+  if (phase_ == Phase::kStalled) {
+    state_.reassign();
+    const JobShape next = strategy_->shape(state_.histogram());
+    if (next.rate > 0) {
+      set_shape(next);
+      start_recovery(recovery_cost(pending_kind_), pending_kind_);
+    }
+  } else if (phase_ == Phase::kRecovering) {
+    // The repaired units join the recovery already under way at no extra cost.
+    state_.reassign();
+    if (membership_changed()) {
+      const JobShape next = strategy_->shape(state_.histogram());
+      if (next.rate > 0) {
+        set_shape(next);
+      } else {
+        phase_ = Phase::kStalled;
+        record_segment();
+      }
+    }
+  } else if (strategy_->recovery(false) != RecoveryKind::kRestart) {
+    state_.reassign();
+    if (membership_changed()) {
+      // Planned rejoin: reconfigure at an iteration boundary, nothing lost.
+      const JobShape next = strategy_->shape(state_.histogram());
+      ++interruptions_;
+      commit_at_ = Time::never();
+      in_pause_ = false;
+      if (next.rate > 0) {
+        set_shape(next);
+        start_recovery(cfg_.reconfigure, RecoveryKind::kReconfigure);
+      } else {
+        phase_ = Phase::kStalled;
+        pending_kind_ = RecoveryKind::kReconfigure;
+        record_segment();
+      }
+    }
+  }
+  record_domains(e.gpus, true);
+}
+
+// --- timeline -------------------------------------------------------------------------------
+
+void Engine::record_segment() {
+  if (tl_ == nullptr) return;
+  TimelineSegment s;
+  s.t_s = s.end_s = now_.seconds();
+  const bool running = phase_ == Phase::kRunning;
+  s.state = phase_ == Phase::kRecovering ? "recovering"
+            : phase_ == Phase::kStalled  ? "stalled"
+            : shape_.rate_no_reshard < 1.0 - 1e-12 ? "degraded"
+                                                   : "running";
+  s.throughput = running ? shape_.rate : 0.0;
+  s.usable_gpus = running ? shape_.running_gpus : 0;
+  s.failed_gpus = state_.failed_gpus();
+  auto& list = tl_->segments;
+  if (!list.empty()) {
+    TimelineSegment& last = list.back();
+    if (std::string_view(last.state) == s.state && last.throughput == s.throughput &&
+        last.usable_gpus == s.usable_gpus) {
+      return;
+    }
+    last.end_s = s.t_s;
+    if (last.end_s == last.t_s && list.size() > 1) list.pop_back();  // zero-length: replace
+  }
+  tl_->add(list, s);
+}
+
+void Engine::record_mark(const char* type) {
+  if (tl_ != nullptr) tl_->add(tl_->marks, TimelineMark{now_.seconds(), type});
+}
+
+void Engine::record_domains(GpuRange gpus, bool repair) {
+  if (tl_ == nullptr || gpus.count <= 0) return;
+  const int G = cfg_.layout.gpus_per_domain;
+  const int first = static_cast<int>(gpus.first / G);
+  const int last = static_cast<int>((gpus.end() - 1) / G);
+  for (int d = first; d <= last; ++d) {
+    DomainChange c;
+    c.domain = d;
+    c.t_s = now_.seconds();
+    const int failed = state_.domain_failed_gpus(d);
+    c.tp = state_.domain_min_degree(d);
+    if (failed == G) {
+      c.state = "failed";
+    } else if (c.tp == 0) {
+      c.state = "idle";
+    } else if (c.tp < cfg_.layout.tp) {
+      c.power_ratio = strategy_->power_ratio(c.tp);
+      c.state = c.power_ratio > 1.0 ? "boosted" : "degraded";
+    } else {
+      c.state = failed > 0 ? "degraded" : (repair ? "repaired" : "healthy");
+    }
+    tl_->add(tl_->domains, c);
+  }
+}
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,135 @@
+// The event-driven simulation of one training job under one strategy (DESIGN.md §3.3).
+//
+// Events (failures from a pre-generated, time-ordered list, and the repairs they schedule) come
+// from a binary heap keyed by (time, priority, sequence). Between events the job's configuration
+// is fixed and work accrues as rate x duration (work is measured in "ideal seconds": seconds of
+// the healthy job without checkpoints). The periodic checkpoint cycle and the end of a recovery
+// pause are handled analytically inside `advance`, not as queued events, so a year of frequent
+// checkpoints costs O(1) per inter-failure gap; the same-instant rule of the queue holds for
+// them too: an event at time t is applied before a checkpoint commit or a recovery end at t.
+//
+// Checkpoint cycle: after `interval` of running time the job pauses `exposed` (write x
+// async_exposed_fraction), snapshots its work, and the snapshot commits `write` after the pause
+// started (unless an interruption comes first). Work done but not yet committed at the end of the
+// horizon counts as goodput (the run is a window of a longer job).
+// Recovery: see sim/strategies/strategy.h. A failure that hits the job while it runs or recovers
+// is an interruption; the strategy re-picks groups; if the job can run it pauses for detection +
+// the recovery cost, else it stalls until a repair lets it run (then pays the recovery cost, no
+// detection). A repair while running that lets a reconfiguring strategy improve its
+// configuration triggers a planned reconfiguration (reconfigure_s, no work lost, counted as an
+// interruption). Non-interrupting failures take GPUs out of the free pool and the metrics but
+// leave the running job alone until its next reconfiguration.
+//
+// Ownership: an Engine is a value holding its scratch state (cluster arrays, queue), reused across
+// runs without allocation. It keeps a reference to nothing but its config.
+// Thread safety: one Engine per thread; Strategy and failure list are read-only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/base/time.h"
+#include "models/step_model.h"
+#include "sim/engine/event_queue.h"
+#include "sim/engine/job_state.h"
+#include "sim/engine/layout.h"
+#include "sim/engine/timeline.h"
+#include "sim/failures/failure_source.h"
+#include "sim/metrics/metrics.h"
+#include "sim/strategies/strategy.h"
+
+namespace ntpsim::sim {
+
+struct EngineConfig {
+  JobLayout layout;
+  Time end;                         // the horizon, or max_time with a token budget
+  double target_work_s = 0.0;       // token budget in ideal seconds; 0 = run to `end`
+  Duration checkpoint_interval;     // running time between checkpoints (Duration::max() = none)
+  Duration checkpoint_exposed;      // training pause per checkpoint
+  Duration checkpoint_write;        // pause start to commit
+  Duration detection;
+  Duration restart;                 // restart + restore
+  Duration reconfigure;
+  Duration spare_swap;
+  double idle_power_w = 0.0;        // idle (not computing, not failed) GPU
+  double interval_s_chosen = 0.0;   // for reports: the checkpoint interval in seconds
+
+  // From the scenario; `interruption_rate_per_s` (job-wide) sets the Young/Daly interval when
+  // checkpoint.interval is auto: sqrt(2 C (M + R)), C = exposed write time, M = 1/rate,
+  // R = detection + restart + restore; at least write - exposed, at most the horizon.
+  // With a token budget, `ideal_tokens_per_s` (healthy job) turns it into ideal seconds, and the
+  // run stops at max_time (default: 10x the ideal time to train).
+  static Result<EngineConfig> make(const Scenario& s, const JobLayout& layout,
+                                   double interruption_rate_per_s, double ideal_tokens_per_s);
+};
+
+class Engine {
+ public:
+  explicit Engine(const EngineConfig& cfg);
+
+  // One run of `strategy` over `failures` (sorted by time; events at or after cfg.end ignored).
+  // `timeline`, when given, records segments, marks and domain changes.
+  ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
+                         StrategyTimeline* timeline = nullptr);
+
+  // Of the last run: events processed, and a hash over every processed event and the state it
+  // left (time, type, phase, rate, failed GPUs), for trajectory fingerprint tests.
+  uint64_t events_processed() const { return events_; }
+  uint64_t trajectory_hash() const { return hash_; }
+
+ private:
+  enum class Phase { kRunning, kRecovering, kStalled };
+
+  bool advance(Time t1);  // integrate to t1; false when the token budget was reached
+  void on_failure(const FailureEvent& e);
+  void on_repair(const FailureEvent& e);
+  void interrupt();
+  void start_recovery(Duration pause, RecoveryKind kind);
+  void start_checkpoint();
+  void fast_forward_checkpoints(Time t1);
+  void account_power(Duration dt, bool computing);  // energy and failed-GPU time
+  void account_run(Duration dt);
+  void account_idle(Duration dt, double& bucket);
+  void record_segment();
+  void record_mark(const char* type);
+  void record_domains(GpuRange gpus, bool repair);
+  void mix_hash(uint64_t v);
+  Duration recovery_cost(RecoveryKind kind) const;
+  void set_shape(const JobShape& shape);  // and remember the histogram it was computed from
+  bool membership_changed() const;        // the job's histogram differs from shape_'s
+
+  EngineConfig cfg_;
+  JobState state_;
+  EventQueue queue_;
+  const Strategy* strategy_ = nullptr;
+  StrategyTimeline* tl_ = nullptr;
+
+  // Clock and job phase.
+  Time now_;
+  Phase phase_ = Phase::kRunning;
+  Time recover_until_;
+  RecoveryKind pending_kind_ = RecoveryKind::kRestart;
+  JobShape shape_;
+  std::vector<int32_t> shape_hist_;
+  // Checkpoint cycle.
+  Duration run_since_ckpt_;
+  bool in_pause_ = false;
+  Time pause_until_;
+  Time commit_at_ = Time::never();
+  double snapshot_work_ = 0.0;
+  double work_since_ckpt_ = 0.0;    // done since the last committed snapshot
+  double work_since_resume_ = 0.0;  // done since the last pause (bounds the in-flight loss)
+  // Accumulators (ideal seconds, joules, GPU-seconds).
+  double good_ = 0, ckpt_ = 0, rollback_ = 0, recovery_ = 0, stall_ = 0, degraded_ = 0,
+         reshard_ = 0;
+  double energy_j_ = 0, boost_j_ = 0, failed_gpu_s_ = 0;
+  int64_t failed_peak_ = 0;
+  int64_t interruptions_ = 0;
+  bool finished_ = false;
+  // Fingerprint.
+  uint64_t events_ = 0;
+  uint64_t hash_ = 0;
+};
+
+}  // namespace ntpsim::sim

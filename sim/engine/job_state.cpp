@@ -1,0 +1,195 @@
+#include "sim/engine/job_state.h"
+
+#include <algorithm>
+
+#include "models/base/check.h"
+
+namespace ntpsim::sim {
+
+JobState::JobState(const JobLayout& layout)
+    : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {
+  down_.assign(static_cast<size_t>(layout.cluster_gpus), 0);
+  owner_.assign(static_cast<size_t>(layout.cluster_gpus), -1);
+  k_.assign(static_cast<size_t>(layout.total_groups), 0);
+  bucket_.assign(static_cast<size_t>(layout.total_groups), -1);
+  pos_.assign(static_cast<size_t>(layout.total_groups), 0);
+  buckets_.resize(static_cast<size_t>(excluded_bucket_) + 1);
+  hist_.assign(static_cast<size_t>(tp_) + 1, 0);
+  damaged_scratch_.reserve(static_cast<size_t>(layout.total_groups));
+}
+
+void JobState::reset(const MembershipRules& rules) {
+  NTPSIM_CHECK(static_cast<int>(rules.degree_by_failed.size()) == tp_ + 1);
+  NTPSIM_CHECK(rules.degree_by_failed[0] == tp_);
+  rules_ = &rules;
+  std::fill(down_.begin(), down_.end(), 0);
+  const int G = layout_.gpus_per_domain, gpd = layout_.groups_per_domain;
+  for (int d = 0; d < layout_.domains(); ++d) {
+    const int64_t base = static_cast<int64_t>(d) * G;
+    for (int i = 0; i < G; ++i) {
+      owner_[base + i] = i < gpd * tp_ ? static_cast<int32_t>(d * gpd + i / tp_) : -1;
+    }
+  }
+  std::fill(k_.begin(), k_.end(), 0);
+  std::fill(bucket_.begin(), bucket_.end(), -1);
+  for (auto& b : buckets_) b.clear();
+  std::fill(hist_.begin(), hist_.end(), 0);
+  members_ = 0;
+  failed_gpus_ = 0;
+  for (int64_t g = 0; g < layout_.total_groups; ++g) {
+    if (g < layout_.job_groups) {
+      place(g, bucket_for(true, tp_));
+    } else if (g < layout_.pool_groups || rules.use_spare_domains) {
+      place(g, bucket_for(false, tp_));
+    } else {
+      place(g, excluded_bucket_);
+    }
+  }
+}
+
+void JobState::place(int64_t g, int bucket) {
+  const int old = bucket_[g];
+  if (old == bucket) return;
+  if (old >= 0) {
+    auto& v = buckets_[old];
+    const int32_t last = v.back();
+    v[pos_[g]] = last;
+    pos_[last] = pos_[g];
+    v.pop_back();
+    if (old > tp_ && old != excluded_bucket_) {
+      --hist_[old - tp_ - 1];
+      --members_;
+    }
+  }
+  auto& v = buckets_[bucket];
+  pos_[g] = static_cast<int32_t>(v.size());
+  v.push_back(static_cast<int32_t>(g));
+  bucket_[g] = static_cast<int16_t>(bucket);
+  if (bucket > tp_ && bucket != excluded_bucket_) {
+    ++hist_[bucket - tp_ - 1];
+    ++members_;
+  }
+}
+
+void JobState::rebucket(int64_t g) {
+  if (bucket_[g] == excluded_bucket_) return;
+  place(g, bucket_for(in_job(g), degree_of(g)));
+}
+
+bool JobState::fail(GpuRange gpus) {
+  NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
+  bool hit = false;
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+    if (down_[gpu]++ != 0) continue;
+    ++failed_gpus_;
+    const int32_t g = owner_[gpu];
+    if (g < 0) continue;
+    hit = hit || in_job(g);
+    ++k_[g];
+    rebucket(g);
+  }
+  return hit;
+}
+
+void JobState::repair(GpuRange gpus) {
+  NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+    NTPSIM_CHECK(down_[gpu] > 0);
+    if (--down_[gpu] != 0) continue;
+    --failed_gpus_;
+    const int32_t g = owner_[gpu];
+    if (g < 0) continue;
+    --k_[g];
+    rebucket(g);
+  }
+}
+
+void JobState::swap_in_domain_spares(int64_t g) {
+  const int G = layout_.gpus_per_domain;
+  const int64_t base = static_cast<int64_t>(layout_.domain_of_group(g)) * G;
+  int j = 0;
+  for (int i = 0; i < G && k_[g] > 0; ++i) {
+    if (owner_[base + i] != g || down_[base + i] == 0) continue;
+    while (j < G && !(owner_[base + j] == -1 && down_[base + j] == 0)) ++j;
+    if (j == G) break;
+    owner_[base + j] = static_cast<int32_t>(g);
+    owner_[base + i] = -1;
+    --k_[g];
+    ++j;
+  }
+  rebucket(g);
+}
+
+int JobState::best_free_degree() const {
+  for (int d = tp_; d >= 1; --d) {
+    if (!buckets_[bucket_for(false, d)].empty()) return d;
+  }
+  return 0;
+}
+
+int JobState::worst_member_degree() const {
+  for (int d = 1; d <= tp_; ++d) {
+    if (hist_[d] > 0) return d;
+  }
+  return 0;
+}
+
+void JobState::reassign() {
+  if (rules_->in_domain_spares && layout_.idle_per_domain > 0) {
+    std::vector<int32_t>& damaged = damaged_scratch_;
+    damaged.clear();
+    for (int d = 0; d < tp_; ++d) {
+      const auto& v = buckets_[bucket_for(true, d)];
+      damaged.insert(damaged.end(), v.begin(), v.end());
+    }
+    for (int32_t g : damaged) swap_in_domain_spares(g);
+  }
+  // Unusable members leave.
+  auto& unusable = buckets_[bucket_for(true, 0)];
+  while (!unusable.empty()) place(unusable.back(), bucket_for(false, 0));
+  // Fill up to R*P with the best free groups, and trade worse members for better free groups.
+  while (true) {
+    const int bf = best_free_degree();
+    if (bf == 0) break;
+    if (members_ < layout_.job_groups) {
+      place(buckets_[bucket_for(false, bf)].back(), bucket_for(true, bf));
+      continue;
+    }
+    const int wm = worst_member_degree();
+    if (wm == 0 || wm >= bf) break;
+    const int32_t in = buckets_[bucket_for(false, bf)].back();
+    place(buckets_[bucket_for(true, wm)].back(), bucket_for(false, wm));
+    place(in, bucket_for(true, bf));
+  }
+  // A job that may shrink keeps whole replicas only.
+  if (!rules_->needs_full_job) {
+    const int64_t keep = members_ / layout_.pp * layout_.pp;
+    while (members_ > keep) {
+      const int wm = worst_member_degree();
+      place(buckets_[bucket_for(true, wm)].back(), bucket_for(false, wm));
+    }
+  }
+}
+
+int JobState::domain_min_degree(int domain) const {
+  int lowest = 0;
+  const int gpd = layout_.groups_per_domain;
+  for (int64_t g = static_cast<int64_t>(domain) * gpd; g < static_cast<int64_t>(domain + 1) * gpd;
+       ++g) {
+    if (!in_job(g)) continue;
+    const int d = bucket_[g] - tp_ - 1;
+    lowest = lowest == 0 ? d : std::min(lowest, d);
+  }
+  return lowest;
+}
+
+int JobState::domain_failed_gpus(int domain) const {
+  const int G = layout_.gpus_per_domain;
+  int n = 0;
+  for (int64_t i = static_cast<int64_t>(domain) * G; i < static_cast<int64_t>(domain + 1) * G; ++i) {
+    n += down_[i] > 0 ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace ntpsim::sim

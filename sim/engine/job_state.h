@@ -1,0 +1,77 @@
+// The cluster as one strategy run sees it: which GPUs are down, which TP groups the job uses, and
+// at which degree each group can run (DESIGN.md §3.1, §3.4).
+//
+// Kept incrementally so per-event work is proportional to what changed (no cluster scans):
+//  - per GPU: a down counter (overlapping failures of a GPU, its node and its domain) and its
+//    owning TP group (-1 = idle; in-domain spare swaps move GPUs between groups);
+//  - per TP group: failed GPUs k, and its bucket: (in the job or free) x degree(k), or excluded
+//    (spare domains a strategy may not use). Buckets are index sets with O(1) insert/erase, so
+//    the job's degree histogram is the bucket sizes.
+// `reassign` re-picks the job's groups under the strategy's MembershipRules: in-domain swaps,
+// then drop unusable members, fill up to R*P from the best free groups and trade worse members
+// for better free groups, then (jobs that may shrink) keep only whole replicas.
+// Invariants: a group is in exactly one bucket; job members <= R*P; k[g] = down GPUs owned by g.
+// Ownership: a value, reused across runs through reset() (no allocation after the first run).
+// Thread safety: none; one per thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/cluster/topology.h"
+#include "sim/engine/layout.h"
+#include "sim/strategies/strategy.h"
+
+namespace ntpsim::sim {
+
+class JobState {
+ public:
+  explicit JobState(const JobLayout& layout);
+
+  // All GPUs up; the job holds the first R*P groups; groups of spare domains are free (or
+  // excluded when !rules.use_spare_domains). `rules` must outlive the next reset.
+  void reset(const MembershipRules& rules);
+
+  // A failure takes `gpus`: returns true when a job member lost a GPU it was using.
+  bool fail(GpuRange gpus);
+  // A repair gives `gpus` back (each GPU's down counter drops by one).
+  void repair(GpuRange gpus);
+  // Re-picks the job's groups (see top).
+  void reassign();
+
+  // Job members per degree, index 0..T (0 = unusable members, only between fail and reassign).
+  const std::vector<int32_t>& histogram() const { return hist_; }
+  int64_t job_members() const { return members_; }
+  int64_t failed_gpus() const { return failed_gpus_; }
+  // For timelines: the lowest degree among the domain's job groups (0 = none in the job) and the
+  // domain's down GPUs.
+  int domain_min_degree(int domain) const;
+  int domain_failed_gpus(int domain) const;
+
+ private:
+  int degree_of(int64_t g) const { return rules_->degree_by_failed[k_[g]]; }
+  int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
+  bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
+  void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_ and members_
+  void rebucket(int64_t g);            // after k[g] changed
+  void swap_in_domain_spares(int64_t g);
+  int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
+  int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
+
+  JobLayout layout_;
+  int tp_;
+  int excluded_bucket_;
+  const MembershipRules* rules_ = nullptr;
+  std::vector<uint16_t> down_;          // per GPU
+  std::vector<int32_t> owner_;          // per GPU: group or -1
+  std::vector<int16_t> k_;              // per group: failed GPUs it owns
+  std::vector<int16_t> bucket_;         // per group
+  std::vector<int32_t> pos_;            // per group: index in its bucket
+  std::vector<std::vector<int32_t>> buckets_;
+  std::vector<int32_t> hist_;
+  std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
+  int64_t members_ = 0;
+  int64_t failed_gpus_ = 0;
+};
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,53 @@
+// What one strategy run of replication 0 records for charts and the Perfetto trace
+// (docs/results-schema.md, "timeline"): job-state segments, marks and per-domain state changes.
+//
+// Checkpoint pauses are shown as marks, not as segments, so a year of 10-minute checkpoints does
+// not bloat the document; each list stops growing at `limit` entries and sets `truncated`.
+// States and types are string literals with static storage.
+// Ownership: a value owned by the caller of Engine::run. Thread safety: none.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ntpsim::sim {
+
+struct TimelineSegment {
+  double t_s = 0, end_s = 0;
+  const char* state = "running";  // running | degraded | recovering | stalled
+  double throughput = 1.0;        // job throughput / ideal rate
+  int64_t usable_gpus = 0;        // GPUs the job computes on
+  int64_t failed_gpus = 0;        // down GPUs at the segment's start
+};
+
+struct TimelineMark {
+  double t_s = 0;
+  const char* type = "checkpoint";  // checkpoint | failure | repair | reconfigure | restart | rollback
+};
+
+struct DomainChange {
+  int domain = 0;
+  double t_s = 0;
+  const char* state = "healthy";  // healthy | degraded | boosted | failed | repaired | idle
+  int tp = 0;                     // lowest TP degree among the domain's job groups (0 = none)
+  double power_ratio = 1.0;
+};
+
+struct StrategyTimeline {
+  size_t limit = 50000;  // per list
+  bool truncated = false;
+  std::vector<TimelineSegment> segments;
+  std::vector<TimelineMark> marks;
+  std::vector<DomainChange> domains;
+
+  template <typename T>
+  void add(std::vector<T>& list, const T& item) {
+    if (list.size() >= limit) {
+      truncated = true;
+      return;
+    }
+    list.push_back(item);
+  }
+};
+
+}  // namespace ntpsim::sim

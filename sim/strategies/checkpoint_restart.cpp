@@ -1,0 +1,35 @@
+// checkpoint_restart: the classic. Every interrupting failure that hits the job rolls back to the
+// last committed checkpoint and restarts; the job runs only with all R*P TP groups healthy (spare
+// domains fill in when allowed), otherwise it stalls until repairs.
+#include "sim/strategies/strategy.h"
+
+namespace ntpsim::sim {
+namespace {
+
+class CheckpointRestart final : public Strategy {
+ public:
+  CheckpointRestart(const std::string& label, MembershipRules rules, const ShapeContext& ctx)
+      : Strategy("checkpoint_restart", label, std::move(rules), ctx) {}
+
+  JobShape shape(const std::vector<int32_t>& hist) const override {
+    if (hist[ctx().tp] < ctx().job_groups) return JobShape{};
+    return full_shape();
+  }
+  RecoveryKind recovery(bool) const override { return RecoveryKind::kRestart; }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_checkpoint_restart(const std::string& label,
+                                                  const StrategyParams& p,
+                                                  const ShapeContext& ctx) {
+  MembershipRules r;
+  r.degree_by_failed.assign(ctx.tp + 1, 0);
+  r.degree_by_failed[0] = ctx.tp;
+  r.use_spare_domains = p.flag("use_spare_domains");
+  r.in_domain_spares = false;
+  r.needs_full_job = true;
+  return std::make_unique<CheckpointRestart>(label, std::move(r), ctx);
+}
+
+}  // namespace ntpsim::sim

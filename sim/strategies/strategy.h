@@ -1,0 +1,124 @@
+// The recovery-strategy interface (DESIGN.md §3.4) and its factory.
+//
+// A strategy answers three questions for the engine, nothing else:
+//  1. membership rules: which degree a TP group with k failed GPUs may run at (0 = unusable),
+//     whether spare domains and in-domain idle GPUs may replace damaged units, and whether the
+//     job can run only whole (R*P groups) or also as fewer whole replicas;
+//  2. `shape`: given the histogram of the job's groups by degree, the job's throughput (relative
+//     to the ideal healthy rate), iteration time and power;
+//  3. `recovery`: how an interrupting failure is recovered (restart from the last checkpoint,
+//     in-place reconfiguration, or a spare swap).
+// The engine (sim/engine/engine.h) owns the cluster state and the clock; strategies are pure.
+//
+// Recovery cost model (also in README): a restart rolls back to the last committed checkpoint
+// and pays detection + restart + restore; a reconfiguration (dp_drop, ntp, ntp_power_boost) or a
+// spare swap pays detection + reconfigure_s (or spare_swap_s) and loses only the in-flight
+// iteration, because the surviving replicas hold the model and optimizer state.
+//
+// Ownership: built once per scenario by make_strategy; immutable; the tables of model answers
+// (batch shares, power ratios per TP degree) are computed at construction.
+// Thread safety: const methods only; shared by all replication threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/step_model.h"
+#include "sim/engine/layout.h"
+#include "sim/scenario/scenario.h"
+#include "sim/strategies/params.h"
+
+namespace ntpsim::sim {
+
+// The job's configuration as the engine integrates it between events.
+struct JobShape {
+  double rate = 0.0;             // throughput / ideal rate, reshard included; 0 = cannot run
+  double rate_no_reshard = 0.0;  // the same without the reshard overhead (splits badput)
+  double iteration_s = 0.0;      // the job's iteration time (the in-flight loss on a failure)
+  int64_t running_gpus = 0;      // GPUs computing
+  double power_w = 0.0;          // power drawn by the running GPUs
+  double boost_power_w = 0.0;    // of which above nominal power
+  int active_replicas = 0;       // DP replicas running
+};
+
+enum class RecoveryKind { kRestart, kReconfigure, kSwap };
+
+struct MembershipRules {
+  // degree_by_failed[k], k = 0..T failed GPUs in a group: the TP degree it runs at; 0 = unusable.
+  std::vector<int> degree_by_failed;
+  bool use_spare_domains = true;  // spare domains' groups may join the job
+  bool in_domain_spares = false;  // a domain's idle GPUs may replace its failed GPUs
+  bool needs_full_job = true;     // true: runs only with R*P usable groups; false: whole replicas
+};
+
+// Per-scenario numbers every strategy's shape needs.
+struct ShapeContext {
+  int tp = 1, pp = 1, dp = 1;
+  int64_t job_groups = 1;
+  double healthy_iteration_s = 1.0;  // from the step model at (T, share 1, power 1)
+  double nominal_gpu_power_w = 0.0;  // StepModel::gpu_power_w(1)
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  Strategy(const Strategy&) = delete;
+  Strategy& operator=(const Strategy&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& label() const { return label_; }
+  const MembershipRules& rules() const { return rules_; }
+  const ShapeContext& shape_context() const { return ctx_; }
+
+  // `hist[d]`, d = 0..T: the job's groups running at degree d (hist[0] = unusable members).
+  virtual JobShape shape(const std::vector<int32_t>& hist) const = 0;
+  // How an interrupting failure is recovered; `job_whole`: after re-picking groups, the job has
+  // all R*P groups healthy (spares covered the loss).
+  virtual RecoveryKind recovery(bool job_whole) const = 0;
+  // Power ratio (× TDP) of a job group running at `degree` (for timelines); 1 unless boosted.
+  virtual double power_ratio(int degree) const {
+    (void)degree;
+    return 1.0;
+  }
+
+ protected:
+  Strategy(std::string name, std::string label, MembershipRules rules, ShapeContext ctx)
+      : name_(std::move(name)), label_(std::move(label)), rules_(std::move(rules)), ctx_(ctx) {}
+
+  // The healthy, whole job.
+  JobShape full_shape() const;
+  const ShapeContext& ctx() const { return ctx_; }
+
+ private:
+  std::string name_;
+  std::string label_;
+  MembershipRules rules_;
+  ShapeContext ctx_;
+};
+
+// Builds the strategy named by `cfg` with its parameters (the registry's defaults filled in for
+// any missing one). Bad input: unknown name, wrongly typed parameter, bad choice value.
+Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
+                                                const models::StepModel& model,
+                                                const JobLayout& layout,
+                                                const models::HardwareProfile& hardware);
+
+// Per-strategy constructors (one file each), used by make_strategy.
+std::unique_ptr<Strategy> make_checkpoint_restart(const std::string& label,
+                                                  const StrategyParams& p,
+                                                  const ShapeContext& ctx);
+std::unique_ptr<Strategy> make_dp_drop(const std::string& label, const StrategyParams& p,
+                                       const ShapeContext& ctx);
+// ntp and ntp_power_boost (power_boost = true); `idle_per_domain` enters the domain power budget.
+std::unique_ptr<Strategy> make_ntp(const std::string& name, const std::string& label,
+                                   const StrategyParams& p, const ShapeContext& ctx,
+                                   const models::StepModel& model, int idle_per_domain,
+                                   double idle_power_w);
+std::unique_ptr<Strategy> make_spare_substitution(const std::string& label,
+                                                  const StrategyParams& p,
+                                                  std::unique_ptr<Strategy> fallback);
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,102 @@
+// Small hand-built scenarios and a transparent step model for the engine and strategy tests.
+//
+// FakeModel: iteration time = base_s x share x (T / tp) / power_ratio (power elasticity 1, no
+// clock cap), reshard overhead = 1% of base_s when tp < T, power = tdp x ratio. Every expected
+// value in the tests can be computed by hand from these formulas.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/step_model.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/layout.h"
+#include "sim/scenario/scenario.h"
+#include "sim/strategies/strategy.h"
+
+namespace ntpsim::sim::testing {
+
+class FakeModel final : public models::StepModel {
+ public:
+  FakeModel(int tp, double base_s, double tdp_w) : tp_(tp), base_s_(base_s), tdp_w_(tdp_w) {}
+  std::string name() const override { return "fake"; }
+  int nominal_tp() const override { return tp_; }
+  int min_tp() const override { return 1; }
+  double replica_iteration_s(int tp, double share, double power) const override {
+    return base_s_ * share * tp_ / tp / power;
+  }
+  double reshard_overhead_s(int tp) const override { return tp < tp_ ? 0.01 * base_s_ : 0.0; }
+  double gpu_power_w(double ratio) const override { return tdp_w_ * ratio; }
+  double max_power_ratio() const override { return 2.0; }
+
+ private:
+  int tp_;
+  double base_s_;
+  double tdp_w_;
+};
+
+// Two job domains of 8 GPUs, TP 4 (2 groups per domain), PP 1, DP 4: the job fills both
+// domains. 10,000 s horizon; blocking checkpoints of 10 s every 1000 s; detection 100 s,
+// restart 200 s, restore 50 s, reconfigure 60 s, spare swap 300 s.
+inline Scenario small_scenario(int spare_domains = 0, int gpus_per_domain = 8, int tp = 4) {
+  Scenario s;
+  s.name = "small";
+  s.cluster.domains = 2;
+  s.cluster.gpus_per_domain = gpus_per_domain;
+  s.cluster.spare_domains = spare_domains;
+  s.layout.tp = tp;
+  s.layout.pp = 1;
+  s.layout.dp = 4;
+  s.workload.global_batch = 4;
+  s.workload.seq_len = 1000;
+  s.hardware.tdp_w = 1000;
+  s.hardware.idle_power_w = 100;
+  s.checkpoint.auto_interval = false;
+  s.checkpoint.interval_s = 1000;
+  s.checkpoint.write_s = 10;
+  s.checkpoint.async_exposed_fraction = 1.0;
+  s.checkpoint.restore_s = 50;
+  s.recovery.detection_s = 100;
+  s.recovery.restart_s = 200;
+  s.recovery.reconfigure_s = 60;
+  s.recovery.spare_swap_s = 300;
+  s.horizon_s = 10000;
+  return s;
+}
+
+inline FailureEvent gpu_failure(double t_s, int64_t first, int32_t count, double repair_s,
+                                bool interrupts = true) {
+  FailureEvent e;
+  e.time = Time::at(Duration::from_seconds(t_s));
+  e.component = count == 1 ? Component::kGpu : Component::kDomain;
+  e.unit = first;
+  e.gpus = GpuRange{first, count};
+  e.repair = Duration::from_seconds(repair_s);
+  e.interrupts = interrupts;
+  return e;
+}
+
+// Everything one engine test needs, built from a scenario.
+struct Bench {
+  Scenario scenario;
+  JobLayout layout;
+  FakeModel model;
+  EngineConfig config;
+
+  explicit Bench(Scenario s, double base_s = 10.0)
+      : scenario(std::move(s)),
+        layout(*JobLayout::make(scenario)),
+        model(scenario.layout.tp, base_s, scenario.hardware.tdp_w),
+        config(*EngineConfig::make(scenario, layout, 0.0, 1.0)) {}
+
+  std::unique_ptr<Strategy> strategy(const std::string& name,
+                                     std::map<std::string, ParamValue> params = {}) const {
+    auto r = make_strategy(StrategyConfig{name, name, std::move(params)}, model, layout,
+                           scenario.hardware);
+    if (!r.ok()) return nullptr;
+    return std::move(r.value());
+  }
+};
+
+}  // namespace ntpsim::sim::testing
