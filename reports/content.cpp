@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -96,6 +97,19 @@ std::string mean_ci(double mean, double lo, double hi, bool percent) {
 }
 
 }  // namespace
+
+bool numeric_column(const Table& t, size_t col) {
+  for (const auto& row : t.rows) {
+    if (col >= row.size() || row[col].empty()) continue;
+    const std::string& cell = row[col];
+    const bool number = std::isdigit(static_cast<unsigned char>(cell[0])) ||
+                        ((cell[0] == '-' || cell[0] == '+') && cell.size() > 1 &&
+                         std::isdigit(static_cast<unsigned char>(cell[1]))) ||
+                        cell == "–";
+    if (!number) return false;
+  }
+  return true;
+}
 
 size_t strategy_index(const Results& r, const std::string& name) {
   for (size_t i = 0; i < r.strategies.size(); ++i) {
@@ -274,7 +288,9 @@ Chart paired_chart(const Results& r) {
   for (const auto& d : r.paired) {
     const MetricInfo m = r.metric(d.metric);
     const bool frac = is_fraction(m);
-    auto v = [&](double x) { return frac ? svg::pct(x) + " pts" : svg::num(x); };
+    auto v = [&](double x) {
+      return frac ? svg::pct(x) + " pts" : m.unit.empty() ? svg::num(x) : svg::num(x) + " " + m.unit;
+    };
     const size_t idx = strategy_index(r, d.strategy);
     const std::string label = idx < r.strategies.size() ? r.strategies[idx].label : d.strategy;
     const size_t base_idx = strategy_index(r, d.baseline);

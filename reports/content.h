@@ -21,6 +21,10 @@ struct Table {
   std::string note;                             // e.g. "first 200 of 1234 failures", or ""
 };
 
+// Whether every cell of column `col` reads as a number ("97.30", "-0.5 pts", "–"), so the
+// renderers right-align it; text columns are left-aligned.
+bool numeric_column(const Table& t, size_t col);
+
 struct Chart {
   std::string id;       // stable id, [a-z-]+
   std::string title;    // heading

@@ -1,6 +1,8 @@
 // The self-contained HTML report: inline CSS, inline SVG, no scripts, no external resources.
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "reports/content.h"
 #include "reports/report.h"
 #include "reports/svg.h"
@@ -30,6 +32,7 @@ table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabula
 th, td { padding: 4px 10px; border-bottom: 1px solid #e4e6ea; text-align: right; white-space: nowrap; }
 thead th { white-space: normal; vertical-align: bottom; min-width: 4.5em; }
 caption { text-align: left; }
+th.text, td.text { text-align: left; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f1f3f6; font-weight: 600; }
 table.context td:first-child { color: #555; padding-right: 18px; }
@@ -53,14 +56,20 @@ footer { color: #666; font-size: 12px; border-top: 1px solid #e4e6ea; padding-to
 std::string html_table(const Table& t, const std::string& cls, const std::string& caption) {
   std::string out = fmt::format("<div class=\"table-wrap\"><table class=\"{}\">", cls);
   if (!caption.empty()) out += fmt::format("<caption class=\"note\">{}</caption>", escape(caption));
+  std::vector<bool> text(t.headers.size());
+  for (size_t i = 0; i < text.size(); ++i) text[i] = i > 0 && !numeric_column(t, i);
   out += "<thead><tr>";
-  for (const auto& h : t.headers) out += fmt::format("<th scope=\"col\">{}</th>", escape(h));
+  for (size_t i = 0; i < t.headers.size(); ++i) {
+    out += fmt::format("<th scope=\"col\"{}>{}</th>", text[i] ? " class=\"text\"" : "",
+                       escape(t.headers[i]));
+  }
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
     for (size_t i = 0; i < row.size(); ++i) {
       out += i == 0 ? fmt::format("<th scope=\"row\">{}</th>", escape(row[i]))
-                    : fmt::format("<td>{}</td>", escape(row[i]));
+                    : fmt::format("<td{}>{}</td>", i < text.size() && text[i] ? " class=\"text\"" : "",
+                                  escape(row[i]));
     }
     out += "</tr>\n";
   }

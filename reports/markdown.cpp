@@ -30,7 +30,8 @@ std::string md_table(const Table& t) {
   std::string out = "|";
   for (const auto& h : t.headers) out += " " + md_cell(h) + " |";
   out += "\n|";
-  for (size_t i = 0; i < t.headers.size(); ++i) out += i == 0 ? " :--- |" : " ---: |";
+  for (size_t i = 0; i < t.headers.size(); ++i)
+    out += i > 0 && numeric_column(t, i) ? " ---: |" : " :--- |";
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";
