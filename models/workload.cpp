@@ -49,20 +49,20 @@ std::vector<std::string> known_names(const std::vector<std::string>& dirs) {
   return names;
 }
 
-// The file a workload reference names, or an error anchored at the reference.
+// The file a workload reference names, or an error anchored at the reference. A path is tried as
+// given, then relative to the folder of the file that holds the reference; a name is
+// <dir>/<name>.yaml in the search dirs.
 Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
                                  const YamlContext& ctx,
                                  const std::vector<std::string>& search_dirs) {
   const std::string text = ref.Scalar();
   std::error_code ec;
   if (looks_like_path(text)) {
-    if (fs::path(text).is_absolute()) {
-      if (fs::is_regular_file(text, ec)) return text;
-    } else {
-      for (const auto& d : search_dirs) {
-        const fs::path p = fs::path(d) / text;
-        if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-      }
+    if (fs::is_regular_file(text, ec)) return text;
+    const std::string holder = ctx.file_for(path);
+    if (fs::path(text).is_relative() && !holder.empty()) {
+      const fs::path rel = fs::path(holder).parent_path() / text;
+      if (fs::is_regular_file(rel, ec)) return rel.lexically_normal().string();
     }
     return Error::at(ctx.locate(ref, path), path,
                      fmt::format("workload file \"{}\" not found", text));
@@ -76,9 +76,9 @@ Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   return Error::at(ctx.locate(ref, path), path,
-                   fmt::format("unknown workload \"{}\"{}{}", text,
+                   fmt::format("unknown workload \"{}\"{}; known: {}", text,
                                near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
-                               list.empty() ? "" : fmt::format("; known: {}", list)));
+                               list.empty() ? "(none in the search directories)" : list));
 }
 
 // Unknown keys are reported before missing ones, so a misspelt required key reads "unknown key

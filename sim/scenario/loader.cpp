@@ -69,12 +69,6 @@ Error cross(const YAML::Node& root, const YamlContext& ctx, const std::string& p
   return Error::at(locate(root, ctx, path), path, what);
 }
 
-std::string folder_of(const std::string& file) {
-  if (file.empty() || file.starts_with("--set")) return ".";
-  const fs::path parent = fs::path(file).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
-
 int64_t units_of(Component c, const ClusterConfig& cl) {
   switch (c) {
     case Component::kGpu: return cl.total_gpus();
@@ -237,8 +231,7 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   auto workload = required("workload");
   if (!workload.ok()) return workload.error();
   auto w = models::read_workload(*workload, "workload", ctx,
-                                 {folder_of(ctx.file_for("workload")),
-                                  (fs::path(data) / "models" / "workloads").string()});
+                                 {(fs::path(data) / "models" / "workloads").string()});
   if (!w.ok()) return w.error();
   s.workload = std::move(w.value());
 

@@ -350,4 +350,23 @@ std::string scenario_hash(const Scenario& s) {
   return fmt::format("fnv1a64:{:016x}", fnv1a64(to_yaml_text(s)));
 }
 
+std::string check_text(const Scenario& s) {
+  const auto& cl = s.cluster;
+  const auto& l = s.layout;
+  const int64_t job_gpus = static_cast<int64_t>(l.tp) * l.pp * l.dp;
+  std::string out;
+  out += fmt::format("# ntpsim check: scenario \"{}\" is valid\n", s.name);
+  out += fmt::format("# hash: {}\n", scenario_hash(s));
+  out += fmt::format("# cluster: {} GPUs ({} domains + {} spare domains, {} GPUs each)\n",
+                     cl.total_gpus(), cl.domains, cl.spare_domains, cl.gpus_per_domain);
+  out += fmt::format("# job: {} GPUs = TP {} x PP {} x DP {}; per domain {} TP group(s) and {} "
+                     "idle GPU(s)\n",
+                     job_gpus, l.tp, l.pp, l.dp, cl.gpus_per_domain / l.tp,
+                     cl.gpus_per_domain % l.tp);
+  out += fmt::format("# workload: {} parameters, {} tokens per iteration\n",
+                     units::format_count(s.workload.parameters()),
+                     units::format_count(s.workload.tokens_per_iteration()));
+  return out + to_yaml_text(s);
+}
+
 }  // namespace ntpsim::sim

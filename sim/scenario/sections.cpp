@@ -104,7 +104,7 @@ Status read_kinds(const YAML::Node& node, const std::string& path, const YamlCon
     if (!names.insert(k.name).second) {
       return r->error("name", fmt::format("kind \"{}\" appears twice", k.name));
     }
-    NTPSIM_RETURN_IF_ERROR(r->quantity("share", k.share, units::parse_fraction, false, 0.0, 1.0));
+    NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "share", k.share, false, 0.0, 1.0));
     NTPSIM_RETURN_IF_ERROR(r->boolean("interrupts", k.interrupts, false));
     const YAML::Node repair = r->child("repair");
     if (!repair.IsDefined()) return r->error_here("missing required field \"repair\"");
@@ -182,7 +182,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     auto l = MapReader::make(lemon, join_path(path, "lemon"), ctx);
     if (!l.ok()) return l.error();
     NTPSIM_RETURN_IF_ERROR(
-        l->quantity("fraction", out.lemon_fraction, units::parse_fraction, true, 0.0, 1.0));
+        read_fraction(*l, "fraction", out.lemon_fraction, true, 0.0, 1.0));
     NTPSIM_RETURN_IF_ERROR(l->number("multiplier", out.lemon_multiplier, true, 1.0, 1e6));
     NTPSIM_RETURN_IF_ERROR(l->finish());
   }
@@ -191,7 +191,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     auto b = MapReader::make(burst, join_path(path, "burst"), ctx);
     if (!b.ok()) return b.error();
     NTPSIM_RETURN_IF_ERROR(
-        b->quantity("probability", out.burst_probability, units::parse_fraction, true, 0.0, 1.0));
+        read_fraction(*b, "probability", out.burst_probability, true, 0.0, 1.0));
     NTPSIM_RETURN_IF_ERROR(b->integer("size", out.burst_size, true, 1, 1'000'000));
     NTPSIM_RETURN_IF_ERROR(b->finish());
   }
@@ -215,7 +215,7 @@ Status read_trace(const YAML::Node& node, const std::string& path, const YamlCon
   }
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
-    return r->error("file", fmt::format("trace file \"{}\" not found", file.string()));
+    return r->error("file", fmt::format("trace file \"{}\" not found", out.file));
   }
   out.file = file.lexically_normal().string();
   NTPSIM_RETURN_IF_ERROR(r->choice("mapping", out.mapping, {"modulo", "random"}, false));
@@ -243,6 +243,21 @@ Status read_duration(MapReader& r, std::string_view key, double& out_s, bool req
     return d;
   };
   return r.quantity(key, out_s, parse, required, -HUGE_VAL, HUGE_VAL);
+}
+
+Status read_fraction(MapReader& r, std::string_view key, double& out, bool required, double min,
+                     double max) {
+  const auto parse = [&](std::string_view text) -> Result<double> {
+    auto f = units::parse_fraction(text);
+    if (!f.ok()) return f;
+    if (!(*f >= min && *f <= max)) {
+      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}",
+                                          text, units::format_fraction(min),
+                                          units::format_fraction(max)));
+    }
+    return f;
+  };
+  return r.quantity(key, out, parse, required, -HUGE_VAL, HUGE_VAL);
 }
 
 Status reject_unknown_keys(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
@@ -346,8 +361,8 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
   }
   NTPSIM_RETURN_IF_ERROR(
       read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(r->quantity("async_exposed_fraction", out.async_exposed_fraction,
-                                     units::parse_fraction, false, 0.0, 1.0));
+  NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction,
+                                       false, 0.0, 1.0));
   NTPSIM_RETURN_IF_ERROR(
       read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(r->finish());
@@ -392,8 +407,8 @@ Status read_replications(const YAML::Node& node, const std::string& path, const 
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   out.fixed = 0;
-  NTPSIM_RETURN_IF_ERROR(r->quantity("target_ci_halfwidth", out.target_ci_halfwidth,
-                                     units::parse_fraction, true, 1e-6, 0.5));
+  NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "target_ci_halfwidth", out.target_ci_halfwidth, true,
+                                       1e-6, 0.5));
   NTPSIM_RETURN_IF_ERROR(r->integer("min", out.min, false, 2, 1'000'000));
   NTPSIM_RETURN_IF_ERROR(r->integer("max", out.max, false, 2, 1'000'000));
   NTPSIM_RETURN_IF_ERROR(r->finish());

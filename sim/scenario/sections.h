@@ -46,6 +46,10 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
 Status read_duration(MapReader& r, std::string_view key, double& out_s, bool required,
                      double min_s, double max_s);
 
+// Reads a fraction ("30%", 0.3), refusing values outside [min, max] with a message in percent.
+Status read_fraction(MapReader& r, std::string_view key, double& out, bool required, double min,
+                     double max);
+
 // Rejects any key of the map `node` not in `valid`, naming the nearest valid key. Readers call it
 // first, so a misspelt required key reads "unknown key (did you mean ...)" rather than "missing".
 // A non-map node passes (the reader itself reports it).

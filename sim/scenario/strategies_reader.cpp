@@ -92,11 +92,13 @@ Status read_param(MapReader& r, const ParamSpec& spec, ParamValue& out) {
     case ParamKind::kDuration:
     case ParamKind::kNumber: {
       double v = std::get<double>(out);
-      const QuantityParser parser = spec.kind == ParamKind::kFraction ? units::parse_fraction
-                                    : spec.kind == ParamKind::kDuration
-                                        ? units::parse_duration_s
-                                        : units::parse_number;
-      NTPSIM_RETURN_IF_ERROR(r.quantity(key, v, parser, false, spec.min, spec.max));
+      if (spec.kind == ParamKind::kFraction) {
+        NTPSIM_RETURN_IF_ERROR(read_fraction(r, key, v, false, spec.min, spec.max));
+      } else if (spec.kind == ParamKind::kDuration) {
+        NTPSIM_RETURN_IF_ERROR(read_duration(r, key, v, false, spec.min, spec.max));
+      } else {
+        NTPSIM_RETURN_IF_ERROR(r.number(key, v, false, spec.min, spec.max));
+      }
       out = v;
       return Status::Ok();
     }
@@ -124,7 +126,7 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
   if (!node.IsSequence() || node.size() == 0) {
     return Error::at(ctx.locate(node, path), path,
                      fmt::format("expected a non-empty list of strategies, got {}",
-                                 yaml_kind(node)));
+                                 node.IsSequence() ? "an empty list" : yaml_kind(node)));
   }
   std::set<std::string> labels;
   out.clear();

@@ -99,7 +99,7 @@ Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>&
     std::error_code ec;
     if (!fs::is_regular_file(target, ec)) {
       return Error::at(ctx.locate(e, field), field,
-                       fmt::format("included file \"{}\" not found", target.string()));
+                       fmt::format("included file \"{}\" not found", e.Scalar()));
     }
     const std::string canon = fs::weakly_canonical(target, ec).string();
     for (const auto& s : stack) {

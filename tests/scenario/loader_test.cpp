@@ -1,0 +1,278 @@
+// The scenario loader: defaults, includes (merge rules, origins, cycles), `--set` overrides,
+// resolved output that loads again to the same text and hash, JSON, and hostile input.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/scenario/loader.h"
+#include "sim/scenario/printer.h"
+#include "test_util.h"
+
+namespace ntpsim::sim {
+namespace {
+
+using testing::ScratchDir;
+using testing::source_path;
+
+std::string good(const std::string& name) {
+  return source_path("tests/scenario/good/" + name + ".yaml");
+}
+
+Scenario load_ok(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  auto s = load_scenario(file, overrides);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? *s : Scenario{};
+}
+
+std::string load_error(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  auto s = load_scenario(file, overrides);
+  EXPECT_FALSE(s.ok()) << file << " loaded";
+  return s.ok() ? std::string() : s.error().message;
+}
+
+TEST(LoaderTest, MinimalFillsDefaults) {
+  const Scenario s = load_ok(good("minimal"));
+  EXPECT_EQ(s.name, "minimal");
+  EXPECT_EQ(s.cluster.total_gpus(), 40);
+  EXPECT_EQ(s.workload.kv_heads, 2);
+  EXPECT_EQ(s.layout.gpus(), 32);
+  EXPECT_EQ(s.hardware.name, "h100-sxm");
+  EXPECT_EQ(s.step_model, "analytic");
+  ASSERT_EQ(s.failures.processes.size(), 1u);
+  const auto& p = s.failures.processes[0];
+  EXPECT_DOUBLE_EQ(p.rate_per_unit_s, 1e-4 / 3600.0);
+  ASSERT_EQ(p.kinds.size(), 2u);
+  EXPECT_DOUBLE_EQ(p.kinds[0].share, 0.8);
+  EXPECT_EQ(p.kinds[0].repair.distribution, "fixed");
+  EXPECT_DOUBLE_EQ(p.kinds[0].repair.mean_s, 2 * 86400.0);
+  EXPECT_EQ(p.kinds[1].repair.distribution, "exponential");
+  EXPECT_TRUE(s.checkpoint.auto_interval);
+  EXPECT_DOUBLE_EQ(s.recovery.restart_s, 600.0);
+  ASSERT_EQ(s.strategies.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(s.strategies[1].params.at("rule")), "per_group");
+  EXPECT_EQ(std::get<int64_t>(s.strategies[1].params.at("tp_step")), 1);
+  EXPECT_DOUBLE_EQ(s.horizon_s, 86400.0);
+  EXPECT_EQ(s.replications.fixed, 4);
+  EXPECT_EQ(s.seed, 3u);
+}
+
+TEST(LoaderTest, IncludeMergesMapsAndReplacesLists) {
+  const Scenario s = load_ok(good("derived"));
+  EXPECT_EQ(s.name, "derived");
+  EXPECT_EQ(s.cluster.domains, 8);          // from derived.yaml
+  EXPECT_EQ(s.cluster.gpus_per_domain, 8);  // from minimal.yaml, merged into the same map
+  EXPECT_EQ(s.cluster.spare_domains, 1);
+  EXPECT_EQ(s.layout.dp, 4);
+  EXPECT_EQ(s.layout.tp, 8);
+  ASSERT_EQ(s.strategies.size(), 1u);  // the list replaced, not appended
+  EXPECT_EQ(s.strategies[0].label, "ntp-even");
+  EXPECT_EQ(std::get<int64_t>(s.strategies[0].params.at("tp_step")), 2);
+}
+
+TEST(LoaderTest, LaterIncludesOverrideEarlierAndTheFileOverridesAll) {
+  const Scenario s = load_ok(good("two_bases"));
+  EXPECT_EQ(s.seed, 99u);                 // seed_base.yaml over minimal.yaml
+  EXPECT_EQ(s.replications.fixed, 6);     // two_bases.yaml over both
+  EXPECT_EQ(s.name, "minimal");           // only minimal.yaml names it
+}
+
+TEST(LoaderTest, TraceFileResolvesRelativeToTheFileThatNamesIt) {
+  const Scenario s = load_ok(good("with_trace"));
+  ASSERT_TRUE(s.failures.trace.has_value());
+  EXPECT_EQ(s.failures.trace->file, source_path("tests/scenario/good/tiny_trace.csv"));
+  EXPECT_EQ(s.failures.trace->component, Component::kNode);
+  EXPECT_DOUBLE_EQ(s.failures.trace->time_scale, 2.0);
+  EXPECT_TRUE(s.failures.trace->loop);
+  EXPECT_EQ(s.failures.processes.size(), 1u);  // failures map merged with minimal's
+}
+
+TEST(LoaderTest, ErrorsInAnIncludedFileNameThatFile) {
+  ScratchDir dir;
+  const std::string base = dir.write("base.yaml", "include: " + good("minimal") +
+                                                      "\nrecovery:\n  restart: \"10 parsecs\"\n");
+  const std::string top = dir.write("top.yaml", "include: base.yaml\nseed: 5\n");
+  EXPECT_EQ(load_error(top),
+            base + ":3:12: recovery.restart: unknown duration unit \"parsecs\" in \"10 parsecs\" "
+                   "(use e.g. \"90s\", \"30min\", \"3h\", \"5d\", \"1y\")");
+}
+
+TEST(LoaderTest, UnknownKeyInAnIncludedFileNamesThatFile) {
+  ScratchDir dir;
+  const std::string base = dir.write("base.yaml", "include: " + good("minimal") +
+                                                      "\ncluster:\n  spare_domain: 2\n");
+  const std::string top = dir.write("top.yaml", "include: base.yaml\ncluster: {domains: 4}\n");
+  EXPECT_EQ(load_error(top),
+            base + ":3:3: cluster.spare_domain: unknown key (did you mean \"spare_domains\"?)");
+}
+
+TEST(LoaderTest, IncludeCycleIsRefused) {
+  ScratchDir dir;
+  const std::string a = dir.write("a.yaml", "include: b.yaml\nseed: 1\n");
+  const std::string b = dir.write("b.yaml", "seed: 2\ninclude: [a.yaml]\n");
+  const std::string msg = load_error(a);
+  EXPECT_EQ(msg, b + ":2:11: include[0]: include cycle: " + a + " -> " + b + " -> " + a);
+}
+
+TEST(LoaderTest, SelfIncludeIsRefused) {
+  ScratchDir dir;
+  const std::string a = dir.write("a.yaml", "include: a.yaml\n");
+  EXPECT_EQ(load_error(a), a + ":1:10: include: include cycle: " + a + " -> " + a);
+}
+
+TEST(LoaderTest, OverridesSetScalarsListsAndNewMaps) {
+  const Scenario s = load_ok(good("minimal"), {"layout.dp=1", "failures.processes[0].rate=2e-4/h",
+                                               "strategies=[dp_drop, {name: ntp, rule: parity}]",
+                                               "checkpoint.interval=30min", "outputs.csv=x.csv"});
+  EXPECT_EQ(s.layout.dp, 1);
+  EXPECT_DOUBLE_EQ(s.failures.processes[0].rate_per_unit_s, 2e-4 / 3600.0);
+  ASSERT_EQ(s.strategies.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(s.strategies[1].params.at("rule")), "parity");
+  EXPECT_FALSE(s.checkpoint.auto_interval);
+  EXPECT_DOUBLE_EQ(s.checkpoint.interval_s, 1800.0);
+  EXPECT_EQ(s.outputs.results_csv, "x.csv");
+}
+
+TEST(LoaderTest, OverridesApplyInOrder) {
+  const Scenario s = load_ok(good("minimal"), {"seed=5", "seed=6"});
+  EXPECT_EQ(s.seed, 6u);
+}
+
+TEST(LoaderTest, BadOverridesAreLocatedAtTheOverride) {
+  const std::string f = good("minimal");
+  EXPECT_EQ(load_error(f, {"layout.dp=3"}),
+            "--set layout.dp=3:1:1: layout.dp: PP 2 x DP 3 needs 6 TP groups of 8 GPUs; the "
+            "cluster's 4 non-spare domains of 8 GPUs hold 4 (1 per domain)")
+        << "cross-field errors point at the field they name";
+  EXPECT_EQ(load_error(f, {"cluster.gpu_per_domain=3"}),
+            "--set cluster.gpu_per_domain=3:1:1: cluster.gpu_per_domain: unknown key (did you "
+            "mean \"gpus_per_domain\"?)");
+  EXPECT_EQ(load_error(f, {"seed"}), "--set seed: expected FIELD.PATH=VALUE");
+  EXPECT_EQ(load_error(f, {"seed="}), "--set seed=: seed: empty value");
+  EXPECT_EQ(load_error(f, {"a..b=1"}),
+            "--set a..b=1: bad field path \"a..b\": expected a field name at character 3");
+  EXPECT_EQ(load_error(f, {"failures.processes[3].rate=1/h"}),
+            "--set failures.processes[3].rate=1/h: failures.processes[3].rate: "
+            "failures.processes has no element [3]");
+  EXPECT_EQ(load_error(f, {"seed.value=1"}),
+            "--set seed.value=1: seed.value: seed is \"3\", not a map");
+  EXPECT_EQ(load_error(f, {"horizon=[1d"}).rfind("--set horizon=[1d:", 0), 0u);
+}
+
+TEST(LoaderTest, OverrideCreatesTrainAndConflictsWithHorizon) {
+  EXPECT_EQ(load_error(good("minimal"), {"train.tokens=15T"}),
+            "--set train.tokens=15T:1:1: train: give either horizon or train, not both");
+}
+
+TEST(LoaderTest, TrainBudgetAndAdaptiveReplications) {
+  ScratchDir dir;
+  const std::string f = dir.write(
+      "t.yaml", "include: " + good("minimal") + "\n");
+  // horizon cannot be removed by an override, so build a file without it.
+  const std::string g = dir.write(
+      "g.yaml",
+      "cluster: {domains: 2, gpus_per_domain: 8}\nworkload: llama3-8b\nlayout: {tp: 8, dp: 2}\n"
+      "hardware: h100-sxm\nstrategies: [ntp]\ntrain: {tokens: 15T}\n"
+      "replications: {target_ci_halfwidth: \"0.5%\", min: 5}\n");
+  const Scenario s = load_ok(g);
+  EXPECT_DOUBLE_EQ(s.train_tokens, 15e12);
+  EXPECT_DOUBLE_EQ(s.max_time_s, 365 * 86400.0);
+  EXPECT_DOUBLE_EQ(s.horizon_s, 0.0);
+  EXPECT_EQ(s.replications.fixed, 0);
+  EXPECT_DOUBLE_EQ(s.replications.target_ci_halfwidth, 0.005);
+  EXPECT_EQ(s.replications.min, 5);
+  EXPECT_EQ(s.replications.max, 1000);
+  EXPECT_TRUE(s.failures.processes.empty());
+  EXPECT_TRUE(load_scenario(f).ok());
+}
+
+TEST(LoaderTest, MtbfWeibullLemonBurstAndEmpiricalRepair) {
+  const Scenario s = load_ok(
+      good("minimal"),
+      {"failures.processes=[{component: node, mtbf: 5000h, distribution: weibull, shape: 0.8, "
+       "kinds: [{name: a, repair: {distribution: empirical, values: [1h, 3h]}}], "
+       "lemon: {fraction: 10%, multiplier: 5}, burst: {probability: 1%, size: 2}}]"});
+  const auto& p = s.failures.processes.at(0);
+  EXPECT_EQ(p.component, Component::kNode);
+  EXPECT_DOUBLE_EQ(p.rate_per_unit_s, 1.0 / (5000 * 3600.0));
+  EXPECT_EQ(p.distribution, "weibull");
+  EXPECT_DOUBLE_EQ(p.shape, 0.8);
+  EXPECT_DOUBLE_EQ(p.kinds[0].repair.mean_s, 7200.0);
+  EXPECT_EQ(p.kinds[0].repair.values_s.size(), 2u);
+  EXPECT_DOUBLE_EQ(p.lemon_fraction, 0.1);
+  EXPECT_DOUBLE_EQ(p.lemon_multiplier, 5.0);
+  EXPECT_EQ(p.burst_size, 2);
+}
+
+// The resolved YAML loads again and resolves to the same text (hence the same hash).
+TEST(LoaderTest, ResolvedOutputRoundTrips) {
+  const std::vector<std::string> files = {
+      good("minimal"), good("derived"), source_path("scenarios/quickstart.yaml"),
+      source_path("scenarios/hgx-h100-16k.yaml"),
+      source_path("scenarios/ntp-paper-b200-nvl32.yaml")};
+  for (const auto& f : files) {
+    ScratchDir dir;
+    const Scenario s = load_ok(f);
+    const std::string text = to_yaml_text(s);
+    const std::string again_file = dir.write(s.name + ".yaml", text);
+    auto again = load_scenario(again_file);
+    ASSERT_TRUE(again.ok()) << f << ": " << again.error().message << "\n" << text;
+    EXPECT_EQ(to_yaml_text(*again), text) << f;
+    EXPECT_EQ(scenario_hash(*again), scenario_hash(s)) << f;
+  }
+}
+
+TEST(LoaderTest, HashIdentifiesTheResolvedScenario) {
+  const Scenario a = load_ok(good("minimal"));
+  const Scenario b = load_ok(good("minimal"));
+  const Scenario c = load_ok(good("minimal"), {"seed=4"});
+  EXPECT_EQ(scenario_hash(a), scenario_hash(b));
+  EXPECT_NE(scenario_hash(a), scenario_hash(c));
+  EXPECT_EQ(scenario_hash(a).rfind("fnv1a64:", 0), 0u);
+  EXPECT_EQ(scenario_hash(a).size(), 8u + 16u);
+}
+
+TEST(LoaderTest, JsonUsesSiUnits) {
+  const nlohmann::json j = to_json(load_ok(good("with_trace")));
+  EXPECT_EQ(j["cluster"]["total_gpus"], 40);
+  EXPECT_DOUBLE_EQ(j["horizon_s"].get<double>(), 86400.0);
+  EXPECT_DOUBLE_EQ(j["failures"]["processes"][0]["rate_per_unit_s"].get<double>(), 1e-4 / 3600);
+  EXPECT_DOUBLE_EQ(j["failures"]["processes"][0]["kinds"][0]["repair"]["mean_s"].get<double>(),
+                   172800.0);
+  EXPECT_EQ(j["failures"]["trace"]["file"], "tiny_trace.csv");
+  EXPECT_EQ(j["strategies"][1]["params"]["rule"], "per_group");
+  EXPECT_EQ(j["hardware"]["name"], "h100-sxm");
+  EXPECT_EQ(j["workload"]["kv_heads"], 2);
+}
+
+// Hostile input: every case is an error value, never a crash or an exception.
+TEST(LoaderTest, HostileInputIsAnErrorNotACrash) {
+  ScratchDir dir;
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"empty.yaml", ""},
+      {"comment.yaml", "# nothing\n"},
+      {"binary.yaml", std::string("\x00\xff\xfe{[", 5)},
+      {"scalar.yaml", "42\n"},
+      {"deep.yaml", std::string(500, '[') + std::string(500, ']') + "\n"},
+      {"alias.yaml", "a: &x {domains: 4}\ncluster: *x\n"},
+      {"merge.yaml", "base: &b {domains: 4, gpus_per_domain: 8}\ncluster: {<<: *b}\n"},
+      {"tab.yaml", "cluster:\n\tdomains: 4\n"},
+      {"bignum.yaml", "cluster: {domains: 1e400, gpus_per_domain: 8}\n"},
+      {"nan.yaml", "include: " + good("minimal") + "\nhorizon: .nan\n"},
+      {"long_key.yaml", std::string(10000, 'k') + ": 1\n"},
+      {"null_include.yaml", "include:\n"},
+      {"list_of_lists.yaml", "include: [[a.yaml]]\n"},
+  };
+  for (const auto& [name, text] : inputs) {
+    auto s = load_scenario(dir.write(name, text));
+    EXPECT_FALSE(s.ok()) << name;
+    if (!s.ok()) {
+      EXPECT_EQ(s.error().exit_code, ExitCode::kBadInput) << name;
+    }
+  }
+  EXPECT_FALSE(load_scenario(dir.path().string()).ok());  // a folder
+  EXPECT_FALSE(load_scenario((dir.path() / "missing.yaml").string()).ok());
+}
+
+}  // namespace
+}  // namespace ntpsim::sim
