@@ -96,6 +96,13 @@ double seconds_per(std::string_view unit) {
   return 0.0;
 }
 
+// The shortest decimal text that parses back to exactly `v`.
+std::string shortest(double v) {
+  char buf[64];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  return ec == std::errc() ? std::string(buf, ptr) : format_number(v);
+}
+
 std::vector<std::string_view> split_commas(std::string_view line) {
   std::vector<std::string_view> fields;
   size_t pos = 0;
@@ -214,6 +221,36 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
       f.repair_s = out.span_s - f.start_s;
       ++out.open_faults;
     }
+  }
+  return out;
+}
+
+Result<std::string> to_csv_trace(const TraceData& trace) {
+  auto check_name = [&](const std::string& name, const char* what) -> Status {
+    if (name.empty() || name.find_first_of(",\r\n") != std::string::npos ||
+        trim(name).size() != name.size()) {
+      return Error::bad_input(trace.file + ": " + what + " '" + name +
+                              "' cannot be written to CSV (empty, a comma, a line break or surrounding spaces)");
+    }
+    return Status::Ok();
+  };
+  for (const std::string& n : trace.node_names) NTPSIM_RETURN_IF_ERROR(check_name(n, "node"));
+  for (const std::string& k : trace.kind_names) NTPSIM_RETURN_IF_ERROR(check_name(k, "kind"));
+  bool with_component = false;
+  for (const TraceFault& f : trace.faults) with_component = with_component || f.has_component;
+  std::string out = "# ntpsim CSV trace (docs/trace-format.md), converted from " + trace.file + "\n";
+  out += "#! time_unit: s\n#! span: " + shortest(trace.span_s) + "\n";
+  out += with_component ? "start,end,unit,kind,component\n" : "start,end,unit,kind\n";
+  for (const TraceFault& f : trace.faults) {
+    // The end is capped at the span so that rounding never puts it past the directive.
+    out += shortest(f.start_s) + "," + shortest(std::min(trace.span_s, f.start_s + f.repair_s)) + ",";
+    out += trace.node_names[static_cast<size_t>(f.node)] + "," + trace.kind_names[f.kind];
+    if (with_component) {
+      static constexpr const char* kNames[] = {"gpu", "node", "domain", "pod"};
+      out += ",";
+      if (f.has_component) out += kNames[static_cast<int>(f.component)];
+    }
+    out += "\n";
   }
   return out;
 }

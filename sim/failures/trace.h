@@ -45,4 +45,11 @@ struct TraceData {
 Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::string& file);
 Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file);
 
+// The trace in the ntpsim CSV format (time unit s, the span as a directive, times printed so they
+// parse back exactly; a component column only when some fault names its own class). Open faults
+// are written with their end at the span, which parses back to the same repair. Errors (bad
+// input) when a node or kind name is empty or holds a comma, a line break or surrounding spaces,
+// which the format cannot carry.
+Result<std::string> to_csv_trace(const TraceData& trace);
+
 }  // namespace ntpsim::sim

@@ -160,6 +160,32 @@ TEST(TraceTest, CsvFormatWithUnitsAndComponents) {
   EXPECT_DOUBLE_EQ(d.faults[2].repair_s, 90 * 3600.0);
 }
 
+TEST(TraceTest, CsvWriterRoundTripsTheInfiniteHbdTrace) {
+  auto trace = load_trace(hbd_config());
+  ASSERT_TRUE(trace.ok());
+  const TraceData& a = **trace;
+  auto csv = to_csv_trace(a);
+  ASSERT_TRUE(csv.ok()) << csv.error().message;
+  auto back = parse_csv_trace(*csv, "converted.csv");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  const TraceData& b = *back;
+  EXPECT_EQ(b.node_names, a.node_names);
+  EXPECT_EQ(b.kind_names, a.kind_names);
+  EXPECT_DOUBLE_EQ(b.span_s, a.span_s);
+  ASSERT_EQ(b.faults.size(), a.faults.size());
+  for (size_t i = 0; i < a.faults.size(); ++i) {
+    EXPECT_DOUBLE_EQ(b.faults[i].start_s, a.faults[i].start_s) << i;
+    EXPECT_NEAR(b.faults[i].repair_s, a.faults[i].repair_s, 1e-6) << i;
+    EXPECT_EQ(b.faults[i].node, a.faults[i].node) << i;
+    EXPECT_EQ(b.faults[i].kind, a.faults[i].kind) << i;
+  }
+  TraceData bad = a;
+  bad.node_names[0] = "a,b";
+  auto r = to_csv_trace(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("node 'a,b' cannot be written"), std::string::npos) << r.error().message;
+}
+
 // Writes `text` to a fresh file in the test's temporary folder and loads it.
 Result<std::shared_ptr<const TraceData>> load_text(const std::string& format, const std::string& name,
                                                    const std::string& text) {

@@ -1,0 +1,104 @@
+// `ntpsim trace FILE`: validates a failure trace, prints its statistics, and converts it to the
+// ntpsim CSV trace format (docs/trace-format.md) with --to-csv.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "sim/failures/failure_source.h"
+#include "sim/failures/trace.h"
+#include "tools/ntpsim/command.h"
+
+namespace ntpsim::cli {
+namespace {
+
+constexpr double kDay = 86400.0;
+
+// The q-quantile of sorted values (nearest rank, linear between neighbours).
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+class TraceCommand final : public Command {
+ public:
+  CLI::App* setup(CLI::App& app) override {
+    CLI::App* sub = app.add_subcommand("trace", "Check a failure trace, print its statistics, convert it to CSV");
+    sub->add_option("file", file_, "Trace file (InfiniteHBD JSON or ntpsim CSV)")->required();
+    sub->add_option("--format", format_, "infinitehbd | csv (default: from the extension, .json or .csv)")
+        ->check(CLI::IsMember({"infinitehbd", "csv"}));
+    sub->add_option("--nodes", nodes_, "Nodes the trace observed, for faults per 1000 node-days "
+                                       "(default: the nodes that appear)");
+    sub->add_option("--to-csv", csv_out_, "Write the trace in the ntpsim CSV format to this path");
+    return sub;
+  }
+
+  int run() override {
+    sim::TraceConfig cfg;
+    cfg.file = file_;
+    cfg.format = format_;
+    if (cfg.format.empty()) {
+      const bool json = file_.size() >= 5 && file_.compare(file_.size() - 5, 5, ".json") == 0;
+      const bool csv = file_.size() >= 4 && file_.compare(file_.size() - 4, 4, ".csv") == 0;
+      if (!json && !csv) return report_error(Error::bad_input(file_ + ": cannot tell the format from the extension; pass --format"));
+      cfg.format = json ? "infinitehbd" : "csv";
+    }
+    auto loaded = sim::load_trace(cfg);
+    if (!loaded.ok()) return report_error(loaded.error());
+    const sim::TraceData& t = **loaded;
+    print_summary(t);
+    if (!csv_out_.empty()) {
+      auto text = sim::to_csv_trace(t);
+      if (!text.ok()) return report_error(text.error());
+      std::ofstream out(csv_out_, std::ios::binary);
+      out << *text;
+      out.close();
+      if (!out) return report_error(Error::runtime(csv_out_ + ": cannot write"));
+      fmt::print("wrote {} ({} faults)\n", csv_out_, t.faults.size());
+    }
+    return 0;
+  }
+
+ private:
+  void print_summary(const sim::TraceData& t) const {
+    const double nodes = nodes_ > 0 ? static_cast<double>(nodes_) : static_cast<double>(t.node_names.size());
+    fmt::print("trace        {} ({})\n", t.file, format_.empty() ? "by extension" : format_);
+    fmt::print("faults       {} on {} nodes, {} without an end (repair runs to the trace's end)\n",
+               t.faults.size(), t.node_names.size(), t.open_faults);
+    fmt::print("span         {:.2f} days\n", t.span_s / kDay);
+    if (t.span_s > 0) {
+      fmt::print("rate         {:.2f} faults per 1000 node-days over {} nodes\n",
+                 static_cast<double>(t.faults.size()) / (nodes * t.span_s / kDay) * 1000, nodes);
+    }
+    std::map<uint16_t, size_t> per_kind;
+    std::vector<double> repair_d;
+    for (const sim::TraceFault& f : t.faults) {
+      ++per_kind[f.kind];
+      repair_d.push_back(f.repair_s / kDay);
+    }
+    std::sort(repair_d.begin(), repair_d.end());
+    double sum = 0.0;
+    for (const double r : repair_d) sum += r;
+    fmt::print("repair (d)   median {:.2f}, mean {:.2f}, p90 {:.2f}, max {:.2f}\n", quantile(repair_d, 0.5),
+               sum / static_cast<double>(std::max<size_t>(1, repair_d.size())), quantile(repair_d, 0.9),
+               repair_d.empty() ? 0.0 : repair_d.back());
+    for (const auto& [kind, count] : per_kind) {
+      fmt::print("kind         {:<24} {:>6} ({:.1f}%)\n", t.kind_names[kind], count,
+                 100.0 * static_cast<double>(count) / static_cast<double>(t.faults.size()));
+    }
+  }
+
+  std::string file_;
+  std::string format_;
+  int64_t nodes_ = 0;
+  std::string csv_out_;
+};
+
+NTPSIM_REGISTER_COMMAND("trace", TraceCommand)
+
+}  // namespace
+}  // namespace ntpsim::cli
