@@ -93,6 +93,8 @@ Status read_gemm(MapReader& parent, GemmParams& g) {
   NTPSIM_RETURN_IF_ERROR(r->integer("tile_n", g.tile_n, false, 1, 4096));
   NTPSIM_RETURN_IF_ERROR(r->integer("tile_k", g.tile_k, false, 1, 4096));
   NTPSIM_RETURN_IF_ERROR(r->quantity("overhead", g.overhead_s, units::parse_duration_s, false, 0, 1.0));
+  NTPSIM_RETURN_IF_ERROR(r->quantity("attention_efficiency", g.attention_efficiency, units::parse_fraction, false, 0.01, 1.0));
+  NTPSIM_RETURN_IF_ERROR(r->quantity("hbm_efficiency", g.hbm_efficiency, units::parse_fraction, false, 0.01, 1.0));
   const YAML::Node table = r->child("table");
   if (table.IsDefined() && !table.IsNull()) {
     const std::string tpath = join_path(path, "table");
@@ -303,6 +305,8 @@ YAML::Node to_yaml(const HardwareProfile& h) {
   g["tile_n"] = h.gemm.tile_n;
   g["tile_k"] = h.gemm.tile_k;
   g["overhead"] = units::format_duration(h.gemm.overhead_s);
+  g["attention_efficiency"] = h.gemm.attention_efficiency;
+  g["hbm_efficiency"] = h.gemm.hbm_efficiency;
   for (const auto& p : h.gemm.table) {
     YAML::Node row;
     row["m"] = p.m;

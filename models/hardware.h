@@ -52,6 +52,8 @@ struct GemmParams {
   int tile_n = 256;               // output tile columns
   int tile_k = 64;                // K step of the main loop
   double overhead_s = 2e-6;       // fixed per-GEMM cost (launch, prologue, epilogue)
+  double attention_efficiency = 0.5;  // fused (flash) attention throughput, share of dense peak
+  double hbm_efficiency = 0.8;    // achievable share of hbm_bw for streaming kernels
   // Measured table: when non-empty, efficiency is interpolated from it instead of the tile model.
   std::vector<GemmPoint> table;
 };
@@ -113,7 +115,8 @@ struct HardwareProfile {
 //   max_power, power_elasticity, max_clock_speedup, idle_power, gemm_efficiency, gpus_per_domain,
 //   scale_up / scale_out: {bw_per_gpu, efficiency, alpha,
 //                          collectives: {all_reduce: {alpha, bus_bw, group_sizes: {N: {alpha, bus_bw}}}, ...}},
-//   storage: {write, read}, gemm: {sm_count, tile_m, tile_n, tile_k, overhead, table: [{m, n, k, tflops}]},
+//   storage: {write, read}, gemm: {sm_count, tile_m, tile_n, tile_k, overhead, attention_efficiency,
+//         hbm_efficiency, table: [{m, n, k, tflops}]},
 //   power: {comm_power_fraction}, memory: {usable_fraction, reserved},
 //   measured: {context, gemm_max_rel_error, gemm_r2, collective_max_rel_error, collective_r2, points}
 Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string& path,

@@ -55,6 +55,12 @@ double power_ratio_for(const StepModel& m, int tp, double share, double target_s
 // The proportional model: a TP group's speed ∝ its GPUs; power speedup = (P/P0)^a capped by the
 // profile's max_clock_speedup. The healthy iteration time comes from 6·N·tokens FLOPs at the
 // profile's GEMM efficiency. Reshard overhead is a fixed `reshard_fraction` of the iteration.
+// The step model named `kind`: "analytic" (models/analytic_step_model.h, default options) or
+// "proportional". Errors (bad input): an unknown kind; an fp8 workload on a profile without FP8.
+// Defined in analytic_step_model.cpp.
+Result<std::unique_ptr<StepModel>> make_step_model(const std::string& kind, const Workload& w,
+                                                   const Layout& l, const HardwareProfile& h);
+
 std::unique_ptr<StepModel> make_proportional_model(const Workload& w, const Layout& l,
                                                    const HardwareProfile& h,
                                                    double reshard_fraction = 0.01);

@@ -1,0 +1,110 @@
+// The analytic step-time model of a dense decoder transformer under Megatron-style TP × PP × DP
+// (DESIGN.md §4; issue 4). Implements StepModel and also exposes the full breakdown.
+//
+// Per micro-batch on the busiest GPU of the busiest pipeline stage, at TP degree t with
+// ceil(units/t) shards (transformer_shapes.h):
+//  - GEMMs (QKV with GQA, attention output, FFN up/gate/down, LM head) through GemmModel, with
+//    backward = data-gradient + weight-gradient GEMMs of the transposed shapes;
+//  - fused causal attention (half of Megatron's full s² FLOPs, at gemm.attention_efficiency),
+//    backward 2.5× forward (FlashAttention's five matmuls against two); or, unfused, batched
+//    score GEMMs and 9 B/score forward (18 backward) of softmax/dropout traffic;
+//  - norms, residuals, activations, rotary and the cross-entropy as HBM traffic;
+//  - TP collectives in the scale-up domain: 2 all-reduces forward and 2 backward per layer of
+//    b·s·h bf16 values, or with sequence parallelism 2 all-gathers + 2 reduce-scatters each way;
+//    forward exposure (1 - tp_overlap); backward collectives hide behind the weight-gradient
+//    GEMMs (Megatron's default asynchronous overlap) when tp_backward_overlap;
+//  - recompute: selective adds the attention-core forward to backward, full a whole forward;
+//  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out), and
+//    the schedule (m + (p-1)/v) × per-micro-batch stage time: bubble (p-1)/(v·m) of the work;
+//  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights
+//    over the R replicas (scale-out), hidden behind up to dp_overlap × the last micro-batch's
+//    backward (reduce-scatter) and the first one's forward (all-gather);
+//  - optimizer step: Adam over the DP shard as HBM traffic (32 B/param);
+//  - NTP reshard (healthy replicas, when damaged ones run at t < T): the T - t extra ranks send
+//    their gradient shards to the t core ranks over the domain before the DP sync and back after.
+// A damaged replica carrying batch share x keeps its micro-batch count and shrinks each
+// micro-batch to x of its tokens (as Megatron-LM's NTP does). Power ratio r speeds GEMMs and
+// attention by PowerModel::speedup(r); memory-bound and communication phases do not speed up.
+// Immutable after construction; thread-safe.
+#pragma once
+
+#include <memory>
+
+#include "models/collective_model.h"
+#include "models/gemm_model.h"
+#include "models/power_model.h"
+#include "models/step_model.h"
+#include "models/transformer_shapes.h"
+
+namespace ntpsim::models {
+
+// Software settings of the modelled Megatron run (not hardware properties).
+struct StepOptions {
+  double tp_overlap = 0.0;          // share of forward TP communication hidden (TE --tp-comm-overlap)
+  bool tp_backward_overlap = true;  // backward TP collectives overlap weight-gradient GEMMs
+  double dp_overlap = 0.8;          // share of the last backward / first forward that hides DP comm
+  double grad_bytes = 4.0;          // bytes per gradient element in the DP reduce-scatter (fp32)
+  // Fused (flash) causal attention. false: Megatron's older unfused path — batched Q·K^T and P·V
+  // GEMMs over the full s x s scores plus memory-bound scale/mask/softmax/dropout kernels.
+  bool flash_attention = true;
+};
+
+// One iteration of one DP replica, seconds unless named otherwise.
+struct StepBreakdown {
+  int tp = 0;
+  double batch_share = 1.0;
+  double power_ratio = 1.0;
+  int microbatches = 0;            // m per replica (rounded up)
+  double microbatch_tokens = 0;    // tokens in one micro-batch (after the batch share)
+  double compute_s = 0;            // GEMMs, attention, memory-bound kernels, over m micro-batches
+  double tp_comm_s = 0;            // exposed TP collectives
+  double pp_comm_s = 0;            // pipeline send/recv
+  double bubble_s = 0;             // pipeline fill and drain
+  double dp_comm_s = 0;            // exposed DP reduce-scatter + all-gather
+  double optimizer_s = 0;          // optimizer step
+  double iteration_s = 0;          // sum of the above
+  double reshard_s = 0;            // NTP reshard the healthy replicas add when tp < nominal
+  double model_flops = 0;          // model FLOPs of this replica's share of the iteration
+  double mfu = 0;                  // model_flops / (iteration_s × GPUs in use × peak)
+  double tokens_per_s_per_gpu = 0; // over the GPUs in use (tp × pp)
+};
+
+class AnalyticStepModel final : public StepModel {
+ public:
+  AnalyticStepModel(const Workload& w, const Layout& l, const HardwareProfile& h,
+                    const StepOptions& options = {});
+
+  std::string name() const override { return "analytic"; }
+  int nominal_tp() const override { return layout_.tp; }
+  int min_tp() const override { return min_tp_; }
+  double replica_iteration_s(int tp, double batch_share, double power_ratio) const override;
+  double reshard_overhead_s(int tp) const override;
+  double gpu_power_w(double power_ratio) const override;
+  double max_power_ratio() const override { return power_.max_ratio(); }
+
+  // REQUIRES: 1 <= tp <= nominal_tp(), batch_share in (0, 1], power_ratio > 0.
+  StepBreakdown breakdown(int tp, double batch_share, double power_ratio) const;
+  // Whether the nominal layout fits in memory (min_tp() is nominal_tp() when it does not).
+  bool nominal_fits() const { return nominal_fits_; }
+  const PowerModel& power_model() const { return power_; }
+
+ private:
+  struct MicroCost;
+  MicroCost layer_cost(int tp, double tokens) const;
+  void add_attention(const TpShard& s, double tokens, MicroCost& c) const;
+  MicroCost stage_cost(int tp, double tokens) const;
+  const Fabric& tp_fabric(int tp) const;
+  double stage_params(int tp) const;
+
+  Workload workload_;
+  Layout layout_;
+  HardwareProfile hw_;
+  StepOptions options_;
+  GemmModel gemm_;
+  PowerModel power_;
+  double microbatches_ = 1;  // per replica, fractional when the batch does not divide
+  int min_tp_ = 1;
+  bool nominal_fits_ = true;
+};
+
+}  // namespace ntpsim::models

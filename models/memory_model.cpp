@@ -1,0 +1,84 @@
+#include "models/memory_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/base/check.h"
+#include "models/transformer_shapes.h"
+
+namespace ntpsim::models {
+
+namespace {
+
+constexpr double kWeightBytes = 2.0;     // bf16 weights
+constexpr double kGradBytes = 4.0;       // fp32 main gradients
+constexpr double kOptimizerBytes = 12.0; // fp32 master + Adam m, v
+
+int microbatches(const Workload& w, const Layout& l) {
+  const double per_replica = static_cast<double>(w.global_batch) / std::max(1, l.dp);
+  return std::max(1, static_cast<int>(std::ceil(per_replica / std::max(1, w.micro_batch))));
+}
+
+}  // namespace
+
+double layer_activation_bytes(const Workload& w, int tp, double tokens) {
+  const TpShard s = shard_at(w, tp);
+  const double h = w.hidden;
+  if (w.recompute == Recompute::kFull) {
+    return 2.0 * tokens * h / (w.sequence_parallel ? tp : 1);
+  }
+  const double replicated = 10.0 * h / (w.sequence_parallel ? tp : 1);
+  const double attention = 2.0 * (s.q_heads + 2 * s.kv_heads + s.q_heads) * s.head_dim;
+  const double mlp = (w.gated_ffn ? 6.0 : 4.0) * s.ffn;
+  double per_token = replicated + attention + mlp;
+  if (w.recompute == Recompute::kNone) per_token += 5.0 * s.q_heads * w.seq_len;
+  return per_token * tokens;
+}
+
+MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp) {
+  NTPSIM_CHECK(tp >= 1 && l.pp >= 1 && l.dp >= 1);
+  const double layers = std::ceil(static_cast<double>(w.layers) / l.pp);
+  const double layer_params = layer_params_per_gpu(w, tp) * layers;
+  const double vocab_params = vocab_params_per_gpu(w, tp);
+  const double mb_tokens = static_cast<double>(w.micro_batch) * w.seq_len;
+  const int m = microbatches(w, l);
+  const double v = std::max(1, l.virtual_stages);
+  // 1F1B: the first stage holds p micro-batches; interleaving adds (p-1)/(p·v) of that
+  // (Korthikanti et al. 2022, §4.2.3; equals Megatron's interleaved warm-up depth).
+  const double interleave = v > 1 ? 1.0 + (l.pp - 1) / (l.pp * v) : 1.0;
+  const double in_flight = std::min<double>(l.pp, m) * interleave;
+  const double per_layer_act = layer_activation_bytes(w, tp, mb_tokens);
+
+  auto stage = [&](double params, double activations) {
+    MemoryBreakdown b;
+    b.weights_bytes = kWeightBytes * params;
+    b.gradients_bytes = kGradBytes * params;
+    b.optimizer_bytes = kOptimizerBytes * params / l.dp;
+    b.activations_bytes = activations;
+    b.total_bytes = b.weights_bytes + b.gradients_bytes + b.optimizer_bytes + b.activations_bytes;
+    return b;
+  };
+  const double logits = 4.0 * mb_tokens * shard_at(w, tp).vocab;
+  // First stage: embedding table, the most micro-batches in flight.
+  MemoryBreakdown first = stage(layer_params + vocab_params, in_flight * layers * per_layer_act);
+  // Last stage: LM head and logits, one micro-batch in flight (plus the first's when p == 1).
+  MemoryBreakdown last = l.pp == 1
+      ? stage(layer_params + 2 * vocab_params, in_flight * layers * per_layer_act + logits)
+      : stage(layer_params + vocab_params, layers * per_layer_act + logits);
+  MemoryBreakdown worst = first.total_bytes >= last.total_bytes ? first : last;
+  worst.usable_bytes = h.hbm_bytes * h.memory.usable_fraction - h.memory.reserved_bytes;
+  return worst;
+}
+
+int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h) {
+  // Walk down from the nominal degree so every degree in [result, l.tp] fits (ceil(units/t)
+  // makes memory only roughly monotone in t).
+  int result = 0;
+  for (int t = l.tp; t >= 1; --t) {
+    if (!memory_at(w, l, h, t).fits()) break;
+    result = t;
+  }
+  return result;
+}
+
+}  // namespace ntpsim::models

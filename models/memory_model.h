@@ -1,0 +1,44 @@
+// Per-GPU memory of a Megatron-style training job, and the smallest TP degree that fits
+// (DESIGN.md §4, memory model).
+//
+// Per GPU of the busiest pipeline stage (first: most activations in flight plus the embedding;
+// last: the LM head and fp32 logits), at TP degree t (ceil(units/t) shards, transformer_shapes.h):
+//  - weights: bf16 (2 B/param); gradients: fp32 main grads (4 B/param);
+//  - optimizer: fp32 master weights + Adam m, v (12 B/param), sharded over the DP replicas by
+//    the distributed optimizer (Megatron docs: 6 + 12/d bytes per parameter);
+//  - activations per layer and micro-batch (Korthikanti et al. 2022, Table 2, generalised to GQA
+//    and gated FFNs): 10·s·b·h replicated (÷t with sequence parallelism) + the sharded Q, K, V,
+//    projection-input and FFN tensors + 5·a·s²·b/t attention scores when nothing is recomputed;
+//    selective recompute drops the scores; full recompute keeps only the 2·s·b·h layer input.
+//    The first stage holds min(p, m) micro-batches of its layers in flight (1F1B), times
+//    (1 + (p-1)/(p·v)) with v > 1 interleaved chunks;
+//  - the last stage adds fp32 logits 4·s·b·V/t.
+// Usable memory = hbm × usable_fraction − reserved. Pure functions; thread-safe.
+#pragma once
+
+#include "models/hardware.h"
+#include "models/workload.h"
+
+namespace ntpsim::models {
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double total_bytes = 0;       // sum of the above
+  double usable_bytes = 0;      // what the GPU offers
+  bool fits() const { return total_bytes <= usable_bytes; }
+};
+
+// Activation bytes of one layer for one micro-batch of `tokens` tokens on the busiest GPU at tp.
+double layer_activation_bytes(const Workload& w, int tp, double tokens);
+
+// Memory of the busiest GPU (max over the first and last stage) at TP degree `tp`.
+// REQUIRES: tp >= 1, layout with pp, dp >= 1.
+MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp);
+
+// Smallest t such that every degree in [t, l.tp] fits; 0 when l.tp itself does not fit.
+int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h);
+
+}  // namespace ntpsim::models

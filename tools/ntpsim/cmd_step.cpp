@@ -1,0 +1,277 @@
+// `ntpsim step`: the step-time model's answer for one workload, layout and profile (issue 4).
+//
+//   ntpsim step --workload W --profile P --tp T --pp P --dp R [--vp V] [--json|--csv]
+//   ntpsim step SCENARIO [--set k=v]... [--json|--csv]
+//
+// For the healthy TP degree and every reduced degree down to the memory bound min_tp it prints
+// the iteration-time breakdown, the largest batch share a damaged replica can carry while keeping
+// pace with healthy ones (at TDP and at the highest allowed power), and the least power that keeps
+// its full share — the NTP paper's Table 1 for any configuration. Writes no file.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "models/analytic_step_model.h"
+#include "models/base/build_info.h"
+#include "models/memory_model.h"
+#include "sim/scenario/loader.h"
+#include "tools/ntpsim/command.h"
+
+namespace ntpsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One row of the table: the replica at TP degree `tp`.
+struct Row {
+  int tp = 0;
+  std::optional<models::StepBreakdown> breakdown;  // analytic model only
+  double iteration_s = 0;       // full share, TDP
+  double share_at_tdp = 0;      // largest share keeping pace at TDP
+  double share_at_max = 0;      // ... at the highest allowed power
+  double power_for_full = 0;    // least power ratio for the full share (> max when impossible)
+  double perf_per_watt = 0;     // perf/W at power_for_full relative to TDP (when reachable)
+  double memory_bytes = 0;      // busiest GPU
+};
+
+struct Setup {
+  models::Workload workload;
+  models::Layout layout;
+  models::HardwareProfile hardware;
+  std::string model = "analytic";
+};
+
+class StepCommand final : public Command {
+ public:
+  CLI::App* setup(CLI::App& app) override {
+    CLI::App* sub = app.add_subcommand(
+        "step", "Step-time breakdown at the healthy and each reduced TP degree, with the batch share "
+                "and power a damaged replica needs (the NTP paper's Table 1)");
+    sub->add_option("scenario", scenario_, "Scenario YAML file (instead of --workload/--profile)");
+    sub->add_option("--set", overrides_, "Override a scenario field (repeatable)");
+    sub->add_option("--workload", workload_, "Workload name (models/workloads) or YAML file");
+    sub->add_option("--profile", profile_, "Hardware profile name (models/profiles) or YAML file");
+    sub->add_option("--tp", tp_, "Tensor-parallel degree T")->check(CLI::Range(1, 1 << 16));
+    sub->add_option("--pp", pp_, "Pipeline stages")->check(CLI::Range(1, 1 << 16));
+    sub->add_option("--dp", dp_, "Data-parallel replicas")->check(CLI::Range(1, 1 << 24));
+    sub->add_option("--vp", vp_, "Interleaved (virtual) stages per pipeline stage")
+        ->check(CLI::Range(1, 1024));
+    sub->add_option("--model", model_, "Step model: analytic | proportional (default: the "
+                                       "scenario's, else analytic)")
+        ->check(CLI::IsMember({"analytic", "proportional"}));
+    sub->add_option("--tp-overlap", options_.tp_overlap,
+                    "Share of forward TP communication hidden (TE comm overlap), default 0")
+        ->check(CLI::Range(0.0, 1.0));
+    sub->add_option("--dp-overlap", options_.dp_overlap,
+                    "Share of the last backward / first forward that hides DP communication, "
+                    "default 0.8")
+        ->check(CLI::Range(0.0, 1.0));
+    sub->add_flag("--unfused-attention", unfused_,
+                  "Model Megatron's unfused attention instead of flash attention");
+    sub->add_flag("--json", json_, "Print JSON");
+    sub->add_flag("--csv", csv_, "Print CSV");
+    return sub;
+  }
+
+  int run() override {
+    if (json_ && csv_) return report_error(Error::bad_input("choose one of --json and --csv"));
+    auto setup = load();
+    if (!setup.ok()) return report_error(setup.error());
+    options_.flash_attention = !unfused_;
+    if (!model_.empty()) setup->model = model_;
+    auto rows = compute(*setup);
+    if (!rows.ok()) return report_error(rows.error());
+    if (json_) {
+      std::fputs((to_json(*setup, *rows).dump(2) + "\n").c_str(), stdout);
+    } else if (csv_) {
+      print_csv(*rows);
+    } else {
+      print_table(*setup, *rows);
+    }
+    return 0;
+  }
+
+ private:
+  Result<Setup> load() const {
+    const bool flags = !workload_.empty() || !profile_.empty() || tp_ > 0 || pp_ > 0 || dp_ > 0;
+    if (!scenario_.empty()) {
+      if (flags) {
+        return Error::bad_input("give either a scenario or --workload/--profile/--tp/--pp/--dp");
+      }
+      auto s = sim::load_scenario(scenario_, overrides_);
+      if (!s.ok()) return s.error();
+      return Setup{s->workload, s->layout, s->hardware, s->step_model};
+    }
+    if (workload_.empty() || profile_.empty() || tp_ <= 0 || pp_ <= 0 || dp_ <= 0) {
+      return Error::bad_input(
+          "ntpsim step needs a scenario file, or --workload, --profile, --tp, --pp and --dp");
+    }
+    const fs::path data = sim::default_data_dir();
+    const YamlContext ctx("command line");
+    Setup s;
+    auto w = models::read_workload(YAML::Node(workload_), "--workload", ctx,
+                                   {(data / "models" / "workloads").string()});
+    if (!w.ok()) return w.error();
+    auto h = models::read_hardware(YAML::Node(profile_), "--profile", ctx,
+                                   {(data / "models" / "profiles").string()});
+    if (!h.ok()) return h.error();
+    s.workload = *w;
+    s.hardware = *h;
+    s.layout.tp = tp_;
+    s.layout.pp = pp_;
+    s.layout.dp = dp_;
+    s.layout.virtual_stages = vp_;
+    if (s.workload.layers < s.layout.pp * s.layout.virtual_stages) {
+      return Error::bad_input(fmt::format("{} layers cannot fill {} stages x {} chunks",
+                                          s.workload.layers, s.layout.pp, s.layout.virtual_stages));
+    }
+    return s;
+  }
+
+  Result<std::vector<Row>> compute(const Setup& s) const {
+    std::unique_ptr<models::StepModel> model;
+    const models::AnalyticStepModel* analytic = nullptr;
+    if (s.model == "analytic") {
+      auto check = models::make_step_model("analytic", s.workload, s.layout, s.hardware);
+      if (!check.ok()) return check.error();
+      auto a = std::make_unique<models::AnalyticStepModel>(s.workload, s.layout, s.hardware, options_);
+      analytic = a.get();
+      model = std::move(a);
+    } else {
+      auto m = models::make_step_model(s.model, s.workload, s.layout, s.hardware);
+      if (!m.ok()) return m.error();
+      model = std::move(*m);
+    }
+    const models::PowerModel power(s.hardware);
+    const double target = model->healthy_iteration_s();
+    const double max_ratio = model->max_power_ratio();
+    std::vector<Row> rows;
+    for (int t = model->nominal_tp(); t >= model->min_tp(); --t) {
+      Row r;
+      r.tp = t;
+      if (analytic != nullptr) r.breakdown = analytic->breakdown(t, 1.0, 1.0);
+      r.iteration_s = model->replica_iteration_s(t, 1.0, 1.0);
+      r.share_at_tdp = models::max_batch_share(*model, t, 1.0, target);
+      r.share_at_max = models::max_batch_share(*model, t, max_ratio, target);
+      r.power_for_full = models::power_ratio_for(*model, t, 1.0, target);
+      r.perf_per_watt = r.power_for_full <= max_ratio ? power.perf_per_watt(r.power_for_full) : 0;
+      r.memory_bytes = models::memory_at(s.workload, s.layout, s.hardware, t).total_bytes;
+      rows.push_back(r);
+    }
+    return rows;
+  }
+
+  static std::string power_text(const Row& r, double max_ratio) {
+    if (r.power_for_full > max_ratio) return fmt::format(">{:.3f}", max_ratio);
+    return fmt::format("{:.3f}", r.power_for_full);
+  }
+
+  void print_table(const Setup& s, const std::vector<Row>& rows) const {
+    const auto& l = s.layout;
+    const auto mem = models::memory_at(s.workload, l, s.hardware, l.tp);
+    fmt::print("ntpsim step: {} on {} ({}), TP{} x PP{} x DP{}{}, {} model\n", s.workload.name,
+               s.hardware.name, s.hardware.origin, l.tp, l.pp, l.dp,
+               l.virtual_stages > 1 ? fmt::format(" (v={})", l.virtual_stages) : "", s.model);
+    fmt::print("memory at TP{}: {:.1f} GB of {:.1f} GB usable per GPU{}; reduced degrees down to TP{}\n",
+               l.tp, mem.total_bytes / 1e9, mem.usable_bytes / 1e9,
+               mem.fits() ? "" : "  WARNING: the nominal layout does not fit",
+               rows.empty() ? l.tp : rows.back().tp);
+    if (!rows.empty() && rows.front().breakdown) {
+      const auto& b = *rows.front().breakdown;
+      fmt::print("healthy: {:.3f} s/iteration, MFU {:.1f}%, {:.0f} tokens/s/GPU, {} micro-batches\n",
+                 b.iteration_s, 100 * b.mfu, b.tokens_per_s_per_gpu, b.microbatches);
+    }
+    fmt::print("share: largest batch share keeping pace with healthy replicas; power: least power "
+               "(x TDP) for the full share\n\n");
+    fmt::print("{:>4} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7} {:>8} {:>9} {:>7} {:>9}\n",
+               "TP", "iter_s", "compute", "tp_comm", "pp_comm", "bubble", "dp_comm", "optim",
+               "reshard", "MFU%", "share", "share@max", "power", "perf/W", "mem");
+    const double max_ratio = s.hardware.tdp_w > 0 ? s.hardware.max_power_w / s.hardware.tdp_w : 1.0;
+    for (const Row& r : rows) {
+      const auto na = std::string("-");
+      auto cell = [&](double v, int prec) { return r.breakdown ? fmt::format("{:.{}f}", v, prec) : na; };
+      const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
+      fmt::print("{:>4} {:>9.3f} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7.4f} {:>8.4f} {:>9} {:>7} {:>9}\n",
+                 r.tp, r.iteration_s, cell(b.compute_s, 3), cell(b.tp_comm_s, 3),
+                 cell(b.pp_comm_s, 3), cell(b.bubble_s, 3), cell(b.dp_comm_s, 3),
+                 cell(b.optimizer_s, 3), cell(b.reshard_s, 4), cell(100 * b.mfu, 1),
+                 r.share_at_tdp, r.share_at_max, power_text(r, max_ratio),
+                 r.perf_per_watt > 0 ? fmt::format("{:.3f}", r.perf_per_watt) : na,
+                 fmt::format("{:.1f}GB", r.memory_bytes / 1e9));
+    }
+  }
+
+  static void print_csv(const std::vector<Row>& rows) {
+    fmt::print("tp,iteration_s,compute_s,tp_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,"
+               "reshard_s,mfu,share_at_tdp,share_at_max_power,power_ratio_for_full_share,"
+               "perf_per_watt,memory_bytes\n");
+    for (const Row& r : rows) {
+      const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
+      fmt::print("{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},"
+                 "{:.6g},{:.6g},{:.6g}\n",
+                 r.tp, r.iteration_s, b.compute_s, b.tp_comm_s, b.pp_comm_s, b.bubble_s,
+                 b.dp_comm_s, b.optimizer_s, b.reshard_s, b.mfu, r.share_at_tdp, r.share_at_max,
+                 r.power_for_full, r.perf_per_watt, r.memory_bytes);
+    }
+  }
+
+  nlohmann::json to_json(const Setup& s, const std::vector<Row>& rows) const {
+    const auto& bi = build_info();
+    nlohmann::json j;
+    j["context"] = {{"version", bi.version}, {"git_sha", bi.git_sha}, {"build_type", bi.build_type}};
+    j["workload"] = s.workload.name;
+    j["profile"] = {{"name", s.hardware.name}, {"origin", s.hardware.origin}};
+    j["layout"] = {{"tp", s.layout.tp}, {"pp", s.layout.pp}, {"dp", s.layout.dp},
+                   {"virtual_stages", s.layout.virtual_stages}};
+    j["model"] = s.model;
+    j["options"] = {{"tp_overlap", options_.tp_overlap}, {"dp_overlap", options_.dp_overlap},
+                    {"flash_attention", options_.flash_attention}};
+    j["max_power_ratio"] = s.hardware.tdp_w > 0 ? s.hardware.max_power_w / s.hardware.tdp_w : 1.0;
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows) {
+      nlohmann::json row = {{"tp", r.tp},
+                            {"iteration_s", r.iteration_s},
+                            {"share_at_tdp", r.share_at_tdp},
+                            {"share_at_max_power", r.share_at_max},
+                            {"power_ratio_for_full_share", r.power_for_full},
+                            {"full_share_reachable", r.perf_per_watt > 0},
+                            {"perf_per_watt", r.perf_per_watt},
+                            {"memory_bytes", r.memory_bytes}};
+      if (r.breakdown) {
+        const auto& b = *r.breakdown;
+        row["breakdown"] = {{"compute_s", b.compute_s},   {"tp_comm_s", b.tp_comm_s},
+                            {"pp_comm_s", b.pp_comm_s},   {"bubble_s", b.bubble_s},
+                            {"dp_comm_s", b.dp_comm_s},   {"optimizer_s", b.optimizer_s},
+                            {"reshard_s", b.reshard_s},   {"mfu", b.mfu},
+                            {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu},
+                            {"microbatches", b.microbatches}};
+      }
+      out.push_back(row);
+    }
+    j["rows"] = out;
+    return j;
+  }
+
+  std::string scenario_;
+  std::vector<std::string> overrides_;
+  std::string workload_;
+  std::string profile_;
+  int tp_ = 0;
+  int pp_ = 0;
+  int dp_ = 0;
+  int vp_ = 1;
+  std::string model_;
+  models::StepOptions options_;
+  bool unfused_ = false;
+  bool json_ = false;
+  bool csv_ = false;
+};
+
+NTPSIM_REGISTER_COMMAND("step", StepCommand)
+
+}  // namespace
+}  // namespace ntpsim::cli
