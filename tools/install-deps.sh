@@ -5,8 +5,8 @@
 #   tools/install-deps.sh --with-browser  also chromium (headless screenshots of HTML reports)
 #   tools/install-deps.sh --check         only report what is missing; exit 1 if anything is
 #
-# Idempotent: packages already installed (dpkg status "install ok installed") are skipped, and with nothing missing it needs
-# no root and changes nothing. CUDA is optional and not installed here (ntpcal builds when
+# Idempotent: installed packages (dpkg status "install ok installed") are skipped, and with
+# nothing missing it needs no root and changes nothing. CUDA is optional and not installed here (ntpcal builds when
 # /usr/local/cuda exists).
 set -euo pipefail
 
