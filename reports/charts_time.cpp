@@ -232,12 +232,19 @@ Chart timeline_chart(const Results& r) {
   for (const auto& m : kMarkStyles)
     mark_legend.push_back({m.legend, "#444", svg::LegendItem::Kind::kMarker, m.shape});
   svg::legend(s, left, marks.bottom + 58.0, right - left, mark_legend);
+  std::string truncated;
+  for (const auto& st : tl.strategies) {
+    if (st.truncated)
+      truncated += fmt::format("{}{}", truncated.empty() ? "" : ", ", strategy_label(r, st.strategy));
+  }
   int64_t failed_total = 0;
   for (const auto& f : tl.failures) failed_total += f.gpus;
   ch.table.note = fmt::format(
       "{} failures taking {} GPUs in {} {} of replication {}; every segment and event is in the "
       "results JSON and the Perfetto timeline",
       tl.failures.size(), failed_total, svg::num(horizon / unit_s), unit_name, tl.replication);
+  if (!truncated.empty())
+    ch.table.note += fmt::format("; the recorded timeline of {} stops early (size cap)", truncated);
   ch.svg = s.finish();
   return ch;
 }

@@ -410,8 +410,25 @@ Table metrics_table(const Results& r) {
 
 std::vector<Chart> build_charts(const Results& r) {
   std::vector<Chart> out;
+  if (r.sweep) {
+    // A sweep document's top-level strategies are its first point (without replications):
+    // the sweep curves lead, the breakdown at the first point follows, labelled as such.
+    std::string at;
+    if (!r.sweep->points.empty()) {
+      for (const auto& [param, value] : r.sweep->points.front().values)
+        at += fmt::format("{}{} = {}", at.empty() ? "" : ", ", param, value);
+    }
+    for (Chart c : {sweep_chart(r), goodput_chart(r), badput_chart(r)}) {
+      if (c.svg.empty()) continue;
+      if (c.id != "sweep" && !at.empty()) {
+        c.title += fmt::format(" (first sweep point: {})", at);
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
   for (Chart c : {goodput_chart(r), badput_chart(r), paired_chart(r), distribution_chart(r),
-                  timeline_chart(r), sweep_chart(r)}) {
+                  timeline_chart(r)}) {
     if (!c.svg.empty()) out.push_back(std::move(c));
   }
   return out;

@@ -45,8 +45,9 @@ std::vector<std::string> report_warnings(const Results& r);
 // in percent. The summary table at the end of each report.
 Table metrics_table(const Results& r);
 
-// Every chart that the document has data for, in report order: goodput, badput, paired
-// differences, distribution, timeline of replication 0, sweep.
+// Every chart that the document has data for, in report order. A run: goodput, badput, paired
+// differences, distribution, timeline of replication 0. A sweep: goodput against the varied
+// parameter, then goodput and badput at the first sweep point (titled so).
 std::vector<Chart> build_charts(const Results& r);
 
 // The individual charts (each returns a chart with an empty svg when there is nothing to draw).

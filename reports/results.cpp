@@ -234,7 +234,8 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
       g.usable_gpus = r.integer(segments[i], "usable_gpus", gp);
       g.failed_gpus = r.integer(segments[i], "failed_gpus", gp);
       if (!r.failed() && !(g.end_s >= g.t_s)) r.fail(gp + ".end_s", "ends before it starts");
-      if (!r.failed() && !st.segments.empty() && g.t_s != st.segments.back().end_s)
+      // Contiguous up to rounding (1 µs, the engine's time resolution).
+      if (!r.failed() && !st.segments.empty() && std::fabs(g.t_s - st.segments.back().end_s) > 1e-6)
         r.fail(gp + ".t_s", "segments must be contiguous (starts where the previous one ended)");
       st.segments.push_back(std::move(g));
     }
@@ -254,6 +255,7 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
       d.power_ratio = r.num(domains[i], "power_ratio", dp, false, 1.0);
       st.domains.push_back(std::move(d));
     }
+    st.truncated = r.boolean(s, "truncated", sp, false);
     t.strategies.push_back(std::move(st));
   }
   return t;

@@ -100,6 +100,7 @@ struct StrategyTimeline {
   std::vector<JobSegment> segments;
   std::vector<JobMark> marks;
   std::vector<DomainChange> domains;
+  bool truncated = false;  // the engine stopped recording before the horizon (size cap)
 };
 
 // Replication 0's trajectory, for the over-time chart and the Perfetto trace.

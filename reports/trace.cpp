@@ -9,7 +9,7 @@
 // Layout: pid 1 "Cluster" holds the failures (instants) and the failed-GPU counter; pid 2+i
 // is strategy i with a "job" track (one slice per job segment: running, checkpointing, ...),
 // a "job events" track (instant marks), one track per domain that changed state, and counters
-// for throughput, usable GPUs and failed GPUs. Slices on one track never overlap (the format
+// for job throughput, usable GPUs and failed GPUs. Slices on one track never overlap (the format
 // requires slices on a thread to nest), which contiguous segments guarantee.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,8 +43,12 @@ ojson slice(const std::string& name, const char* cat, int pid, int64_t tid, doub
           {"ts", ts},  {"dur", std::max<int64_t>(0, us(t1) - ts)}, {"args", std::move(args)}};
 }
 
-ojson counter(const std::string& name, int pid, double t, const char* series, double value) {
-  return {{"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", us(t)}, {"args", {{series, value}}}};
+// Perfetto names a counter track "<name> <series>" (one track per args key); chrome://tracing
+// shows the name with the series as its legend. Counters belong to the process; the tid only
+// has to resolve to it.
+ojson counter(const std::string& name, int pid, int64_t ts, const char* series, double value) {
+  return {{"ph", "C"},  {"name", name}, {"pid", pid},
+          {"tid", 1},   {"ts", ts},     {"args", {{series, value}}}};
 }
 
 std::string domain_slice_name(const DomainChange& d) {
@@ -82,12 +86,13 @@ void add_strategy(ojson& events, const Results& r, const StrategyTimeline& st, i
                               {"failed_gpus", g.failed_gpus}}));
     }
     // Counters only where a value changes, plus the start.
+    const int64_t ts = us(g.t_s);
     if (prev == nullptr || prev->throughput != g.throughput)
-      events.push_back(counter("throughput (relative)", pid, g.t_s, "value", g.throughput));
+      events.push_back(counter("job throughput", pid, ts, "(x ideal)", g.throughput));
     if (prev == nullptr || prev->usable_gpus != g.usable_gpus)
-      events.push_back(counter("usable GPUs", pid, g.t_s, "value", double(g.usable_gpus)));
+      events.push_back(counter("usable", pid, ts, "GPUs", double(g.usable_gpus)));
     if (prev == nullptr || prev->failed_gpus != g.failed_gpus)
-      events.push_back(counter("failed GPUs", pid, g.t_s, "value", double(g.failed_gpus)));
+      events.push_back(counter("failed", pid, ts, "GPUs", double(g.failed_gpus)));
     prev = &g;
   }
   for (const auto& m : st.marks) {
@@ -140,12 +145,10 @@ std::string render_timeline(const Results& r) {
                         {"interrupts", f.interrupts}, {"repaired_at_s", f.end_s}}}});
   }
   double level = 0.0;
-  events.push_back({{"ph", "C"}, {"name", "failed GPUs"}, {"pid", kClusterPid}, {"ts", 0},
-                    {"args", {{"value", 0.0}}}});
+  events.push_back(counter("failed", kClusterPid, 0, "GPUs", 0.0));
   for (const auto& [t, d] : delta) {
     level += d;
-    events.push_back({{"ph", "C"}, {"name", "failed GPUs"}, {"pid", kClusterPid}, {"ts", t},
-                      {"args", {{"value", std::max(0.0, level)}}}});
+    events.push_back(counter("failed", kClusterPid, t, "GPUs", std::max(0.0, level)));
   }
   int pid = 2;
   for (const auto& st : tl.strategies) add_strategy(events, r, st, pid++, horizon);

@@ -169,3 +169,25 @@ TEST(HtmlEscaping, UserTextIsEscaped) {
 
 }  // namespace
 }  // namespace ntpsim::reports
+
+namespace ntpsim::reports {
+namespace {
+
+TEST(HtmlSweep, SweepCurvesLeadAndTheFirstPointIsLabelled) {
+  auto r = load_results(testing::fixture_path("sweep.json"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto charts = build_charts(*r);
+  std::vector<std::string> ids;
+  for (const auto& c : charts) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"sweep", "goodput", "badput"}));
+  EXPECT_NE(charts[1].title.find("(first sweep point: failures.processes[0].rate = 1e-5/h)"),
+            std::string::npos)
+      << charts[1].title;
+  const std::string html = render_html(*r);
+  EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep\""), std::string::npos);
+  EXPECT_NE(html.find("<td>Varied</td><td>failures.processes[0].rate (6 points)</td>"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpsim::reports

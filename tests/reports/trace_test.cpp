@@ -108,7 +108,7 @@ TEST_F(Trace, HasJobDomainAndCounterTracksPerStrategy) {
     if (e["ph"] == "C") counters[pid].insert(e["name"]);
   }
   EXPECT_EQ(process_names[1], "cluster");
-  EXPECT_TRUE(counters[1].count("failed GPUs"));
+  EXPECT_TRUE(counters[1].count("failed"));
   for (size_t i = 0; i < tl.strategies.size(); ++i) {
     const int pid = static_cast<int>(i) + 2;
     const StrategyTimeline& st = tl.strategies[i];
@@ -116,12 +116,25 @@ TEST_F(Trace, HasJobDomainAndCounterTracksPerStrategy) {
     std::set<int64_t> domains;
     for (const auto& d : st.domains) domains.insert(d.domain);
     EXPECT_EQ(domain_threads[pid], domains.size()) << st.strategy;
-    for (const char* c : {"throughput (relative)", "usable GPUs", "failed GPUs"})
+    for (const char* c : {"job throughput", "usable", "failed"})
       EXPECT_TRUE(counters[pid].count(c)) << st.strategy << " " << c;
   }
   EXPECT_EQ(process_names[4], "strategy NTP");
   EXPECT_EQ(job_states,
             (std::set<std::string>{"running", "checkpointing", "recovering", "degraded"}));
+}
+
+TEST_F(Trace, ClusterCounterFollowsTheFailures) {
+  // Fixture: 1 GPU from day 0.5 to 3.5, 1 GPU for 30 min at day 1.75, 4 GPUs from day 3 to 5,
+  // 1 GPU from day 5.17: the peak is 5 failed GPUs, and all are back by the end of day 6.67.
+  double peak = -1.0, last = -1.0;
+  for (const auto& e : doc_["traceEvents"]) {
+    if (e["ph"] != "C" || e["pid"] != 1) continue;
+    peak = std::max(peak, e["args"]["GPUs"].get<double>());
+    last = e["args"]["GPUs"].get<double>();
+  }
+  EXPECT_EQ(peak, 5.0);
+  EXPECT_EQ(last, 0.0);
 }
 
 TEST_F(Trace, DomainSlicesNameTheDegradedTp) {
