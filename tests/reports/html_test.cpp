@@ -191,3 +191,38 @@ TEST(HtmlSweep, SweepCurvesLeadAndTheFirstPointIsLabelled) {
 
 }  // namespace
 }  // namespace ntpsim::reports
+
+namespace ntpsim::reports {
+namespace {
+
+// A month-like timeline with a checkpoint every 500 s: 2400 segments, far more than the chart
+// has pixels. The throughput is then drawn as 300 bin means (each exactly 0.9 here), so the
+// line collapses to a flat segment instead of 2400 spikes.
+TEST(TimelineChart, DenseTimelinesAreBinned) {
+  Results r = testing::small_results();
+  for (StrategyTimeline& st : r.timeline->strategies) {
+    st.segments.clear();
+    st.marks.clear();
+    for (int k = 0; k < 1200; ++k) {
+      const double t = 500.0 * k;
+      st.segments.push_back({t, t + 450.0, "running", 1.0, 1152, 0});
+      st.segments.push_back({t + 450.0, t + 500.0, "checkpointing", 0.0, 1152, 0});
+    }
+  }
+  r.timeline->horizon_s = 600000.0;
+  const Chart c = timeline_chart(r);
+  EXPECT_NE(c.caption.find("averaged over bins of 0.556 hours"), std::string::npos) << c.caption;
+  size_t longest = 0;
+  for (size_t i = c.svg.find("<polyline points=\""); i != std::string::npos;
+       i = c.svg.find("<polyline points=\"", i + 1)) {
+    const size_t end = c.svg.find('"', i + 18);
+    const std::string pts = c.svg.substr(i + 18, end - i - 18);
+    longest = std::max<size_t>(longest, std::count(pts.begin(), pts.end(), ' ') + 1);
+  }
+  EXPECT_GT(longest, 0u);
+  EXPECT_LT(longest, 100u);  // unbinned, each throughput line would have 4800 points
+  EXPECT_EQ(c.table.rows[0][1], "90.00");  // time-weighted mean throughput, from the segments
+}
+
+}  // namespace
+}  // namespace ntpsim::reports
