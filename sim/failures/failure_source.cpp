@@ -14,6 +14,13 @@ Error bad(const std::string& path, const std::string& what) { return Error::bad_
 
 bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }
 
+// Shape limits: outside them Gamma(1 + 1/k) overflows or nearly every draw is ~0 with the mean
+// carried by a vanishing tail, which would flood the engine with events at one instant.
+constexpr const char* kWeibullRange = "weibull shape must be in [0.1, 20]";
+constexpr const char* kSigmaRange = "lognormal sigma must be in (0, 4]";
+bool weibull_shape_ok(double k) { return k >= 0.1 && k <= 20.0; }
+bool sigma_ok(double sigma) { return sigma > 0.0 && sigma <= 4.0; }
+
 Status validate_repair(const RepairDist& r, const std::string& path) {
   const std::string& d = r.distribution;
   if (d != "fixed" && d != "exponential" && d != "lognormal" && d != "weibull" && d != "empirical") {
@@ -30,8 +37,8 @@ Status validate_repair(const RepairDist& r, const std::string& path) {
     return Status::Ok();
   }
   if (!finite_nonneg(r.mean_s)) return bad(path + ".mean", "must be a finite duration >= 0");
-  if (d == "lognormal" && !(std::isfinite(r.sigma) && r.sigma > 0.0)) return bad(path + ".sigma", "must be > 0");
-  if (d == "weibull" && !(std::isfinite(r.shape) && r.shape > 0.0)) return bad(path + ".shape", "must be > 0");
+  if (d == "lognormal" && !sigma_ok(r.sigma)) return bad(path + ".sigma", kSigmaRange);
+  if (d == "weibull" && !weibull_shape_ok(r.shape)) return bad(path + ".shape", kWeibullRange);
   return Status::Ok();
 }
 
@@ -59,7 +66,8 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
     return bad(path + ".distribution", "unknown inter-arrival distribution '" + d +
                                            "' (expected exponential, weibull or lognormal)");
   }
-  if (d != "exponential" && !(std::isfinite(p.shape) && p.shape > 0.0)) return bad(path + ".shape", "must be > 0");
+  if (d == "weibull" && !weibull_shape_ok(p.shape)) return bad(path + ".shape", kWeibullRange);
+  if (d == "lognormal" && !sigma_ok(p.shape)) return bad(path + ".shape", kSigmaRange);
   if (p.kinds.empty()) return bad(path + ".kinds", "needs at least one kind");
   double total = 0.0;
   for (size_t i = 0; i < p.kinds.size(); ++i) {

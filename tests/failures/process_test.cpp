@@ -313,7 +313,13 @@ TEST(ProcessTest, ZeroRateYieldsNothingAndBadParametersAreErrors) {
   p = testing::process(Component::kGpu, 1e-6, "gamma");
   expect_error(p, "failures.processes[1].distribution");
   p = testing::process(Component::kGpu, 1e-6, "weibull", 0.0);
-  expect_error(p, "failures.processes[1].shape");
+  expect_error(p, "failures.processes[1].shape: weibull shape must be in [0.1, 20]");
+  p = testing::process(Component::kGpu, 1e-6, "lognormal", 9.0);
+  expect_error(p, "failures.processes[1].shape: lognormal sigma");
+  p = testing::process(Component::kGpu, 1e-6);
+  p.kinds[0].repair.distribution = "weibull";
+  p.kinds[0].repair.shape = 0.01;
+  expect_error(p, "failures.processes[1].kinds[0].repair.shape");
   p = testing::process(Component::kGpu, 1e-6);
   p.kinds = {testing::kind("a", 0.5, "fixed", 1), testing::kind("b", 0.4, "fixed", 1)};
   expect_error(p, "failures.processes[1].kinds: shares sum to 0.9");
