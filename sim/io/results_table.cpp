@@ -1,0 +1,78 @@
+#include "sim/io/results_table.h"
+
+#include <fmt/format.h>
+
+#include "sim/metrics/aggregate.h"
+
+namespace ntpsim::sim {
+namespace {
+
+Stat stat_of(const StrategyRun& run, Metric m) {
+  std::vector<double> v;
+  v.reserve(run.replications.size());
+  for (const auto& rep : run.replications) v.push_back(at(rep, m));
+  return summarize(v);
+}
+
+std::string pct(double f) { return fmt::format("{:.2f}%", 100.0 * f); }
+
+constexpr Metric kBadput[] = {Metric::kBadputCheckpoint, Metric::kBadputRollback,
+                              Metric::kBadputRecovery,   Metric::kBadputStall,
+                              Metric::kBadputDegraded,   Metric::kBadputReshard};
+
+std::string badput_header() {
+  return fmt::format("{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "ckpt", "rollbk", "recov", "stall",
+                     "degr", "reshard");
+}
+
+std::string strategy_cells(const StrategyRun& st, bool budget) {
+  const Stat g = stat_of(st, Metric::kGoodput);
+  std::string row = fmt::format("{:<20} {:>7} ±{:>6}", st.label, pct(g.mean),
+                                pct(g.ci95_halfwidth()));
+  for (Metric m : kBadput) row += fmt::format(" {:>8}", pct(stat_of(st, m).mean));
+  row += fmt::format(" {:>9.1f} {:>8.1f}/{:<6.0f}", stat_of(st, Metric::kInterruptions).mean,
+                     stat_of(st, Metric::kFailedGpusMean).mean,
+                     stat_of(st, Metric::kFailedGpusPeak).max);
+  row += fmt::format(" {:>8}", pct(stat_of(st, Metric::kPerGpuGoodput).mean));
+  if (budget) row += fmt::format(" {:>8.2f}", stat_of(st, Metric::kTimeToTrainDays).mean);
+  return row;
+}
+
+std::string strategy_header(bool budget) {
+  std::string h = fmt::format("{:<20} {:>16} {} {:>9} {:>15} {:>8}", "strategy",
+                              "goodput (95% CI)", badput_header(), "interrupt",
+                              "failed mean/peak", "per-GPU");
+  if (budget) h += fmt::format(" {:>8}", "TTT days");
+  return h;
+}
+
+}  // namespace
+
+std::string run_table(const Scenario& s, const RunResult& r) {
+  std::string out = fmt::format(
+      "{}: {} GPUs ({} in the job: TP {} x PP {} x DP {}), {} model, {:.1f} days x {} "
+      "replications, checkpoint every {:.0f} s\n",
+      s.name, r.layout.cluster_gpus, r.layout.job_gpus, r.layout.tp, r.layout.pp, r.layout.dp,
+      r.step_model, r.horizon_s / 86400.0, r.replications, r.checkpoint_interval_s);
+  const bool budget = s.train_tokens > 0;
+  out += strategy_header(budget) + "\n";
+  for (const auto& st : r.strategies) out += strategy_cells(st, budget) + "\n";
+  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+std::string sweep_table(const SweepRun& sweep) {
+  std::string out;
+  std::string values_header;
+  for (const auto& p : sweep.parameters) values_header += fmt::format("{:<24} ", p);
+  const bool budget = !sweep.points.empty() && sweep.points.front().scenario.train_tokens > 0;
+  out += values_header + strategy_header(budget) + "\n";
+  for (const auto& p : sweep.points) {
+    std::string vals;
+    for (const auto& [k, v] : p.values) vals += fmt::format("{:<24} ", v);
+    for (const auto& st : p.result.strategies) out += vals + strategy_cells(st, budget) + "\n";
+  }
+  return out;
+}
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,67 @@
+// Monte Carlo over replications (DESIGN.md §3.6): every strategy of a scenario on the same
+// failure realizations, replications spread over threads, results independent of thread count.
+//
+// Replication i draws its failures from FailureSource(seed, i) (streams named per model, see
+// sim/failures/failure_source.h), generated once into a vector and run under each strategy, so
+// strategies are compared on common random numbers. Results are stored by replication index, so
+// the output is byte-identical for any thread count. Adaptive replication (target CI half-width
+// of goodput for every strategy) runs in batches whose sizes depend only on results so far
+// (min, then doubling, capped at max): the stopping point does not depend on threads either.
+// Ownership: run_monte_carlo returns a value owning everything it reports.
+// Thread safety: run_monte_carlo is reentrant; `progress` is called from worker threads (the
+// callee must be thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "sim/engine/layout.h"
+#include "sim/engine/timeline.h"
+#include "sim/metrics/metrics.h"
+#include "sim/scenario/scenario.h"
+
+namespace ntpsim::sim {
+
+struct RunOptions {
+  int replications = 0;   // > 0: this many, overriding the scenario's replications
+  int threads = 0;        // 0 = std::thread::hardware_concurrency()
+  bool timeline = true;   // record replication 0's timeline
+  std::function<void(int done, int total)> progress;  // optional, after each replication
+};
+
+// One failure of replication 0, for the timeline.
+struct FailureRecord {
+  double t_s = 0, end_s = 0;
+  int domain = 0;
+  int gpus = 0;
+  std::string kind;
+  std::string component;
+  bool interrupts = true;
+};
+
+struct StrategyRun {
+  std::string name;
+  std::string label;
+  std::vector<ReplicationMetrics> replications;  // index = replication
+  StrategyTimeline timeline;                     // replication 0 (empty unless requested)
+};
+
+struct RunResult {
+  JobLayout layout;
+  std::vector<StrategyRun> strategies;
+  std::vector<FailureRecord> failures;  // replication 0
+  int replications = 0;
+  std::string step_model;               // the step model's name
+  double checkpoint_interval_s = 0;     // as chosen (auto: Young/Daly)
+  double ideal_tokens_per_s = 0;
+  double horizon_s = 0;                 // simulated time per replication (the cap with a budget)
+  uint64_t events = 0;                  // events processed, all strategies and replications
+  std::vector<std::string> warnings;
+};
+
+Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& options);
+
+}  // namespace ntpsim::sim

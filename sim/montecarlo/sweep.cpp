@@ -1,0 +1,108 @@
+#include "sim/montecarlo/sweep.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/base/units.h"
+#include "sim/scenario/loader.h"
+
+namespace ntpsim::sim {
+namespace {
+
+constexpr size_t kMaxValues = 1000;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<VarySpec> parse_vary(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Error::bad_input(
+        fmt::format("--vary '{}': expected path=v1,v2,... or path=start:stop:step", text));
+  }
+  VarySpec v;
+  v.path = text.substr(0, eq);
+  const std::string rhs = text.substr(eq + 1);
+  if (rhs.find(':') != std::string::npos && rhs.find(',') == std::string::npos) {
+    const auto parts = split(rhs, ':');
+    if (parts.size() != 3) {
+      return Error::bad_input(fmt::format("--vary '{}': a range is start:stop:step", text));
+    }
+    double x[3];
+    for (int i = 0; i < 3; ++i) {
+      auto n = units::parse_number(parts[static_cast<size_t>(i)]);
+      if (!n.ok()) {
+        return Error::bad_input(fmt::format("--vary '{}': '{}' is not a number ({})", text,
+                                            parts[static_cast<size_t>(i)], n.error().message));
+      }
+      x[i] = *n;
+    }
+    if (!(x[2] > 0) || x[1] < x[0]) {
+      return Error::bad_input(
+          fmt::format("--vary '{}': a range needs step > 0 and stop >= start", text));
+    }
+    const double count = std::floor((x[1] - x[0]) / x[2] + 1e-9) + 1;
+    if (count > static_cast<double>(kMaxValues)) {
+      return Error::bad_input(fmt::format("--vary '{}': more than {} values", text, kMaxValues));
+    }
+    for (int i = 0; i < static_cast<int>(count); ++i) {
+      v.values.push_back(fmt::format("{}", x[0] + i * x[2]));
+    }
+  } else {
+    for (auto& s : split(rhs, ',')) {
+      if (s.empty()) {
+        return Error::bad_input(fmt::format("--vary '{}': empty value in the list", text));
+      }
+      v.values.push_back(s);
+    }
+  }
+  if (v.values.empty() || v.values.size() > kMaxValues) {
+    return Error::bad_input(fmt::format("--vary '{}': between 1 and {} values", text, kMaxValues));
+  }
+  return v;
+}
+
+Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::string>& overrides,
+                           const std::vector<VarySpec>& vary, const RunOptions& options) {
+  if (vary.empty() || vary.size() > 2) {
+    return Error::bad_input("sweep: give one or two --vary parameters");
+  }
+  SweepRun out;
+  auto base = load_scenario(file, overrides);
+  if (!base.ok()) return base.error();
+  out.base = std::move(base.value());
+  for (const auto& v : vary) out.parameters.push_back(v.path);
+  const size_t n0 = vary[0].values.size();
+  const size_t n1 = vary.size() > 1 ? vary[1].values.size() : 1;
+  for (size_t i = 0; i < n0; ++i) {
+    for (size_t j = 0; j < n1; ++j) {
+      SweepPoint p;
+      std::vector<std::string> o = overrides;
+      p.values.emplace_back(vary[0].path, vary[0].values[i]);
+      if (vary.size() > 1) p.values.emplace_back(vary[1].path, vary[1].values[j]);
+      for (const auto& [k, v] : p.values) o.push_back(k + "=" + v);
+      auto sc = load_scenario(file, o);
+      if (!sc.ok()) return sc.error();
+      p.scenario = std::move(sc.value());
+      auto r = run_monte_carlo(p.scenario, options);
+      if (!r.ok()) return r.error();
+      p.result = std::move(r.value());
+      out.points.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+}  // namespace ntpsim::sim
