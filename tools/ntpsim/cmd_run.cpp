@@ -4,6 +4,8 @@
 // (nothing is written when the run fails). A progress bar goes to stderr when it is a terminal.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 
@@ -56,7 +58,10 @@ class RunCommand final : public Command {
         std::fflush(stderr);
       };
     }
+    const auto t0 = std::chrono::steady_clock::now();
     auto result = sim::run_monte_carlo(s, opts);
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (bar) fmt::print(stderr, "\r{}\r", std::string(60, ' '));
     if (!result.ok()) return report_error(result.error());
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
@@ -69,7 +74,12 @@ class RunCommand final : public Command {
       const auto st = sim::write_file_atomic(csv, sim::results_csv(s, *result));
       if (!st.ok()) return report_error(st.error());
     }
-    if (!quiet_) std::fputs(sim::run_table(s, *result).c_str(), stdout);
+    if (!quiet_) {
+      std::fputs(sim::run_table(s, *result).c_str(), stdout);
+      // Wall time goes to stderr only: stdout and the files stay identical across machines.
+      fmt::print(stderr, "ntpsim: {} events in {:.2f} s ({:.3g} events/s)\n", result->events,
+                 wall_s, static_cast<double>(result->events) / std::max(wall_s, 1e-9));
+    }
     return 0;
   }
 
