@@ -57,10 +57,24 @@ struct GemmSample {
   std::string what;
 };
 
+}  // namespace
+
+double quantized_flops(int64_t m, int64_t n, int64_t k, int sms, int tm, int tn, int tk) {
+  double best = 0.0;
+  for (const auto& [a, b] : {std::pair{tm, tn}, std::pair{tn, tm}}) {
+    const int64_t tiles = ceil_div(m, a) * ceil_div(n, b);
+    const int64_t waves = ceil_div(tiles, sms);
+    const double q = static_cast<double>(waves) * sms * 2.0 * a * b *
+                     static_cast<double>(ceil_div(k, tk) * tk);
+    if (best == 0.0 || q < best) best = q;
+  }
+  return best;
+}
+
+namespace {
+
 double qflops(int64_t m, int64_t n, int64_t k, int sms, int tm, int tn, int tk) {
-  const int64_t tiles = ceil_div(m, tm) * ceil_div(n, tn);
-  const int64_t waves = ceil_div(tiles, sms);
-  return static_cast<double>(waves) * sms * 2.0 * tm * tn * static_cast<double>(ceil_div(k, tk) * tk);
+  return quantized_flops(m, n, k, sms, tm, tn, tk);
 }
 
 Result<GemmFit> fit_gemm(GemmDType dtype, const std::vector<GemmSample>& s, int sms,
@@ -188,27 +202,37 @@ Result<CollectiveFitResult> fit_collective(const std::string& fabric, Collective
   return out;
 }
 
-Result<ReshardFit> fit_reshard(const std::string& fabric, const std::vector<CollSample>& s) {
+struct ReshardSample {
+  int k;
+  double busiest;
+  double t;
+  std::string what;
+};
+
+Result<ReshardFit> fit_reshard(const std::string& fabric, int tp, const std::vector<ReshardSample>& s) {
+  const std::string name = fmt::format("{} reshard T={}", fabric, tp);
   std::set<double> sizes;
-  for (const CollSample& c : s) sizes.insert(c.bytes);
+  for (const ReshardSample& c : s) sizes.insert(c.busiest);
   if (sizes.size() < 2) {
-    return Error::bad_input(fmt::format("{} reshard: needs at least 2 distinct busiest-GPU byte "
-                                        "counts, found {}", fabric, sizes.size()));
+    return Error::bad_input(fmt::format("{}: needs at least 2 distinct busiest-GPU byte counts, "
+                                        "found {}", name, sizes.size()));
   }
   const auto rows = static_cast<Eigen::Index>(s.size());
   Eigen::MatrixXd x(rows, 2);
   Eigen::VectorXd y(rows);
   for (Eigen::Index i = 0; i < rows; ++i) {
-    x(i, 0) = 1.0;
-    x(i, 1) = 2.0 * s[static_cast<size_t>(i)].bytes;
-    y(i) = s[static_cast<size_t>(i)].t;
+    const ReshardSample& c = s[static_cast<size_t>(i)];
+    x(i, 0) = 2.0 * c.k;
+    x(i, 1) = 2.0 * c.busiest;
+    y(i) = c.t;
   }
   Eigen::VectorXd beta;
   if (!relative_lsq(x, y, beta) || beta(1) <= 0) {
-    return Error::bad_input(fmt::format("{} reshard: the fit has no solution", fabric));
+    return Error::bad_input(fmt::format("{}: the fit has no solution", name));
   }
   ReshardFit r;
   r.fabric = fabric;
+  r.tp = tp;
   r.alpha_s = beta(0);
   r.bw_Bps = 1.0 / beta(1);
   std::vector<double> measured, predicted;
@@ -321,7 +345,7 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
   std::map<GemmDType, std::vector<GemmSample>> gemm;
   int sms = options.sm_count;
   std::map<std::pair<std::string, CollectiveKind>, std::vector<CollSample>> coll;
-  std::map<std::string, std::vector<CollSample>> reshard;
+  std::map<std::pair<std::string, int>, std::vector<ReshardSample>> reshard;
   std::vector<const RawData*> power;
   for (const RawData& f : files) {
     out.files.push_back(f.file);
@@ -350,8 +374,8 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
         break;
       case RawKind::kReshard:
         for (const ReshardRow& r : f.reshards) {
-          reshard[r.fabric].push_back(
-              {r.request.tp, r.request.busiest_bytes(), r.time.median_s,
+          reshard[{r.fabric, r.request.tp}].push_back(
+              {r.request.k, r.request.busiest_bytes(), r.time.median_s,
                fmt::format("{} {} reshard T={} k={} bytes={}", where(f.file, r.line), r.fabric,
                            r.request.tp, r.request.k, r.request.bytes_per_rank)});
         }
@@ -373,8 +397,8 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
     if (!c.ok()) return c.error();
     out.collectives.push_back(std::move(*c));
   }
-  for (const auto& [fabric, samples] : reshard) {
-    auto r = fit_reshard(fabric, samples);
+  for (const auto& [key, samples] : reshard) {
+    auto r = fit_reshard(key.first, key.second, samples);
     if (!r.ok()) return r.error();
     out.reshards.push_back(std::move(*r));
   }
@@ -407,9 +431,9 @@ std::string describe(const FitResult& r) {
     }
   }
   for (const ReshardFit& f : r.reshards) {
-    s += fmt::format("{} reshard: alpha {:.2f} us, bw {:.1f} GB/s; {} points, R² {:.4f}, max |rel "
-                     "err| {:.1f}%\n",
-                     f.fabric, f.alpha_s * 1e6, f.bw_Bps / 1e9, f.quality.points, f.quality.r2,
+    s += fmt::format("{} reshard T={}: alpha {:.2f} us per extra rank, bw {:.1f} GB/s; {} points, "
+                     "R² {:.4f}, max |rel err| {:.1f}%\n",
+                     f.fabric, f.tp, f.alpha_s * 1e6, f.bw_Bps / 1e9, f.quality.points, f.quality.r2,
                      100 * f.quality.max_abs_rel_error);
   }
   if (r.power) {

@@ -3,13 +3,14 @@
 // Weighted linear least squares (Eigen, rows scaled by 1/measured so the relative error is
 // minimised) of the forms the cost models use (models/hardware.h):
 //   GEMM (per dtype)  t = overhead + qflops(m, n, k; tile, sm_count) / rate
-//                     where qflops counts whole waves of output tiles (tile and wave quantization);
+//                     where qflops counts whole waves of output tiles (quantized_flops below);
 //                     the tile (tile_m, tile_n) is chosen among common cuBLASLt tiles by the
 //                     smallest squared relative error; tile_k = 64. Also the measured table.
 //   collective        per (fabric, kind, group size n): t = a + bytes * bus_factor(n) / bus_bw,
 //                     alpha = a / latency_steps(n); and pooled over n per (fabric, kind):
 //                     t = alpha * latency_steps(n) + bytes * bus_factor(n) / bus_bw
-//   reshard           per fabric: t = alpha + 2 * busiest_bytes / bw
+//   reshard           per (fabric, T): t = 2 * (alpha * k + busiest_bytes / bw), the form the
+//                     analytic step model uses with the all_to_all parameters at n = T
 //   power             ln(speed) = c + elasticity * ln(limit / tdp) over the power-limit sweep of the
 //                     most compute-bound shape (points whose clock is below the top clock);
 //                     max_clock_speedup = top SM clock / mean SM clock at the TDP limit.
@@ -74,6 +75,7 @@ struct CollectiveFitResult {
 
 struct ReshardFit {
   std::string fabric;
+  int tp = 0;                    // healthy TP degree T of the measured group
   double alpha_s = 0.0;
   double bw_Bps = 0.0;
   FitQuality quality;
@@ -111,6 +113,12 @@ struct FitResult {
 // Fits everything the files hold. Errors (bad input): no rows at all, a collective or reshard
 // series with fewer than 2 distinct sizes, GEMMs without an SM count, a singular system.
 Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& options = {});
+
+// FLOPs of whole waves of whole output tiles: waves * sm_count * 2 * tm * tn * ceil(k/tk) * tk,
+// waves = ceil(ceil(m/tm) * ceil(n/tn) / sm_count), the better of the tile and its transpose
+// (the same quantization models/gemm_model.h applies, so fitted parameters carry over).
+double quantized_flops(int64_t m, int64_t n, int64_t k, int sm_count, int tile_m, int tile_n,
+                       int tile_k);
 
 // Quality of arbitrary predictions (exposed for tests and the e2e check).
 FitQuality quality_of(const std::vector<double>& measured, const std::vector<double>& predicted,

@@ -94,11 +94,9 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
     h.gemm_efficiency = std::clamp(main_fit->rate_flops / peak, 0.01, 1.0);
     for (const GemmFit& g : fit.gemm) {
       if (&g == main_fit) continue;
-      // The model has one efficiency: without a base peak for this dtype, imply it from the rate.
+      // One efficiency for both types: the other type's effective peak reproduces its rate.
       const bool other_fp8 = g.dtype == GemmDType::kFP8;
-      if (h.peak_flops(other_fp8) <= 0) {
-        (other_fp8 ? h.peak_fp8_flops : h.peak_bf16_flops) = g.rate_flops / h.gemm_efficiency;
-      }
+      (other_fp8 ? h.peak_fp8_flops : h.peak_bf16_flops) = g.rate_flops / h.gemm_efficiency;
     }
     h.gemm.table.clear();
     if (opt.gemm_table) {
@@ -133,6 +131,19 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
     coll_r2 = std::min(coll_r2, c.quality.r2);
     coll_err = std::max(coll_err, c.quality.max_abs_rel_error);
   }
+  for (const ReshardFit& r : fit.reshards) {
+    models::Fabric* fab = fabric_of(h, r.fabric);
+    if (fab == nullptr) {
+      return Error::bad_input(fmt::format("reshard fabric '{}' is neither scale_up nor scale_out",
+                                          r.fabric));
+    }
+    models::CollectiveParams& a2a = fab->collectives["all_to_all"];
+    if (a2a.bus_bw_Bps <= 0) {  // no all_to_all fit: the reshard's values stand for all sizes
+      a2a.alpha_s = r.alpha_s;
+      a2a.bus_bw_Bps = r.bw_Bps;
+    }
+    a2a.by_group_size[r.tp] = models::CollectiveFit{r.alpha_s, r.bw_Bps};
+  }
   if (!fit.collectives.empty()) {
     h.measured.collective_r2 = coll_r2;
     h.measured.collective_max_rel_error = coll_err;
@@ -165,7 +176,8 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
   return h;
 }
 
-std::string profile_text(const models::HardwareProfile& profile, const FitResult& fit) {
+std::string profile_text(const models::HardwareProfile& profile, const FitResult& fit,
+                         const std::vector<ModelCheck>& checks) {
   const auto& bi = build_info();
   std::string s;
   s += fmt::format("# Measured hardware profile written by `ntpsim fit` (ntpsim {}, git {}).\n",
@@ -182,6 +194,11 @@ std::string profile_text(const models::HardwareProfile& profile, const FitResult
     if (nl > pos) s += "# fit: " + summary.substr(pos, nl - pos) + "\n";
     pos = nl + 1;
   }
+  for (const ModelCheck& c : checks) {
+    s += fmt::format("# model check: {}: {} points, max |rel err| {:.1f}%, mean {:.1f}%\n", c.name,
+                     c.quality.points, 100 * c.quality.max_abs_rel_error,
+                     100 * c.quality.mean_abs_rel_error);
+  }
   YAML::Emitter out;
   out << models::to_yaml(profile);
   s += out.c_str();
@@ -195,7 +212,7 @@ std::string profile_text(const models::HardwareProfile& profile, const FitResult
   for (const CollectiveFitResult& c : fit.collectives) {
     points(fmt::format("{}.{}", c.fabric, to_string(c.kind)), c.quality);
   }
-  for (const ReshardFit& r : fit.reshards) points(r.fabric + ".reshard", r.quality);
+  for (const ReshardFit& r : fit.reshards) points(fmt::format("{}.reshard.T{}", r.fabric, r.tp), r.quality);
   return s;
 }
 
@@ -214,7 +231,7 @@ std::string fit_report_csv(const FitResult& fit) {
       rows(fmt::format("{}.{}.n{}", c.fabric, to_string(c.kind), g.group_size), g.quality);
     }
   }
-  for (const ReshardFit& r : fit.reshards) rows(r.fabric + ".reshard", r.quality);
+  for (const ReshardFit& r : fit.reshards) rows(fmt::format("{}.reshard.T{}", r.fabric, r.tp), r.quality);
   return s;
 }
 

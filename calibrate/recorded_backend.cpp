@@ -26,6 +26,7 @@ RecordedBackend::RecordedBackend(const std::vector<RawData>& files, std::string 
       const auto d = static_cast<int>(g.request.dtype);
       gemm_[{d, g.request.m, g.request.n, g.request.k, milliwatts(g.power_limit_w)}] = m;
       gemm_.try_emplace({d, g.request.m, g.request.n, g.request.k, 0}, m);
+      if (limit_w_ == 0.0) limit_w_ = g.power_limit_w;  // the limit the rows were measured at
     }
     for (const CollectiveRow& c : f.collectives) {
       if (c.fabric != fabric_) continue;

@@ -4,15 +4,10 @@
 #include <cmath>
 #include <vector>
 
+#include "calibrate/fit.h"
 #include "models/base/check.h"
 
 namespace ntpsim::calibrate {
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
-
 SyntheticBackend::SyntheticBackend(SyntheticTruth truth, uint64_t seed)
     : truth_(std::move(truth)), stream_(seed, 0, "calibrate.synthetic"), limit_w_(truth_.tdp_w) {}
 
@@ -23,10 +18,7 @@ double SyntheticBackend::speed() const {
 
 double SyntheticBackend::gemm_time_s(const GemmRequest& r) const {
   const SyntheticTruth& t = truth_;
-  const int64_t tiles = ceil_div(r.m, t.tile_m) * ceil_div(r.n, t.tile_n);
-  const int64_t waves = ceil_div(tiles, t.sm_count);
-  const double qflops = static_cast<double>(waves) * t.sm_count * 2.0 * t.tile_m * t.tile_n *
-                        static_cast<double>(ceil_div(r.k, t.tile_k) * t.tile_k);
+  const double qflops = quantized_flops(r.m, r.n, r.k, t.sm_count, t.tile_m, t.tile_n, t.tile_k);
   const double rate = r.dtype == GemmDType::kFP8 ? t.fp8_rate_flops : t.bf16_rate_flops;
   return t.overhead_s + qflops / (rate * speed());
 }
@@ -39,7 +31,7 @@ double SyntheticBackend::collective_time_s(const CollectiveRequest& r) const {
 }
 
 double SyntheticBackend::reshard_time_s(const ReshardRequest& r) const {
-  return truth_.reshard_alpha_s + 2.0 * r.busiest_bytes() / truth_.reshard_bw_Bps;
+  return 2.0 * (truth_.reshard_alpha_s * r.k + r.busiest_bytes() / truth_.reshard_bw_Bps);
 }
 
 TimeStats SyntheticBackend::noisy(double t, int reps) {

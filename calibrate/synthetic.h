@@ -4,10 +4,10 @@
 // (every file it writes says `synthetic: true` in its context: these are never measurements).
 // Fitting its output must give back `SyntheticTruth` within the tolerances the tests state.
 // Models (the same forms the fitter fits, see fit.h):
-//   GEMM        t = overhead + waves * sm_count * 2 * tile_m * tile_n * ceil(k / tile_k) * tile_k
-//                   / (rate(dtype) * speed(limit)),   waves = ceil(ceil(m/tile_m) ceil(n/tile_n) / sm_count)
+//   GEMM        t = overhead + quantized_flops(m, n, k; sm_count, tile) / (rate(dtype) * speed(limit))
+//               (fit.h: whole waves of whole tiles, the better tile orientation)
 //   collective  t = alpha * latency_steps(kind, n) + bytes * bus_factor(kind, n) / bus_bw
-//   reshard     t = alpha + 2 * busiest_bytes / bw
+//   reshard     t = 2 * (alpha * k + busiest_bytes / bw)
 //   power       speed(limit) = min((limit / tdp)^elasticity, max_clock / clock_at_tdp);
 //               SM clock = clock_at_tdp * speed; drawn power = idle + (limit - idle) * util
 // Each repetition is multiplied by (1 + noise_rel * N(0,1)) (clipped at 0.5) and summarized.
@@ -43,8 +43,8 @@ struct SyntheticTruth {
       {CollectiveKind::kReduceScatter, {2.5e-6, 410e9}},
       {CollectiveKind::kAllToAll, {4e-6, 350e9}},
       {CollectiveKind::kSendRecv, {6e-6, 380e9}}};
-  double reshard_alpha_s = 25e-6;
-  double reshard_bw_Bps = 300e9;
+  double reshard_alpha_s = 5e-6;       // per extra rank, each way
+  double reshard_bw_Bps = 320e9;
   double tdp_w = 700.0;
   double idle_w = 90.0;
   double elasticity = 0.35;
