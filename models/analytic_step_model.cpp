@@ -47,6 +47,22 @@ AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const H
   const int fit = models::min_tp(w, l, h);
   nominal_fits_ = fit > 0;
   min_tp_ = nominal_fits_ ? fit : l.tp;
+  effective_tp_.assign(l.tp + 1, l.tp);
+  int best = min_tp_;
+  double best_s = breakdown(best, 1.0, 1.0).iteration_s;
+  for (int t = min_tp_; t < l.tp; ++t) {
+    const double it = breakdown(t, 1.0, 1.0).iteration_s;
+    if (it < best_s) {
+      best = t;
+      best_s = it;
+    }
+    effective_tp_[t] = best;
+  }
+}
+
+int AnalyticStepModel::effective_tp(int tp) const {
+  NTPSIM_CHECK(tp >= 1 && tp <= layout_.tp);
+  return effective_tp_[std::max(tp, min_tp_)];
 }
 
 const Fabric& AnalyticStepModel::tp_fabric(int tp) const {
@@ -209,7 +225,7 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   }
   b.optimizer_s = gemm_.memory_time_s(kOptimizerBytesPerParam * params / r);
   b.iteration_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_s + b.optimizer_s;
-  b.reshard_s = reshard_overhead_s(tp);
+  b.reshard_s = plain_reshard_s(tp);
 
   const double gpus = static_cast<double>(tp) * layout_.pp;
   b.model_flops = model_flops_per_iteration(w) / r * batch_share;
@@ -219,12 +235,18 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
 }
 
 double AnalyticStepModel::replica_iteration_s(int tp, double batch_share, double power_ratio) const {
-  return breakdown(tp, batch_share, power_ratio).iteration_s;
+  return breakdown(effective_tp(tp), batch_share, power_ratio).iteration_s;
 }
 
 double AnalyticStepModel::reshard_overhead_s(int tp) const {
   const int big_t = layout_.tp;
   NTPSIM_CHECK(tp >= 1 && tp <= big_t);
+  if (tp == big_t) return 0.0;
+  return plain_reshard_s(effective_tp(tp));
+}
+
+double AnalyticStepModel::plain_reshard_s(int tp) const {
+  const int big_t = layout_.tp;
   if (tp == big_t) return 0.0;
   // Each of the T - t extra ranks sends its whole gradient shard; each core rank receives
   // (T - t)/t of one. The busier side sets the time; once before and once after the DP sync.

@@ -23,12 +23,16 @@
 //  - NTP reshard (healthy replicas, when damaged ones run at t < T): the T - t extra ranks send
 //    their gradient shards to the t core ranks over the domain before the DP sync and back after.
 // A damaged replica carrying batch share x keeps its micro-batch count and shrinks each
-// micro-batch to x of its tokens (as Megatron-LM's NTP does). Power ratio r speeds GEMMs and
+// micro-batch to x of its tokens (as Megatron-LM's NTP does). A replica left with t < T GPUs runs
+// at the fastest degree t' in [min_tp, t] (at full share and TDP), leaving the rest idle as NTP
+// pads replicas, so replica_iteration_s is non-increasing in t below T; breakdown(t) is the
+// plain degree-t cost. Power ratio r speeds GEMMs and
 // attention by PowerModel::speedup(r); memory-bound and communication phases do not speed up.
 // Immutable after construction; thread-safe.
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "models/collective_model.h"
 #include "models/gemm_model.h"
@@ -84,6 +88,8 @@ class AnalyticStepModel final : public StepModel {
 
   // REQUIRES: 1 <= tp <= nominal_tp(), batch_share in (0, 1], power_ratio > 0.
   StepBreakdown breakdown(int tp, double batch_share, double power_ratio) const;
+  // The degree a replica with `tp` usable GPUs runs at (see above). REQUIRES: 1 <= tp <= T.
+  int effective_tp(int tp) const;
   // Whether the nominal layout fits in memory (min_tp() is nominal_tp() when it does not).
   bool nominal_fits() const { return nominal_fits_; }
   const PowerModel& power_model() const { return power_; }
@@ -95,6 +101,7 @@ class AnalyticStepModel final : public StepModel {
   MicroCost stage_cost(int tp, double tokens) const;
   const Fabric& tp_fabric(int tp) const;
   double stage_params(int tp) const;
+  double plain_reshard_s(int tp) const;
 
   Workload workload_;
   Layout layout_;
@@ -105,6 +112,7 @@ class AnalyticStepModel final : public StepModel {
   double microbatches_ = 1;  // per replica, fractional when the batch does not divide
   int min_tp_ = 1;
   bool nominal_fits_ = true;
+  std::vector<int> effective_tp_;  // indexed by tp; filled for [min_tp, T]
 };
 
 }  // namespace ntpsim::models

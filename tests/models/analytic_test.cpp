@@ -158,3 +158,28 @@ TEST(Analytic, MfuAndThroughputAreConsistent) {
 
 }  // namespace
 }  // namespace ntpsim::models
+
+namespace ntpsim::models {
+namespace {
+
+TEST(Analytic, DamagedReplicaTimeNonIncreasingInTp) {
+  // Tile quantization and per-step latencies make the plain degree-t cost bumpy; a replica with
+  // t GPUs runs at the fastest degree up to t, so its time never rises as t grows below T.
+  YamlContext ctx("test");
+  const std::vector<std::string> dirs{std::string(NTPSIM_SOURCE_DIR) + "/models/workloads"};
+  for (const char* name : {"gpt3-175b", "llama3-70b", "ntp-480b"}) {
+    auto w = read_workload(YAML::Node(name), "workload", ctx, dirs);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    const AnalyticStepModel m(*w, Layout{72, 4, 8, 1}, testing::profile("gb200-nvl72"));
+    for (int t = m.min_tp(); t + 1 < 72; ++t) {
+      EXPECT_GE(m.replica_iteration_s(t, 1.0, 1.0), m.replica_iteration_s(t + 1, 1.0, 1.0))
+          << name << " t=" << t;
+      EXPECT_LE(m.effective_tp(t), t);
+      EXPECT_GE(m.effective_tp(t), m.min_tp());
+    }
+    EXPECT_EQ(m.effective_tp(72), 72);
+  }
+}
+
+}  // namespace
+}  // namespace ntpsim::models

@@ -9,6 +9,7 @@
 // its full share — the NTP paper's Table 1 for any configuration. Writes no file.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +30,7 @@ namespace fs = std::filesystem;
 // One row of the table: the replica at TP degree `tp`.
 struct Row {
   int tp = 0;
+  int runs_as = 0;              // the degree it runs at (the fastest t' <= tp; analytic model)
   std::optional<models::StepBreakdown> breakdown;  // analytic model only
   double iteration_s = 0;       // full share, TDP
   double share_at_tdp = 0;      // largest share keeping pace at TDP
@@ -150,10 +152,14 @@ class StepCommand final : public Command {
     const double target = model->healthy_iteration_s();
     const double max_ratio = model->max_power_ratio();
     std::vector<Row> rows;
-    for (int t = model->nominal_tp(); t >= model->min_tp(); --t) {
+    // Down to the memory bound whichever model runs (the proportional model alone allows TP1).
+    const int fit = models::min_tp(s.workload, s.layout, s.hardware);
+    const int lowest = std::max(model->min_tp(), fit > 0 ? fit : model->nominal_tp());
+    for (int t = model->nominal_tp(); t >= lowest; --t) {
       Row r;
       r.tp = t;
-      if (analytic != nullptr) r.breakdown = analytic->breakdown(t, 1.0, 1.0);
+      r.runs_as = analytic != nullptr ? analytic->effective_tp(t) : t;
+      if (analytic != nullptr) r.breakdown = analytic->breakdown(r.runs_as, 1.0, 1.0);
       r.iteration_s = model->replica_iteration_s(t, 1.0, 1.0);
       r.share_at_tdp = models::max_batch_share(*model, t, 1.0, target);
       r.share_at_max = models::max_batch_share(*model, t, max_ratio, target);
@@ -185,18 +191,19 @@ class StepCommand final : public Command {
       fmt::print("healthy: {:.3f} s/iteration, MFU {:.1f}%, {:.0f} tokens/s/GPU, {} micro-batches\n",
                  b.iteration_s, 100 * b.mfu, b.tokens_per_s_per_gpu, b.microbatches);
     }
-    fmt::print("share: largest batch share keeping pace with healthy replicas; power: least power "
+    fmt::print("as: degree a replica with TP GPUs runs at (fastest t' <= TP); share: largest batch "
+               "share keeping pace with healthy replicas (at TDP, at max power); power: least power "
                "(x TDP) for the full share\n\n");
-    fmt::print("{:>4} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7} {:>8} {:>9} {:>7} {:>9}\n",
-               "TP", "iter_s", "compute", "tp_comm", "pp_comm", "bubble", "dp_comm", "optim",
+    fmt::print("{:>4} {:>4} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7} {:>8} {:>9} {:>7} {:>9}\n",
+               "TP", "as", "iter_s", "compute", "tp_comm", "pp_comm", "bubble", "dp_comm", "optim",
                "reshard", "MFU%", "share", "share@max", "power", "perf/W", "mem");
     const double max_ratio = s.hardware.tdp_w > 0 ? s.hardware.max_power_w / s.hardware.tdp_w : 1.0;
     for (const Row& r : rows) {
       const auto na = std::string("-");
       auto cell = [&](double v, int prec) { return r.breakdown ? fmt::format("{:.{}f}", v, prec) : na; };
       const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
-      fmt::print("{:>4} {:>9.3f} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7.4f} {:>8.4f} {:>9} {:>7} {:>9}\n",
-                 r.tp, r.iteration_s, cell(b.compute_s, 3), cell(b.tp_comm_s, 3),
+      fmt::print("{:>4} {:>4} {:>9.3f} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7.4f} {:>8.4f} {:>9} {:>7} {:>9}\n",
+                 r.tp, r.runs_as, r.iteration_s, cell(b.compute_s, 3), cell(b.tp_comm_s, 3),
                  cell(b.pp_comm_s, 3), cell(b.bubble_s, 3), cell(b.dp_comm_s, 3),
                  cell(b.optimizer_s, 3), cell(b.reshard_s, 4), cell(100 * b.mfu, 1),
                  r.share_at_tdp, r.share_at_max, power_text(r, max_ratio),
@@ -206,14 +213,14 @@ class StepCommand final : public Command {
   }
 
   static void print_csv(const std::vector<Row>& rows) {
-    fmt::print("tp,iteration_s,compute_s,tp_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,"
+    fmt::print("tp,runs_as_tp,iteration_s,compute_s,tp_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,"
                "reshard_s,mfu,share_at_tdp,share_at_max_power,power_ratio_for_full_share,"
                "perf_per_watt,memory_bytes\n");
     for (const Row& r : rows) {
       const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
-      fmt::print("{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},"
+      fmt::print("{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},"
                  "{:.6g},{:.6g},{:.6g}\n",
-                 r.tp, r.iteration_s, b.compute_s, b.tp_comm_s, b.pp_comm_s, b.bubble_s,
+                 r.tp, r.runs_as, r.iteration_s, b.compute_s, b.tp_comm_s, b.pp_comm_s, b.bubble_s,
                  b.dp_comm_s, b.optimizer_s, b.reshard_s, b.mfu, r.share_at_tdp, r.share_at_max,
                  r.power_for_full, r.perf_per_watt, r.memory_bytes);
     }
@@ -234,6 +241,7 @@ class StepCommand final : public Command {
     nlohmann::json out = nlohmann::json::array();
     for (const Row& r : rows) {
       nlohmann::json row = {{"tp", r.tp},
+                            {"runs_as_tp", r.runs_as},
                             {"iteration_s", r.iteration_s},
                             {"share_at_tdp", r.share_at_tdp},
                             {"share_at_max_power", r.share_at_max},
