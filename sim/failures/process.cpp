@@ -81,7 +81,6 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       component_(p.component),
       units_(t.units(p.component)),
       exponential_(p.distribution == "exponential"),
-      lifetime_shape_(p.shape),
       kind_base_(kind_base),
       burst_probability_(p.burst_probability),
       burst_size_(std::max(1, p.burst_size)),
@@ -136,37 +135,36 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
   const double weighted_units = static_cast<double>(units_) - n_lemons + n_lemons * multiplier;
   total_rate_ = rate * weighted_units;
   lemon_pick_probability_ = weighted_units > 0.0 ? n_lemons * multiplier / weighted_units : 0.0;
-  mean_life_s_ = rate > 0.0 ? 1.0 / rate : 0.0;
-  mean_life_lemon_s_ = rate * multiplier > 0.0 ? 1.0 / (rate * multiplier) : 0.0;
 
   up_at_s_.assign(static_cast<size_t>(units_), 0.0);
   buffer_.reserve(static_cast<size_t>(burst_size_));
   if (!exponential_ && rate > 0.0) {
-    weibull_ = p.distribution == "weibull";
-    if (weibull_) {
-      param_normal_ = weibull_scale_for_mean(mean_life_s_, lifetime_shape_);
-      if (mean_life_lemon_s_ > 0.0) param_lemon_ = weibull_scale_for_mean(mean_life_lemon_s_, lifetime_shape_);
-    } else {
-      param_normal_ = lognormal_mu_for_mean(mean_life_s_, lifetime_shape_);
-      if (mean_life_lemon_s_ > 0.0) param_lemon_ = lognormal_mu_for_mean(mean_life_lemon_s_, lifetime_shape_);
-    }
-    next_fail_s_.resize(static_cast<size_t>(units_));
-    heap_.reserve(static_cast<size_t>(units_) * 2);
+    const bool weibull = p.distribution == "weibull";
+    auto law_for = [&](double unit_rate) {
+      const double mean = unit_rate > 0.0 ? 1.0 / unit_rate : 1.0;  // unused when the rate is 0
+      return weibull ? LifetimeLaw::weibull_with_mean(mean, p.shape) : LifetimeLaw::lognormal_with_mean(mean, p.shape);
+    };
+    law_normal_ = law_for(rate);
+    law_lemon_ = law_for(rate * multiplier);
+    normal_fails_ = true;
+    lemon_fails_ = rate * multiplier > 0.0;
+    std::vector<int32_t> normal, lemon;
+    normal.reserve(static_cast<size_t>(units_) - lemon_list_.size());
     for (int64_t u = 0; u < units_; ++u) {
-      const double first_failure_s = draw_lifetime(u);
-      next_fail_s_[static_cast<size_t>(u)] = first_failure_s;
-      heap_.emplace_back(first_failure_s, u);
+      if (!is_lemon(u)) normal.push_back(static_cast<int32_t>(u));
     }
-    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+    lemon.assign(lemon_list_.begin(), lemon_list_.end());
+    pool_position_.assign(static_cast<size_t>(units_), -1);
+    pool_normal_.reset(law_normal_, normal_fails_, std::move(normal), pool_position_, arrivals_);
+    pool_lemon_.reset(law_lemon_, lemon_fails_, std::move(lemon), pool_position_, arrivals_);
+    next_fail_s_.assign(static_cast<size_t>(units_), -1.0);
   }
 }
 
 double ProcessGenerator::draw_lifetime(int64_t unit) {
   const bool lemon = is_lemon(unit);
-  const double mean = lemon ? mean_life_lemon_s_ : mean_life_s_;
-  if (!(mean > 0.0)) return kHorizonS;  // a unit that never fails (lemon multiplier 0)
-  const double param = lemon ? param_lemon_ : param_normal_;
-  return weibull_ ? arrivals_.weibull(lifetime_shape_, param) : arrivals_.lognormal(param, lifetime_shape_);
+  if (!(lemon ? lemon_fails_ : normal_fails_)) return kHorizonS;  // never fails (multiplier 0)
+  return (lemon ? law_lemon_ : law_normal_).draw(arrivals_);
 }
 
 int64_t ProcessGenerator::pick_unit_exponential() {
@@ -192,18 +190,26 @@ void ProcessGenerator::refill() {
       return;
     }
   }
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    const auto [t, u] = heap_.back();
+  while (!heap_.empty() && heap_.front().first != next_fail_s_[static_cast<size_t>(heap_.front().second)]) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());  // stale: failed early in a burst
     heap_.pop_back();
-    if (t != next_fail_s_[static_cast<size_t>(u)]) continue;  // stale: the unit failed in a burst
-    if (!(t < kHorizonS)) {
-      heap_.clear();
-      return;
-    }
-    emit(t, u);
-    return;
   }
+  const double t_heap = heap_.empty() ? kHorizonS : heap_.front().first;
+  const double t_normal = pool_normal_.next_time();
+  const double t_lemon = pool_lemon_.next_time();
+  const double t = std::min({t_heap, t_normal, t_lemon});
+  if (!(t < kHorizonS)) return;
+  int64_t u = 0;
+  if (t == t_heap) {  // ties: repeat failures, then first failures of non-lemons, then lemons
+    u = heap_.front().second;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+  } else if (t == t_normal) {
+    u = pool_normal_.take(arrivals_, pool_position_);
+  } else {
+    u = pool_lemon_.take(arrivals_, pool_position_);
+  }
+  emit(t, u);
 }
 
 void ProcessGenerator::emit(double t_s, int64_t unit) {
@@ -228,6 +234,9 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     e.interrupts = kind.interrupts;
     buffer_.push_back(e);
     if (!exponential_) {
+      if (pool_position_[static_cast<size_t>(u)] >= 0) {  // a burst partner that never failed
+        (is_lemon(u) ? pool_lemon_ : pool_normal_).remove(u, t_s, arrivals_, pool_position_);
+      }
       const double next = t_s + repair_s + draw_lifetime(u);
       next_fail_s_[static_cast<size_t>(u)] = next;
       heap_.emplace_back(next, u);

@@ -14,6 +14,7 @@
 #include "models/base/random.h"
 #include "sim/cluster/topology.h"
 #include "sim/failures/failure_source.h"
+#include "sim/failures/renewal.h"
 #include "sim/failures/trace.h"
 
 namespace ntpsim::sim {
@@ -70,10 +71,6 @@ class ProcessGenerator final : public EventGenerator {
   Component component_;
   int64_t units_;
   bool exponential_;
-  bool weibull_ = false;          // renewal lifetimes: weibull, else lognormal
-  double mean_life_s_ = 0.0, mean_life_lemon_s_ = 0.0;  // per-unit mean lifetimes
-  double lifetime_shape_ = 1.0;   // weibull k or lognormal sigma
-  double param_normal_ = 0.0, param_lemon_ = 0.0;  // weibull scale or lognormal mu
   std::vector<Kind> kinds_;
   uint16_t kind_base_;
   double burst_probability_;
@@ -86,9 +83,16 @@ class ProcessGenerator final : public EventGenerator {
   double total_rate_ = 0.0;             // exponential: superposed rate over all units, per second
   double now_s_ = 0.0;                  // exponential: time of the last candidate event
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
-  // Renewal processes: min-heap of (next failure time, unit); entries whose time no longer matches
-  // next_fail_s_ (a burst partner failed early) are stale and skipped.
-  std::vector<std::pair<double, int64_t>> heap_;
+
+  // Renewal processes (renewal.h): units that never failed wait in two pools (non-lemons,
+  // lemons) that yield their first failures lazily; a unit that failed once gets its next failure
+  // time in next_fail_s_ and a heap entry. Heap entries whose time no longer matches
+  // next_fail_s_ (the unit failed early in a burst) are stale and skipped.
+  LifetimeLaw law_normal_, law_lemon_;
+  bool normal_fails_ = false, lemon_fails_ = false;  // false when the mean lifetime is infinite
+  FirstFailurePool pool_normal_, pool_lemon_;
+  std::vector<int32_t> pool_position_;  // per unit: index in its pool, -1 once it failed
+  std::vector<std::pair<double, int64_t>> heap_;  // min-heap of (next failure, unit)
   std::vector<double> next_fail_s_;
   double draw_lifetime(int64_t unit);
 };
