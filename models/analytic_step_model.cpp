@@ -124,7 +124,8 @@ void AnalyticStepModel::add_attention(const TpShard& s, double n, MicroCost& c) 
   const double q = s.q_heads * s.head_dim;
   if (options_.flash_attention) {
     const double flops = 4.0 * n * seq * q * kCausalWork;
-    const double fwd = flops / (gemm_.peak_flops() * hw_.gemm.attention_efficiency);
+    // Attention stays in BF16 even in FP8 runs (Transformer Engine keeps it in higher precision).
+    const double fwd = flops / (hw_.peak_bf16_flops * hw_.gemm.attention_efficiency);
     c.scaled_fwd += fwd;
     c.scaled_bwd += kAttentionBackward * fwd;
     return;

@@ -5,7 +5,8 @@
 // ceil(units/t) shards (transformer_shapes.h):
 //  - GEMMs (QKV with GQA, attention output, FFN up/gate/down, LM head) through GemmModel, with
 //    backward = data-gradient + weight-gradient GEMMs of the transposed shapes;
-//  - fused causal attention (half of Megatron's full s² FLOPs, at gemm.attention_efficiency),
+//  - fused causal attention (half of Megatron's full s² FLOPs, at gemm.attention_efficiency of
+//    the BF16 peak),
 //    backward 2.5× forward (FlashAttention's five matmuls against two); or, unfused, batched
 //    score GEMMs and 9 B/score forward (18 backward) of softmax/dropout traffic;
 //  - norms, residuals, activations, rotary and the cross-entropy as HBM traffic;

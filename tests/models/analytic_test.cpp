@@ -183,3 +183,21 @@ TEST(Analytic, DamagedReplicaTimeNonIncreasingInTp) {
 
 }  // namespace
 }  // namespace ntpsim::models
+
+namespace ntpsim::models {
+namespace {
+
+TEST(Analytic, Fp8SpeedsGemmsButNotAttentionOrCommunication) {
+  Workload w = testing::gpt(32, 8192, 64, 8192, 51200, 256);
+  const HardwareProfile h = testing::profile("h100-sxm");
+  const Layout l{8, 2, 8, 1};
+  const StepBreakdown bf16 = AnalyticStepModel(w, l, h).breakdown(8, 1.0, 1.0);
+  w.dtype = DType::kFP8;
+  const StepBreakdown fp8 = AnalyticStepModel(w, l, h).breakdown(8, 1.0, 1.0);
+  EXPECT_LT(fp8.compute_s, bf16.compute_s);
+  EXPECT_GT(fp8.compute_s, 0.5 * bf16.compute_s);  // attention and memory-bound kernels remain
+  EXPECT_NEAR(fp8.tp_comm_s, bf16.tp_comm_s, 1e-12 + 0.5 * bf16.tp_comm_s);
+}
+
+}  // namespace
+}  // namespace ntpsim::models
