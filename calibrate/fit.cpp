@@ -444,7 +444,8 @@ std::string describe(const FitResult& r) {
                        p.elasticity, p.points, p.r2, p.max_clock_speedup, p.full_load_power_w, p.tdp_w);
     } else {
       s += fmt::format("power: observed at one limit ({:.0f} W): full-load power {:.0f} W, max "
-                       "clock speedup {:.3f}; no elasticity (run power --set-power-limits)\n",
+                       "clock speedup {:.3f} (0: unknown); no elasticity (run power "
+                       "--set-power-limits)\n",
                        p.tdp_w, p.full_load_power_w, p.max_clock_speedup);
     }
   }

@@ -84,7 +84,7 @@ struct ReshardFit {
 struct PowerFit {
   bool swept = false;            // false: observed at one limit only (no elasticity fitted)
   double elasticity = 0.0;
-  double max_clock_speedup = 1.0;
+  double max_clock_speedup = 0.0;  // 0 when not measured (no SM clock or no top clock recorded)
   double tdp_w = 0.0;            // the default (TDP) power limit the speeds are relative to
   double full_load_power_w = 0.0;  // mean power of the most compute-bound shape at TDP
   int points = 0;
@@ -96,8 +96,8 @@ struct FitOptions {
   // SM count when the raw files' context has no `sm_count` (0: it must be in the context).
   int sm_count = 0;
   // Tile shapes tried by the GEMM fit.
-  std::vector<std::pair<int, int>> tiles = {{64, 128}, {128, 64}, {128, 128}, {128, 256},
-                                            {256, 128}, {256, 256}};
+  // (Each is also tried transposed, as cuBLASLt picks the orientation.)
+  std::vector<std::pair<int, int>> tiles = {{64, 128}, {128, 128}, {128, 256}, {256, 256}};
 };
 
 struct FitResult {

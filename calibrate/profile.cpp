@@ -153,7 +153,7 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
   if (fit.power) {
     const PowerFit& p = *fit.power;
     if (p.swept) h.power_elasticity = std::clamp(p.elasticity, 0.0, 1.0);
-    h.max_clock_speedup = std::clamp(p.max_clock_speedup, 1.0, 4.0);
+    if (p.max_clock_speedup > 0) h.max_clock_speedup = std::clamp(p.max_clock_speedup, 1.0, 4.0);
     if (!has_base && h.tdp_w <= 0) h.tdp_w = p.tdp_w;
   }
 

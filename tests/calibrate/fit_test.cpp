@@ -115,6 +115,20 @@ TEST(Fit, PowerSweepRecoversElasticityAndClockCeiling) {
   EXPECT_DOUBLE_EQ(b.power_limit_w(), truth.tdp_w);  // the sweep restored the original limit
 }
 
+TEST(Fit, PowerSweepWithoutNvmlSamplesStillFitsElasticity) {
+  SyntheticTruth truth;
+  truth.power_samples = 0;  // NVML unavailable: no power or clock columns
+  SyntheticBackend b(truth, 17);
+  auto raw = measure(RawKind::kPower, [&](RawWriter& w) {
+    return run_power(b, square_shapes({8192}, GemmDType::kBF16), {450, 550, 700}, w, {});
+  });
+  auto fit = fit_raw({raw});
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_TRUE(fit->power->swept);
+  EXPECT_NEAR(fit->power->elasticity, truth.elasticity, 0.02);
+  EXPECT_EQ(fit->power->max_clock_speedup, 0.0);  // unknown, so a base profile's value is kept
+}
+
 TEST(Fit, PowerObservedOnlyFitsNoElasticity) {
   SyntheticBackend b(SyntheticTruth{}, 15);
   auto raw = measure(RawKind::kPower, [&](RawWriter& w) {
