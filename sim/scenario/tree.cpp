@@ -225,6 +225,16 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment) {
       continue;
     }
     const std::string here = join_path(walked, step.key);
+    if (cur.IsScalar() && walked.starts_with("strategies[") &&
+        walked.find('.') == std::string::npos) {
+      // A strategy given by name alone ("- ntp") takes parameters once it is a map.
+      auto as_map = load_yaml_string("{}", origin);
+      auto name_key = load_yaml_string("name", origin);
+      if (!as_map.ok() || !name_key.ok()) return Error::bad_input(origin + ": internal error");
+      as_map->force_insert(*name_key, YAML::Node(cur.Scalar()));
+      cur = *as_map;
+      created.push_back(walked);
+    }
     if (!cur.IsMap()) {
       return Error::bad_input(fmt::format("{}: {}: {} is {}, not a map", origin, path,
                                           walked.empty() ? "(top level)" : walked,

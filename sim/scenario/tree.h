@@ -8,7 +8,8 @@
 // later name the right file, line and column.
 //
 // Overrides: "a.b.c=value" or "a.list[2].b=value"; the value is parsed as YAML (so "[a, b]" is a
-// list); intermediate maps are created; a list index must exist. The override's origin is the
+// list); intermediate maps are created; a list index must exist. A strategy given by name alone
+// becomes {name: <it>} when a parameter is set on it ("strategies[3].rule=parity"). The override's origin is the
 // text "--set a.b.c=value", so its errors read "--set a.b.c=value:1:1: a.b.c: ...".
 // Thread safety: plain values; one tree per load.
 #pragma once

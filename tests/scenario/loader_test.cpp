@@ -133,6 +133,17 @@ TEST(LoaderTest, OverridesSetScalarsListsAndNewMaps) {
   EXPECT_EQ(s.outputs.results_csv, "x.csv");
 }
 
+TEST(LoaderTest, OverrideGivesAStrategyNamedAloneItsParameters) {
+  const Scenario s = load_ok(good("minimal"), {"strategies[1].rule=parity", "strategies[1].label=p"});
+  ASSERT_EQ(s.strategies.size(), 2u);
+  EXPECT_EQ(s.strategies[1].name, "ntp");
+  EXPECT_EQ(s.strategies[1].label, "p");
+  EXPECT_EQ(std::get<std::string>(s.strategies[1].params.at("rule")), "parity");
+  EXPECT_EQ(load_error(good("minimal"), {"strategies[1].rul=parity"}),
+            "--set strategies[1].rul=parity:1:1: strategies[1].rul: unknown key (did you mean "
+            "\"rule\"?)");
+}
+
 TEST(LoaderTest, OverridesApplyInOrder) {
   const Scenario s = load_ok(good("minimal"), {"seed=5", "seed=6"});
   EXPECT_EQ(s.seed, 6u);
