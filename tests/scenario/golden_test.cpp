@@ -2,7 +2,7 @@
 // tests/scenario/golden/<name>.txt.
 //
 // To regenerate after an intended change (review the diff before committing):
-//   NTPSIM_UPDATE_GOLDEN=1 build/<dir>/tests/scenario/test_scenario --gtest_filter='Golden*'
+//   NTPSIM_UPDATE_GOLDEN=1 build/<dir>/tests/scenario/test_scenario --gtest_filter='*Golden*'
 // or, equivalently, for one scenario from the source root:
 //   build/<dir>/tools/ntpsim check scenarios/<name>.yaml > tests/scenario/golden/<name>.txt
 #include <gtest/gtest.h>
