@@ -53,7 +53,12 @@ Result<double> parse_with(std::string_view text, const std::array<UnitFactor, N>
         fmt::format("{} \"{}\" needs a unit, e.g. {}", what, text, examples));
   }
   for (const auto& u : table) {
-    if (suffix == u.name) return v * u.factor;
+    if (suffix != u.name) continue;
+    // A huge number times a large unit overflows; infinity is never a usable quantity.
+    if (!std::isfinite(v * u.factor)) {
+      return Error::bad_input(fmt::format("{} \"{}\" is too large", what, text));
+    }
+    return v * u.factor;
   }
   return Error::bad_input(
       fmt::format("unknown {} unit \"{}\" in \"{}\" (use e.g. {})", what, suffix, text, examples));
@@ -190,6 +195,10 @@ Result<Rate> parse_rate(std::string_view text) {
   }
   if (secs == 0) return bad();
   rate.per_second = count / (per * secs);
+  // A tiny denominator ("1/1e-320 s") overflows; infinity is never a usable rate.
+  if (!std::isfinite(rate.per_second)) {
+    return Error::bad_input(fmt::format("rate \"{}\" is too large", text));
+  }
   return rate;
 }
 
@@ -253,7 +262,11 @@ std::string format_count(double n) {
   return format_with(n, kUnits);
 }
 
-std::string format_fraction(double f) { return compact(f * 100.0) + "%"; }
+std::string format_fraction(double f) {
+  // Beyond about 1e306 the percentage overflows: print the plain number, which parses back.
+  if (!std::isfinite(f * 100.0)) return compact(f);
+  return compact(f * 100.0) + "%";
+}
 
 std::string format_rate(double per_second) {
   return fmt::format("{:.6g}/h", per_second * 3600.0);

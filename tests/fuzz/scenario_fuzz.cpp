@@ -1,0 +1,48 @@
+// libFuzzer target: the scenario loader sim/scenario/loader.h, as `ntpsim check` drives it.
+//
+// The input is written to <scratch>/main.yaml and loaded. If it holds a line "#--- base.yaml",
+// the text after that line goes to <scratch>/base.yaml instead, so `include: base.yaml` merges a
+// second fuzzed file. Workload and profile names resolve in the source tree's models/.
+// Properties: load_scenario returns a Scenario or a bad-input Error (no throw, crash or hang); an
+// accepted scenario prints (YAML, JSON, hash, check text), and its resolved YAML loads again and
+// resolves to the same text (printer.h's promise).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "sim/scenario/loader.h"
+#include "sim/scenario/printer.h"
+#include "tests/fuzz/fuzz_util.h"
+
+namespace {
+
+using namespace ntpsim;
+
+constexpr std::string_view kSplit = "#--- base.yaml\n";
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text = fuzz::as_text(data, size);
+  const auto& dir = fuzz::scratch_dir();
+  const size_t split = text.find(kSplit);
+  fuzz::write_file(dir / "main.yaml", text.substr(0, split));
+  fuzz::write_file(dir / "base.yaml",
+                   split == std::string_view::npos ? "" : text.substr(split + kSplit.size()));
+  sim::LoadOptions options;
+  options.data_dir = NTPSIM_SOURCE_DIR;
+  const Result<sim::Scenario> s = sim::load_scenario((dir / "main.yaml").string(), options);
+  if (!s.ok()) {
+    fuzz::require_bad_input(s.error());
+    return 0;
+  }
+  const std::string resolved = sim::to_yaml_text(*s);
+  FUZZ_REQUIRE(!sim::check_text(*s).empty() && !sim::scenario_hash(*s).empty(), resolved);
+  FUZZ_REQUIRE(!sim::to_json(*s).dump().empty(), resolved);
+  fuzz::write_file(dir / "resolved.yaml", resolved);
+  const Result<sim::Scenario> again = sim::load_scenario((dir / "resolved.yaml").string(), options);
+  FUZZ_REQUIRE(again.ok(), "resolved scenario does not load: " +
+                               (again.ok() ? std::string() : again.error().message) + "\n" + resolved);
+  FUZZ_REQUIRE(sim::to_yaml_text(*again) == resolved, "resolved scenario changes on reload:\n" + resolved);
+  return 0;
+}

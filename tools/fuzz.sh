@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (CMake preset `fuzz`: clang, ASan + UBSan, build/fuzz) and runs each
+# for a bounded time on a copy of its seed corpus (tests/fuzz/corpus/<target>/).
+#
+#   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 60 s, all targets
+#   targets: units trace_csv trace_infinitehbd hardware workload scenario raw_csv
+#
+# Each target runs alone (one core), with -timeout=10 s per input and -rss_limit_mb=2048. Any crash,
+# sanitizer report, leak, timeout or out-of-memory fails the script (exit 1) after the remaining
+# targets have run; the reproducer's path is printed (replay it with the printed command). On
+# success the scratch folder is removed. Environment: NTPSIM_FUZZ_BUILD_JOBS (default 2) for the
+# build; TMPDIR for the scratch folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+seconds=${1:-60}
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: SECONDS_PER_TARGET must be a positive whole number, got '$seconds'" >&2
+  exit 2
+fi
+shift $(( $# > 0 ? 1 : 0 ))
+all=(units trace_csv trace_infinitehbd hardware workload scenario raw_csv)
+if [ $# -eq 0 ]; then targets=("${all[@]}"); else targets=("$@"); fi
+for t in "${targets[@]}"; do
+  if [ ! -d "tests/fuzz/corpus/$t" ]; then
+    echo "fuzz.sh: unknown target '$t' (known: ${all[*]})" >&2
+    exit 2
+  fi
+done
+
+cmake --preset fuzz >/dev/null
+cmake --build build/fuzz -j "${NTPSIM_FUZZ_BUILD_JOBS:-2}" --target ntpsim_fuzzers
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ntpsim-fuzz.XXXXXX")
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+failed=()
+for t in "${targets[@]}"; do
+  bin="$root/build/fuzz/tests/fuzz/fuzz_$t"
+  mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
+  cp "tests/fuzz/corpus/$t"/* "$work/$t/corpus/"
+  start=$(date +%s)
+  if (cd "$work/$t" && "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$work/$t/artifacts/" -print_final_stats=1 corpus >log 2>&1); then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t/log")
+    cov=$(grep -o 'cov: [0-9]*' "$work/$t/log" | tail -1 || true)
+    echo "fuzz.sh: $t: clean, ${runs:-?} inputs in $(( $(date +%s) - start )) s, $cov"
+  else
+    failed+=("$t")
+    echo "fuzz.sh: $t: FAILED; last lines of $work/$t/log:" >&2
+    tail -n 40 "$work/$t/log" >&2
+    for a in "$work/$t/artifacts"/*; do
+      [ -e "$a" ] || continue
+      echo "fuzz.sh: $t: reproducer: $a" >&2
+      echo "fuzz.sh: $t: replay with: $bin $a" >&2
+    done
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz.sh: findings in: ${failed[*]} (scratch kept in $work)" >&2
+  exit 1
+fi
+rm -rf "$work"
+echo "fuzz.sh: all ${#targets[@]} targets clean, ${seconds} s each"
