@@ -10,10 +10,11 @@
 namespace ntpsim::models {
 
 namespace {
-constexpr double kAct = 2.0;                  // bytes per bf16 activation element
-constexpr double kCausalWork = 0.5;           // fused causal attention skips the upper triangle
-constexpr double kAttentionBackward = 2.5;    // FlashAttention backward / forward matmul work
-constexpr double kOptimizerBytesPerParam = 32.0;  // Adam: grads, master, m, v read; master, m, v, bf16 written
+constexpr double kAct = 2.0;                // bytes per bf16 activation element
+constexpr double kCausalWork = 0.5;         // fused causal attention skips the upper triangle
+constexpr double kAttentionBackward = 2.5;  // FlashAttention backward / forward matmul work
+constexpr double kOptimizerBytesPerParam =
+    32.0;  // Adam: grads, master, m, v read; master, m, v, bf16 written
 }  // namespace
 
 struct AnalyticStepModel::MicroCost {
@@ -22,7 +23,7 @@ struct AnalyticStepModel::MicroCost {
   double wgrad = 0;       // the weight-gradient GEMMs within scaled_bwd
   double memory_fwd = 0;  // memory-bound forward kernels
   double memory_bwd = 0;
-  double tp_fwd = 0;      // TP collectives, forward
+  double tp_fwd = 0;  // TP collectives, forward
   double tp_bwd = 0;
 
   void add(const MicroCost& o, double times) {
@@ -38,7 +39,11 @@ struct AnalyticStepModel::MicroCost {
 
 AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const HardwareProfile& h,
                                      const StepOptions& options)
-    : workload_(w), layout_(l), hw_(h), options_(options), gemm_(h, w.dtype == DType::kFP8),
+    : workload_(w),
+      layout_(l),
+      hw_(h),
+      options_(options),
+      gemm_(h, w.dtype == DType::kFP8),
       power_(h) {
   NTPSIM_CHECK(l.tp >= 1 && l.pp >= 1 && l.dp >= 1 && l.virtual_stages >= 1);
   NTPSIM_CHECK(w.layers >= 1 && w.hidden >= 1 && w.heads >= 1 && w.seq_len >= 1);
@@ -101,9 +106,9 @@ AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) con
     const Fabric& f = tp_fabric(tp);
     const double bytes = kAct * n * h;
     const double one_way = w.sequence_parallel
-        ? 2.0 * (collective_time_s(f, Collective::kAllGather, tp, bytes) +
-                 collective_time_s(f, Collective::kReduceScatter, tp, bytes))
-        : 2.0 * collective_time_s(f, Collective::kAllReduce, tp, bytes);
+                               ? 2.0 * (collective_time_s(f, Collective::kAllGather, tp, bytes) +
+                                        collective_time_s(f, Collective::kReduceScatter, tp, bytes))
+                               : 2.0 * collective_time_s(f, Collective::kAllReduce, tp, bytes);
     c.tp_fwd = one_way;
     c.tp_bwd = one_way;
   }
@@ -137,7 +142,7 @@ void AnalyticStepModel::add_attention(const TpShard& s, double n, MicroCost& c) 
   c.scaled_fwd += scores_fwd + pv_fwd;
   c.scaled_bwd += 2.0 * (scores_fwd + pv_fwd);
   const double scores = batch * seq * seq;
-  c.memory_fwd += gemm_.memory_time_s(9.0 * scores);   // scale+mask+softmax r/w, dropout r/w + mask
+  c.memory_fwd += gemm_.memory_time_s(9.0 * scores);  // scale+mask+softmax r/w, dropout r/w + mask
   c.memory_bwd += gemm_.memory_time_s(18.0 * scores);
 }
 
@@ -201,7 +206,8 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const double compute_f = c.scaled_fwd / speed + c.memory_fwd;
   const double compute_b = c.scaled_bwd / speed + c.memory_bwd;
   const double tp_f = c.tp_fwd * (1.0 - options_.tp_overlap);
-  const double tp_b = options_.tp_backward_overlap ? std::max(0.0, c.tp_bwd - c.wgrad / speed) : c.tp_bwd;
+  const double tp_b =
+      options_.tp_backward_overlap ? std::max(0.0, c.tp_bwd - c.wgrad / speed) : c.tp_bwd;
   const int p = layout_.pp;
   const double v = layout_.virtual_stages;
   double p2p = 0;
@@ -219,13 +225,15 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const double params = stage_params(tp);
   const int r = layout_.dp;
   if (r > 1) {
-    const double rs = collective_time_s(hw_.scale_out, Collective::kReduceScatter, r, params * options_.grad_bytes);
+    const double rs = collective_time_s(hw_.scale_out, Collective::kReduceScatter, r,
+                                        params * options_.grad_bytes);
     const double ag = collective_time_s(hw_.scale_out, Collective::kAllGather, r, params * kAct);
     b.dp_comm_s = std::max(0.0, rs - options_.dp_overlap * (compute_b + tp_b)) +
                   std::max(0.0, ag - options_.dp_overlap * (compute_f + tp_f));
   }
   b.optimizer_s = gemm_.memory_time_s(kOptimizerBytesPerParam * params / r);
-  b.iteration_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_s + b.optimizer_s;
+  b.iteration_s =
+      b.compute_s + b.tp_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_s + b.optimizer_s;
   b.reshard_s = plain_reshard_s(tp);
 
   const double gpus = static_cast<double>(tp) * layout_.pp;
@@ -235,7 +243,8 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   return b;
 }
 
-double AnalyticStepModel::replica_iteration_s(int tp, double batch_share, double power_ratio) const {
+double AnalyticStepModel::replica_iteration_s(int tp, double batch_share,
+                                              double power_ratio) const {
   return breakdown(effective_tp(tp), batch_share, power_ratio).iteration_s;
 }
 
@@ -270,8 +279,9 @@ double AnalyticStepModel::gpu_power_w(double power_ratio) const {
 Result<std::unique_ptr<StepModel>> make_step_model(const std::string& kind, const Workload& w,
                                                    const Layout& l, const HardwareProfile& h) {
   if (w.dtype == DType::kFP8 && h.peak_fp8_flops <= 0) {
-    return Error::bad_input("workload dtype fp8 needs a profile with peak_fp8_tflops > 0 (profile \"" +
-                            h.name + "\" has none)");
+    return Error::bad_input(
+        "workload dtype fp8 needs a profile with peak_fp8_tflops > 0 (profile \"" + h.name +
+        "\" has none)");
   }
   if (kind == "analytic") return std::unique_ptr<StepModel>(new AnalyticStepModel(w, l, h));
   if (kind == "proportional") return make_proportional_model(w, l, h);

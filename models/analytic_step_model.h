@@ -45,9 +45,9 @@ namespace ntpsim::models {
 
 // Software settings of the modelled Megatron run (not hardware properties).
 struct StepOptions {
-  double tp_overlap = 0.0;          // share of forward TP communication hidden (TE --tp-comm-overlap)
+  double tp_overlap = 0.0;  // share of forward TP communication hidden (TE --tp-comm-overlap)
   bool tp_backward_overlap = true;  // backward TP collectives overlap weight-gradient GEMMs
-  double dp_overlap = 0.8;          // share of the last backward / first forward that hides DP comm
+  double dp_overlap = 0.8;          // share of last backward / first forward hiding DP comm
   double grad_bytes = 4.0;          // bytes per gradient element in the DP reduce-scatter (fp32)
   // Fused (flash) causal attention. false: Megatron's older unfused path — batched Q·K^T and P·V
   // GEMMs over the full s x s scores plus memory-bound scale/mask/softmax/dropout kernels.
@@ -59,19 +59,19 @@ struct StepBreakdown {
   int tp = 0;
   double batch_share = 1.0;
   double power_ratio = 1.0;
-  int microbatches = 0;            // m per replica (rounded up)
-  double microbatch_tokens = 0;    // tokens in one micro-batch (after the batch share)
-  double compute_s = 0;            // GEMMs, attention, memory-bound kernels, over m micro-batches
-  double tp_comm_s = 0;            // exposed TP collectives
-  double pp_comm_s = 0;            // pipeline send/recv
-  double bubble_s = 0;             // pipeline fill and drain
-  double dp_comm_s = 0;            // exposed DP reduce-scatter + all-gather
-  double optimizer_s = 0;          // optimizer step
-  double iteration_s = 0;          // sum of the above
-  double reshard_s = 0;            // NTP reshard the healthy replicas add when tp < nominal
-  double model_flops = 0;          // model FLOPs of this replica's share of the iteration
-  double mfu = 0;                  // model_flops / (iteration_s × GPUs in use × peak)
-  double tokens_per_s_per_gpu = 0; // over the GPUs in use (tp × pp)
+  int microbatches = 0;             // m per replica (rounded up)
+  double microbatch_tokens = 0;     // tokens in one micro-batch (after the batch share)
+  double compute_s = 0;             // GEMMs, attention, memory-bound kernels, over m micro-batches
+  double tp_comm_s = 0;             // exposed TP collectives
+  double pp_comm_s = 0;             // pipeline send/recv
+  double bubble_s = 0;              // pipeline fill and drain
+  double dp_comm_s = 0;             // exposed DP reduce-scatter + all-gather
+  double optimizer_s = 0;           // optimizer step
+  double iteration_s = 0;           // sum of the above
+  double reshard_s = 0;             // NTP reshard the healthy replicas add when tp < nominal
+  double model_flops = 0;           // model FLOPs of this replica's share of the iteration
+  double mfu = 0;                   // model_flops / (iteration_s × GPUs in use × peak)
+  double tokens_per_s_per_gpu = 0;  // over the GPUs in use (tp × pp)
 };
 
 class AnalyticStepModel final : public StepModel {

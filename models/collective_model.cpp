@@ -9,12 +9,18 @@ namespace ntpsim::models {
 
 const char* to_string(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kSendRecv: return "send_recv";
-    case Collective::kBroadcast: return "broadcast";
+    case Collective::kAllReduce:
+      return "all_reduce";
+    case Collective::kAllGather:
+      return "all_gather";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllToAll:
+      return "all_to_all";
+    case Collective::kSendRecv:
+      return "send_recv";
+    case Collective::kBroadcast:
+      return "broadcast";
   }
   return "?";
 }
@@ -23,12 +29,15 @@ double bus_factor(Collective c, int n) {
   NTPSIM_CHECK(n >= 1);
   const double frac = static_cast<double>(n - 1) / n;
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * frac;
+    case Collective::kAllReduce:
+      return 2.0 * frac;
     case Collective::kAllGather:
     case Collective::kReduceScatter:
-    case Collective::kAllToAll: return frac;
+    case Collective::kAllToAll:
+      return frac;
     case Collective::kSendRecv:
-    case Collective::kBroadcast: return 1.0;
+    case Collective::kBroadcast:
+      return 1.0;
   }
   return 1.0;
 }
@@ -36,12 +45,15 @@ double bus_factor(Collective c, int n) {
 double ring_steps(Collective c, int n) {
   NTPSIM_CHECK(n >= 1);
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * (n - 1);
+    case Collective::kAllReduce:
+      return 2.0 * (n - 1);
     case Collective::kAllGather:
     case Collective::kReduceScatter:
     case Collective::kAllToAll:
-    case Collective::kBroadcast: return n - 1;
-    case Collective::kSendRecv: return 1.0;
+    case Collective::kBroadcast:
+      return n - 1;
+    case Collective::kSendRecv:
+      return 1.0;
   }
   return 1.0;
 }
@@ -59,7 +71,8 @@ CollectiveFit collective_params(const Fabric& f, Collective c, int n) {
   if (hi == sizes.end()) return std::prev(hi)->second;  // above the largest measured size
   if (hi->first == n || hi == sizes.begin()) return hi->second;
   const auto lo = std::prev(hi);
-  const double x = (std::log(n) - std::log(lo->first)) / (std::log(hi->first) - std::log(lo->first));
+  const double x =
+      (std::log(n) - std::log(lo->first)) / (std::log(hi->first) - std::log(lo->first));
   return CollectiveFit{lo->second.alpha_s + x * (hi->second.alpha_s - lo->second.alpha_s),
                        lo->second.bus_bw_Bps + x * (hi->second.bus_bw_Bps - lo->second.bus_bw_Bps)};
 }

@@ -14,7 +14,8 @@ GemmModel::GemmModel(const HardwareProfile& h, bool fp8)
       hbm_Bps_(h.hbm_bw_Bps * h.gemm.hbm_efficiency),
       bytes_per_element_(fp8 ? 1.0 : 2.0) {
   NTPSIM_CHECK(peak_flops_ > 0 && hbm_Bps_ > 0 && best_efficiency_ > 0);
-  NTPSIM_CHECK(params_.sm_count > 0 && params_.tile_m > 0 && params_.tile_n > 0 && params_.tile_k > 0);
+  NTPSIM_CHECK(params_.sm_count > 0 && params_.tile_m > 0 && params_.tile_n > 0 &&
+               params_.tile_k > 0);
 }
 
 double GemmModel::tile_efficiency(double m, double n, double k) const {
@@ -66,6 +67,8 @@ double GemmModel::time_s(double m, double n, double k) const {
   return std::max(compute, memory_time_s(bytes)) + params_.overhead_s;
 }
 
-double GemmModel::memory_time_s(double bytes) const { return bytes / hbm_Bps_; }
+double GemmModel::memory_time_s(double bytes) const {
+  return bytes / hbm_Bps_;
+}
 
 }  // namespace ntpsim::models

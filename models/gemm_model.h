@@ -10,7 +10,8 @@
 //    the measured value.
 // Tile model: time is the larger of compute time and HBM time (A, B read once, C written once),
 // plus the overhead. Table model: time = FLOPs / (peak × interpolated efficiency), since measured
-// throughput already includes overhead and memory stalls. Immutable after construction; thread-safe.
+// throughput already includes overhead and memory stalls. Immutable after construction;
+// thread-safe.
 #pragma once
 
 #include "models/hardware.h"

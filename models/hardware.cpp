@@ -15,13 +15,15 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMaxFlops = 1e17;     // 100 PFLOP/s per GPU: far above any real part
-constexpr double kMaxBw = 1e15;        // 1 PB/s
-constexpr double kMaxAlpha = 1.0;      // 1 s per step would be a unit mistake
+constexpr double kMaxFlops = 1e17;  // 100 PFLOP/s per GPU: far above any real part
+constexpr double kMaxBw = 1e15;     // 1 PB/s
+constexpr double kMaxAlpha = 1.0;   // 1 s per step would be a unit mistake
 
 Status read_collective_fit(MapReader& r, CollectiveFit& out) {
-  NTPSIM_RETURN_IF_ERROR(r.quantity("alpha", out.alpha_s, units::parse_duration_s, false, 0, kMaxAlpha));
-  NTPSIM_RETURN_IF_ERROR(r.quantity("bus_bw", out.bus_bw_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
+  NTPSIM_RETURN_IF_ERROR(
+      r.quantity("alpha", out.alpha_s, units::parse_duration_s, false, 0, kMaxAlpha));
+  NTPSIM_RETURN_IF_ERROR(
+      r.quantity("bus_bw", out.bus_bw_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
   return Status::Ok();
 }
 
@@ -63,9 +65,12 @@ Status read_fabric(MapReader& parent, std::string_view key, Fabric& out) {
   const std::string path = join_path(parent.path(), key);
   auto r = MapReader::make(parent.child(key), path, parent.context());
   if (!r.ok()) return r.error();
-  NTPSIM_RETURN_IF_ERROR(r->quantity("bw_per_gpu", out.bw_per_gpu_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
-  NTPSIM_RETURN_IF_ERROR(r->quantity("efficiency", out.efficiency, units::parse_fraction, false, 0.01, 1.0));
-  NTPSIM_RETURN_IF_ERROR(r->quantity("alpha", out.alpha_s, units::parse_duration_s, false, 0, kMaxAlpha));
+  NTPSIM_RETURN_IF_ERROR(
+      r->quantity("bw_per_gpu", out.bw_per_gpu_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
+  NTPSIM_RETURN_IF_ERROR(
+      r->quantity("efficiency", out.efficiency, units::parse_fraction, false, 0.01, 1.0));
+  NTPSIM_RETURN_IF_ERROR(
+      r->quantity("alpha", out.alpha_s, units::parse_duration_s, false, 0, kMaxAlpha));
   const YAML::Node coll = r->child("collectives");
   if (coll.IsDefined() && !coll.IsNull()) {
     const std::string cpath = join_path(path, "collectives");
@@ -74,8 +79,8 @@ Status read_fabric(MapReader& parent, std::string_view key, Fabric& out) {
     for (const auto& name : collective_names()) {
       if (!cr->has(name)) continue;
       CollectiveParams p;
-      NTPSIM_RETURN_IF_ERROR(read_collective(cr->child(name), join_path(cpath, name),
-                                             parent.context(), out, p));
+      NTPSIM_RETURN_IF_ERROR(
+          read_collective(cr->child(name), join_path(cpath, name), parent.context(), out, p));
       out.collectives[name] = p;
     }
     NTPSIM_RETURN_IF_ERROR(cr->finish(collective_names()));
@@ -92,15 +97,19 @@ Status read_gemm(MapReader& parent, GemmParams& g) {
   NTPSIM_RETURN_IF_ERROR(r->integer("tile_m", g.tile_m, false, 1, 4096));
   NTPSIM_RETURN_IF_ERROR(r->integer("tile_n", g.tile_n, false, 1, 4096));
   NTPSIM_RETURN_IF_ERROR(r->integer("tile_k", g.tile_k, false, 1, 4096));
-  NTPSIM_RETURN_IF_ERROR(r->quantity("overhead", g.overhead_s, units::parse_duration_s, false, 0, 1.0));
-  NTPSIM_RETURN_IF_ERROR(r->quantity("attention_efficiency", g.attention_efficiency, units::parse_fraction, false, 0.01, 1.0));
-  NTPSIM_RETURN_IF_ERROR(r->quantity("hbm_efficiency", g.hbm_efficiency, units::parse_fraction, false, 0.01, 1.0));
+  NTPSIM_RETURN_IF_ERROR(
+      r->quantity("overhead", g.overhead_s, units::parse_duration_s, false, 0, 1.0));
+  NTPSIM_RETURN_IF_ERROR(r->quantity("attention_efficiency", g.attention_efficiency,
+                                     units::parse_fraction, false, 0.01, 1.0));
+  NTPSIM_RETURN_IF_ERROR(
+      r->quantity("hbm_efficiency", g.hbm_efficiency, units::parse_fraction, false, 0.01, 1.0));
   const YAML::Node table = r->child("table");
   if (table.IsDefined() && !table.IsNull()) {
     const std::string tpath = join_path(path, "table");
     if (!table.IsSequence()) {
-      return Error::at(parent.context().locate(table, tpath), tpath,
-                       fmt::format("expected a list of {{m, n, k, tflops}}, got {}", yaml_kind(table)));
+      return Error::at(
+          parent.context().locate(table, tpath), tpath,
+          fmt::format("expected a list of {{m, n, k, tflops}}, got {}", yaml_kind(table)));
     }
     for (size_t i = 0; i < table.size(); ++i) {
       const std::string ipath = fmt::format("{}[{}]", tpath, i);
@@ -124,22 +133,27 @@ Status read_sections(MapReader& r, HardwareProfile& h) {
   if (r.has("storage")) {
     auto s = MapReader::make(r.child("storage"), join_path(r.path(), "storage"), r.context());
     if (!s.ok()) return s.error();
-    NTPSIM_RETURN_IF_ERROR(s->quantity("write", h.storage_write_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
-    NTPSIM_RETURN_IF_ERROR(s->quantity("read", h.storage_read_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
+    NTPSIM_RETURN_IF_ERROR(
+        s->quantity("write", h.storage_write_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
+    NTPSIM_RETURN_IF_ERROR(
+        s->quantity("read", h.storage_read_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
     NTPSIM_RETURN_IF_ERROR(s->finish());
   }
   NTPSIM_RETURN_IF_ERROR(read_gemm(r, h.gemm));
   if (r.has("power")) {
     auto s = MapReader::make(r.child("power"), join_path(r.path(), "power"), r.context());
     if (!s.ok()) return s.error();
-    NTPSIM_RETURN_IF_ERROR(s->quantity("comm_power_fraction", h.power.comm_power_fraction, units::parse_fraction, false, 0, 2));
+    NTPSIM_RETURN_IF_ERROR(s->quantity("comm_power_fraction", h.power.comm_power_fraction,
+                                       units::parse_fraction, false, 0, 2));
     NTPSIM_RETURN_IF_ERROR(s->finish());
   }
   if (r.has("memory")) {
     auto s = MapReader::make(r.child("memory"), join_path(r.path(), "memory"), r.context());
     if (!s.ok()) return s.error();
-    NTPSIM_RETURN_IF_ERROR(s->quantity("usable_fraction", h.memory.usable_fraction, units::parse_fraction, false, 0.05, 1));
-    NTPSIM_RETURN_IF_ERROR(s->quantity("reserved", h.memory.reserved_bytes, units::parse_size_bytes, false, 0, 1e13));
+    NTPSIM_RETURN_IF_ERROR(s->quantity("usable_fraction", h.memory.usable_fraction,
+                                       units::parse_fraction, false, 0.05, 1));
+    NTPSIM_RETURN_IF_ERROR(
+        s->quantity("reserved", h.memory.reserved_bytes, units::parse_size_bytes, false, 0, 1e13));
     NTPSIM_RETURN_IF_ERROR(s->finish());
   }
   if (r.has("measured")) {
@@ -149,9 +163,11 @@ Status read_sections(MapReader& r, HardwareProfile& h) {
     NTPSIM_RETURN_IF_ERROR(s->string("context", m.context, false));
     NTPSIM_RETURN_IF_ERROR(s->number("gemm_max_rel_error", m.gemm_max_rel_error, false, 0, kInf));
     NTPSIM_RETURN_IF_ERROR(s->number("gemm_r2", m.gemm_r2, false, -kInf, 1));
-    NTPSIM_RETURN_IF_ERROR(s->number("collective_max_rel_error", m.collective_max_rel_error, false, 0, kInf));
+    NTPSIM_RETURN_IF_ERROR(
+        s->number("collective_max_rel_error", m.collective_max_rel_error, false, 0, kInf));
     NTPSIM_RETURN_IF_ERROR(s->number("collective_r2", m.collective_r2, false, -kInf, 1));
-    NTPSIM_RETURN_IF_ERROR(s->integer("points", m.points, false, 0, std::numeric_limits<int>::max()));
+    NTPSIM_RETURN_IF_ERROR(
+        s->integer("points", m.points, false, 0, std::numeric_limits<int>::max()));
     NTPSIM_RETURN_IF_ERROR(s->finish());
   }
   return Status::Ok();
@@ -171,13 +187,17 @@ Result<HardwareProfile> read_map(const YAML::Node& node, const std::string& path
   NTPSIM_RETURN_IF_ERROR(r.number("peak_bf16_tflops", bf16_tflops, true, 1e-3, kMaxFlops / 1e12));
   NTPSIM_RETURN_IF_ERROR(r.number("peak_fp8_tflops", fp8_tflops, false, 0, kMaxFlops / 1e12));
   NTPSIM_RETURN_IF_ERROR(r.quantity("hbm", h.hbm_bytes, units::parse_size_bytes, true, 1e6, 1e15));
-  NTPSIM_RETURN_IF_ERROR(r.quantity("hbm_bw", h.hbm_bw_Bps, units::parse_bandwidth_Bps, true, 1e6, kMaxBw));
+  NTPSIM_RETURN_IF_ERROR(
+      r.quantity("hbm_bw", h.hbm_bw_Bps, units::parse_bandwidth_Bps, true, 1e6, kMaxBw));
   NTPSIM_RETURN_IF_ERROR(r.quantity("tdp", h.tdp_w, units::parse_power_w, true, 1, 1e5));
-  NTPSIM_RETURN_IF_ERROR(r.quantity("max_power", h.max_power_w, units::parse_power_w, false, 0, 1e5));
+  NTPSIM_RETURN_IF_ERROR(
+      r.quantity("max_power", h.max_power_w, units::parse_power_w, false, 0, 1e5));
   NTPSIM_RETURN_IF_ERROR(r.number("power_elasticity", h.power_elasticity, false, 0, 1));
   NTPSIM_RETURN_IF_ERROR(r.number("max_clock_speedup", h.max_clock_speedup, false, 1, 4));
-  NTPSIM_RETURN_IF_ERROR(r.quantity("idle_power", h.idle_power_w, units::parse_power_w, false, 0, 1e5));
-  NTPSIM_RETURN_IF_ERROR(r.quantity("gemm_efficiency", h.gemm_efficiency, units::parse_fraction, false, 0.01, 1));
+  NTPSIM_RETURN_IF_ERROR(
+      r.quantity("idle_power", h.idle_power_w, units::parse_power_w, false, 0, 1e5));
+  NTPSIM_RETURN_IF_ERROR(
+      r.quantity("gemm_efficiency", h.gemm_efficiency, units::parse_fraction, false, 0.01, 1));
   NTPSIM_RETURN_IF_ERROR(r.integer("gpus_per_domain", h.gpus_per_domain, false, 0, 1 << 20));
   NTPSIM_RETURN_IF_ERROR(read_fabric(r, "scale_up", h.scale_up));
   NTPSIM_RETURN_IF_ERROR(read_fabric(r, "scale_out", h.scale_out));
@@ -187,12 +207,15 @@ Result<HardwareProfile> read_map(const YAML::Node& node, const std::string& path
   h.peak_fp8_flops = fp8_tflops * 1e12;
   if (h.max_power_w == 0) h.max_power_w = h.tdp_w;
   if (h.max_power_w < h.tdp_w) {
-    return r.error("max_power", fmt::format("{} is below tdp {}", units::format_power(h.max_power_w),
-                                            units::format_power(h.tdp_w)));
+    return r.error("max_power",
+                   fmt::format("{} is below tdp {}", units::format_power(h.max_power_w),
+                               units::format_power(h.tdp_w)));
   }
   if (h.idle_power_w > h.tdp_w) return r.error("idle_power", "is above tdp");
-  if (h.scale_up.bw_per_gpu_Bps <= 0) return r.error_here("scale_up.bw_per_gpu is required and must be > 0");
-  if (h.scale_out.bw_per_gpu_Bps <= 0) return r.error_here("scale_out.bw_per_gpu is required and must be > 0");
+  if (h.scale_up.bw_per_gpu_Bps <= 0)
+    return r.error_here("scale_up.bw_per_gpu is required and must be > 0");
+  if (h.scale_out.bw_per_gpu_Bps <= 0)
+    return r.error_here("scale_out.bw_per_gpu is required and must be > 0");
   return h;
 }
 
@@ -202,8 +225,8 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
                                     const std::vector<std::string>& search_dirs,
                                     const SourceLocation& where, const std::string& path) {
   std::error_code ec;
-  const bool looks_like_path = value.find('/') != std::string::npos ||
-                               value.ends_with(".yaml") || value.ends_with(".yml");
+  const bool looks_like_path =
+      value.find('/') != std::string::npos || value.ends_with(".yaml") || value.ends_with(".yml");
   if (looks_like_path) {
     if (fs::is_regular_file(value, ec)) return value;
     if (!holder_file.empty() && fs::path(value).is_relative()) {
@@ -255,7 +278,7 @@ YAML::Node fabric_yaml(const Fabric& f) {
 
 const std::vector<std::string>& collective_names() {
   static const std::vector<std::string> kNames{"all_reduce", "all_gather", "reduce_scatter",
-                                               "all_to_all", "send_recv", "broadcast"};
+                                               "all_to_all", "send_recv",  "broadcast"};
   return kNames;
 }
 
@@ -263,15 +286,17 @@ Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string&
                                       const YamlContext& ctx,
                                       const std::vector<std::string>& search_dirs) {
   if (!node.IsDefined() || node.IsNull()) {
-    return Error::at(ctx.locate(node, path), path, "missing hardware profile (a name, a file or a map)");
+    return Error::at(ctx.locate(node, path), path,
+                     "missing hardware profile (a name, a file or a map)");
   }
   if (node.IsMap()) return read_map(node, path, ctx, "inline");
   if (!node.IsScalar()) {
-    return Error::at(ctx.locate(node, path), path,
-                     fmt::format("expected a profile name, a file path or a map, got {}", yaml_kind(node)));
+    return Error::at(
+        ctx.locate(node, path), path,
+        fmt::format("expected a profile name, a file path or a map, got {}", yaml_kind(node)));
   }
-  auto file = resolve_profile(node.Scalar(), ctx.file_for(path), search_dirs,
-                              ctx.locate(node, path), path);
+  auto file =
+      resolve_profile(node.Scalar(), ctx.file_for(path), search_dirs, ctx.locate(node, path), path);
   if (!file.ok()) return file.error();
   auto loaded = load_yaml_file(*file);
   if (!loaded.ok()) return loaded.error();

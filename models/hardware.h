@@ -17,23 +17,23 @@ namespace ntpsim::models {
 
 // Alpha-beta parameters of one collective at one group size (e.g. fitted by `ntpsim fit`).
 struct CollectiveFit {
-  double alpha_s = 5e-6;          // per-step latency
-  double bus_bw_Bps = 0.0;        // achievable bus bandwidth (nccl-tests definition)
+  double alpha_s = 5e-6;    // per-step latency
+  double bus_bw_Bps = 0.0;  // achievable bus bandwidth (nccl-tests definition)
 };
 
 // Alpha-beta cost of one collective on one fabric: time = alpha_s * steps + bytes_on_wire / bw.
 struct CollectiveParams {
-  double alpha_s = 5e-6;          // per-step latency
-  double bus_bw_Bps = 0.0;        // achievable bus bandwidth (nccl-tests definition); 0 = fabric's
+  double alpha_s = 5e-6;    // per-step latency
+  double bus_bw_Bps = 0.0;  // achievable bus bandwidth (nccl-tests definition); 0 = fabric's
   // Optional per-group-size values (measured); the collective model interpolates between sizes
   // (linear in log n) and uses alpha_s / bus_bw_Bps outside the measured range.
   std::map<int, CollectiveFit> by_group_size;
 };
 
 struct Fabric {
-  double bw_per_gpu_Bps = 0.0;    // unidirectional injection bandwidth per GPU
-  double efficiency = 0.8;        // achievable share of bw_per_gpu for large messages
-  double alpha_s = 5e-6;          // per-step latency
+  double bw_per_gpu_Bps = 0.0;  // unidirectional injection bandwidth per GPU
+  double efficiency = 0.8;      // achievable share of bw_per_gpu for large messages
+  double alpha_s = 5e-6;        // per-step latency
   // Optional per-collective overrides ("all_reduce", "all_gather", "reduce_scatter",
   // "all_to_all", "send_recv", "broadcast"), e.g. from calibration.
   std::map<std::string, CollectiveParams> collectives;
@@ -41,19 +41,19 @@ struct Fabric {
 
 // One measured GEMM throughput point (from `ntpcal gemm` via `ntpsim fit`).
 struct GemmPoint {
-  double m = 0, n = 0, k = 0;     // C[m x n] = A[m x k] · B[k x n]
-  double flops_per_s = 0.0;       // achieved, dense
+  double m = 0, n = 0, k = 0;  // C[m x n] = A[m x k] · B[k x n]
+  double flops_per_s = 0.0;    // achieved, dense
 };
 
 // Parameters of the GEMM efficiency model (models/gemm_model.h).
 struct GemmParams {
-  int sm_count = 132;             // streaming multiprocessors (one output tile per SM per wave)
-  int tile_m = 128;               // output tile rows of the typical cuBLASLt kernel
-  int tile_n = 256;               // output tile columns
-  int tile_k = 64;                // K step of the main loop
-  double overhead_s = 2e-6;       // fixed per-GEMM cost (launch, prologue, epilogue)
+  int sm_count = 132;                 // streaming multiprocessors (one output tile per SM per wave)
+  int tile_m = 128;                   // output tile rows of the typical cuBLASLt kernel
+  int tile_n = 256;                   // output tile columns
+  int tile_k = 64;                    // K step of the main loop
+  double overhead_s = 2e-6;           // fixed per-GEMM cost (launch, prologue, epilogue)
   double attention_efficiency = 0.5;  // fused (flash) attention throughput, share of dense peak
-  double hbm_efficiency = 0.8;    // achievable share of hbm_bw for streaming kernels
+  double hbm_efficiency = 0.8;        // achievable share of hbm_bw for streaming kernels
   // Measured table: when non-empty, efficiency is interpolated from it instead of the tile model.
   std::vector<GemmPoint> table;
 };
@@ -65,8 +65,8 @@ struct PowerParams {
 
 // Parameters of the memory model (models/memory_model.h).
 struct MemoryParams {
-  double usable_fraction = 0.92;     // share of HBM the framework can allocate
-  double reserved_bytes = 3e9;       // CUDA context, NCCL buffers, allocator slack per GPU
+  double usable_fraction = 0.92;  // share of HBM the framework can allocate
+  double reserved_bytes = 3e9;    // CUDA context, NCCL buffers, allocator slack per GPU
 };
 
 // Where a measured profile came from and how well its fit matched (written by `ntpsim fit`).
@@ -76,33 +76,33 @@ struct MeasuredInfo {
   double gemm_r2 = 0;             // R² of the GEMM fit
   double collective_max_rel_error = 0;
   double collective_r2 = 0;
-  int points = 0;                 // measurements used
+  int points = 0;  // measurements used
 };
 
 struct HardwareProfile {
-  std::string name;                 // e.g. "gb200-nvl72"
-  std::string source;               // file it was read from, or "inline"
-  std::string origin = "spec";      // "spec" (datasheet-derived) or "measured" (ntpsim fit)
-  std::string gpu;                  // GPU model, e.g. "B200"
-  double peak_bf16_flops = 0.0;     // dense BF16 FLOP/s per GPU
-  double peak_fp8_flops = 0.0;      // dense FP8 FLOP/s per GPU
-  double hbm_bytes = 0.0;           // HBM capacity per GPU
-  double hbm_bw_Bps = 0.0;          // HBM bandwidth per GPU
-  double tdp_w = 0.0;               // nominal board power per GPU
-  double max_power_w = 0.0;         // highest power a GPU may be boosted to (0 = tdp)
-  double power_elasticity = 0.3;    // d ln(perf) / d ln(power) near TDP for compute-bound work
-  double max_clock_speedup = 1.0;   // ceiling of perf gain from power (top clock / clock at TDP)
-  double idle_power_w = 0.0;        // power of an idle or failed-but-powered GPU
-  double gemm_efficiency = 0.75;    // best-shape GEMM efficiency (share of peak)
-  int gpus_per_domain = 0;          // scale-up domain size the profile describes (0 = any)
-  Fabric scale_up;                  // NVLink / NVSwitch
-  Fabric scale_out;                 // InfiniBand / RoCE, per GPU
-  double storage_write_Bps = 0.0;   // checkpoint write bandwidth, whole cluster
-  double storage_read_Bps = 0.0;    // checkpoint read bandwidth, whole cluster
-  GemmParams gemm;                  // `gemm:` section
-  PowerParams power;                // `power:` section
-  MemoryParams memory;              // `memory:` section
-  MeasuredInfo measured;            // `measured:` section (origin == "measured")
+  std::string name;                // e.g. "gb200-nvl72"
+  std::string source;              // file it was read from, or "inline"
+  std::string origin = "spec";     // "spec" (datasheet-derived) or "measured" (ntpsim fit)
+  std::string gpu;                 // GPU model, e.g. "B200"
+  double peak_bf16_flops = 0.0;    // dense BF16 FLOP/s per GPU
+  double peak_fp8_flops = 0.0;     // dense FP8 FLOP/s per GPU
+  double hbm_bytes = 0.0;          // HBM capacity per GPU
+  double hbm_bw_Bps = 0.0;         // HBM bandwidth per GPU
+  double tdp_w = 0.0;              // nominal board power per GPU
+  double max_power_w = 0.0;        // highest power a GPU may be boosted to (0 = tdp)
+  double power_elasticity = 0.3;   // d ln(perf) / d ln(power) near TDP for compute-bound work
+  double max_clock_speedup = 1.0;  // ceiling of perf gain from power (top clock / clock at TDP)
+  double idle_power_w = 0.0;       // power of an idle or failed-but-powered GPU
+  double gemm_efficiency = 0.75;   // best-shape GEMM efficiency (share of peak)
+  int gpus_per_domain = 0;         // scale-up domain size the profile describes (0 = any)
+  Fabric scale_up;                 // NVLink / NVSwitch
+  Fabric scale_out;                // InfiniBand / RoCE, per GPU
+  double storage_write_Bps = 0.0;  // checkpoint write bandwidth, whole cluster
+  double storage_read_Bps = 0.0;   // checkpoint read bandwidth, whole cluster
+  GemmParams gemm;                 // `gemm:` section
+  PowerParams power;               // `power:` section
+  MemoryParams memory;             // `memory:` section
+  MeasuredInfo measured;           // `measured:` section (origin == "measured")
 
   double peak_flops(bool fp8) const { return fp8 ? peak_fp8_flops : peak_bf16_flops; }
 };
@@ -114,11 +114,14 @@ struct HardwareProfile {
 //   name, origin (spec|measured), gpu, peak_bf16_tflops, peak_fp8_tflops, hbm, hbm_bw, tdp,
 //   max_power, power_elasticity, max_clock_speedup, idle_power, gemm_efficiency, gpus_per_domain,
 //   scale_up / scale_out: {bw_per_gpu, efficiency, alpha,
-//                          collectives: {all_reduce: {alpha, bus_bw, group_sizes: {N: {alpha, bus_bw}}}, ...}},
-//   storage: {write, read}, gemm: {sm_count, tile_m, tile_n, tile_k, overhead, attention_efficiency,
+//                          collectives: {all_reduce: {alpha, bus_bw, group_sizes: {N: {alpha,
+//                          bus_bw}}}, ...}},
+//   storage: {write, read}, gemm: {sm_count, tile_m, tile_n, tile_k, overhead,
+//   attention_efficiency,
 //         hbm_efficiency, table: [{m, n, k, tflops}]},
 //   power: {comm_power_fraction}, memory: {usable_fraction, reserved},
-//   measured: {context, gemm_max_rel_error, gemm_r2, collective_max_rel_error, collective_r2, points}
+//   measured: {context, gemm_max_rel_error, gemm_r2, collective_max_rel_error, collective_r2,
+//   points}
 Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string& path,
                                       const YamlContext& ctx,
                                       const std::vector<std::string>& search_dirs);

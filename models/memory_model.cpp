@@ -10,9 +10,9 @@ namespace ntpsim::models {
 
 namespace {
 
-constexpr double kWeightBytes = 2.0;     // bf16 weights
-constexpr double kGradBytes = 4.0;       // fp32 main gradients
-constexpr double kOptimizerBytes = 12.0; // fp32 master + Adam m, v
+constexpr double kWeightBytes = 2.0;      // bf16 weights
+constexpr double kGradBytes = 4.0;        // fp32 main gradients
+constexpr double kOptimizerBytes = 12.0;  // fp32 master + Adam m, v
 
 int microbatches(const Workload& w, const Layout& l) {
   const double per_replica = static_cast<double>(w.global_batch) / std::max(1, l.dp);
@@ -62,9 +62,10 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
   // First stage: embedding table, the most micro-batches in flight.
   MemoryBreakdown first = stage(layer_params + vocab_params, in_flight * layers * per_layer_act);
   // Last stage: LM head and logits, one micro-batch in flight (plus the first's when p == 1).
-  MemoryBreakdown last = l.pp == 1
-      ? stage(layer_params + 2 * vocab_params, in_flight * layers * per_layer_act + logits)
-      : stage(layer_params + vocab_params, layers * per_layer_act + logits);
+  MemoryBreakdown last =
+      l.pp == 1
+          ? stage(layer_params + 2 * vocab_params, in_flight * layers * per_layer_act + logits)
+          : stage(layer_params + vocab_params, layers * per_layer_act + logits);
   MemoryBreakdown worst = first.total_bytes >= last.total_bytes ? first : last;
   worst.usable_bytes = h.hbm_bytes * h.memory.usable_fraction - h.memory.reserved_bytes;
   return worst;

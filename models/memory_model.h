@@ -26,8 +26,8 @@ struct MemoryBreakdown {
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;
-  double total_bytes = 0;       // sum of the above
-  double usable_bytes = 0;      // what the GPU offers
+  double total_bytes = 0;   // sum of the above
+  double usable_bytes = 0;  // what the GPU offers
   bool fits() const { return total_bytes <= usable_bytes; }
 };
 

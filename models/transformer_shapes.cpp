@@ -7,8 +7,12 @@
 namespace ntpsim::models {
 
 namespace {
-double ceil_div(int units, int tp) { return std::ceil(static_cast<double>(units) / tp); }
-int kv_heads_of(const Workload& w) { return w.kv_heads > 0 ? w.kv_heads : w.heads; }
+double ceil_div(int units, int tp) {
+  return std::ceil(static_cast<double>(units) / tp);
+}
+int kv_heads_of(const Workload& w) {
+  return w.kv_heads > 0 ? w.kv_heads : w.heads;
+}
 }  // namespace
 
 TpShard shard_at(const Workload& w, int tp) {

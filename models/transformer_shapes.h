@@ -15,11 +15,11 @@ namespace ntpsim::models {
 // Sharded sizes on the busiest GPU of a TP group of `tp` GPUs.
 struct TpShard {
   int tp = 1;
-  double head_dim = 0;      // hidden / heads
-  double q_heads = 0;       // ceil(heads / tp)
-  double kv_heads = 0;      // ceil(kv_heads / tp)
-  double ffn = 0;           // ceil(ffn / tp)
-  double vocab = 0;         // ceil(vocab / tp)
+  double head_dim = 0;  // hidden / heads
+  double q_heads = 0;   // ceil(heads / tp)
+  double kv_heads = 0;  // ceil(kv_heads / tp)
+  double ffn = 0;       // ceil(ffn / tp)
+  double vocab = 0;     // ceil(vocab / tp)
 };
 
 // REQUIRES: tp >= 1 and a valid workload (heads > 0, hidden > 0).

@@ -1,11 +1,10 @@
 // The analytic step model: pipeline bubbles, uneven TP, DP and reshard costs, power inversion,
 // monotonicity, the factory (models/analytic_step_model.h).
-#include "models/analytic_step_model.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "models/analytic_step_model.h"
 #include "tests/models/test_workloads.h"
 
 namespace ntpsim::models {
@@ -29,7 +28,8 @@ TEST(Analytic, InterleavedBubbleFraction) {
   for (int v : {2, 3, 6}) {
     const AnalyticStepModel m(w, Layout{8, 8, 1, v}, profile("h100-sxm"));
     const StepBreakdown b = m.breakdown(8, 1.0, 1.0);
-    EXPECT_NEAR(b.bubble_s / (b.compute_s + b.tp_comm_s + b.pp_comm_s), 7.0 / (v * 32.0), 1e-12) << v;
+    EXPECT_NEAR(b.bubble_s / (b.compute_s + b.tp_comm_s + b.pp_comm_s), 7.0 / (v * 32.0), 1e-12)
+        << v;
   }
   // No pipeline, no bubble and no send/recv.
   const AnalyticStepModel flat(w, Layout{8, 1, 1, 1}, profile("h100-sxm"));
@@ -44,8 +44,8 @@ TEST(Analytic, UnevenHeadsCostTheBusiestGpu) {
   const double c32 = m.breakdown(32, 1.0, 1.0).compute_s;
   const double c30 = m.breakdown(30, 1.0, 1.0).compute_s;
   const double c31 = m.breakdown(31, 1.0, 1.0).compute_s;
-  EXPECT_GT(c30 / c32, 32.0 / 30.0);   // worse than an even split
-  EXPECT_LT(c30 / c32, 1.25);          // but only the head-sharded part grows by 5/4
+  EXPECT_GT(c30 / c32, 32.0 / 30.0);  // worse than an even split
+  EXPECT_LT(c30 / c32, 1.25);         // but only the head-sharded part grows by 5/4
   EXPECT_GT(c31 / c32, 32.0 / 31.0);
   // TP31 holds the same ceil(128/31) = 5 heads as TP30: nearly the same time.
   EXPECT_NEAR(c31 / c30, 1.0, 0.02);

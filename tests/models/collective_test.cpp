@@ -1,7 +1,7 @@
 // Alpha-beta collective times against hand computation (models/collective_model.h).
-#include "models/collective_model.h"
-
 #include <gtest/gtest.h>
+
+#include "models/collective_model.h"
 
 namespace ntpsim::models {
 namespace {
@@ -26,7 +26,8 @@ TEST(Collective, BusFactorsAreNcclTests) {
 TEST(Collective, HandComputedTimes) {
   const Fabric f = nvlink();
   // all-reduce of 1 GB over 8: 2·7 steps × 2 µs + 1e9 · 2·7/8 / 360e9.
-  EXPECT_NEAR(collective_time_s(f, Collective::kAllReduce, 8, 1e9), 28e-6 + 1e9 * 1.75 / 360e9, 1e-12);
+  EXPECT_NEAR(collective_time_s(f, Collective::kAllReduce, 8, 1e9), 28e-6 + 1e9 * 1.75 / 360e9,
+              1e-12);
   // all-gather of 256 MB over 71 (not a power of two): 70 steps.
   EXPECT_NEAR(collective_time_s(f, Collective::kAllGather, 71, 256e6),
               70 * 2e-6 + 256e6 * (70.0 / 71) / 360e9, 1e-12);

@@ -46,9 +46,10 @@ TEST(Hardware, Gb200ValuesAndUnits) {
 }
 
 TEST(Hardware, UnknownKeySuggestsNearest) {
-  auto h = read_text("hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
-                     "  tdp: 700W\n  tdpp: 800W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
-                     "  scale_out: {bw_per_gpu: 50GB/s}\n");
+  auto h = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
+      "  tdp: 700W\n  tdpp: 800W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
+      "  scale_out: {bw_per_gpu: 50GB/s}\n");
   ASSERT_FALSE(h.ok());
   EXPECT_NE(h.error().message.find("test.yaml:7:3"), std::string::npos) << h.error().message;
   EXPECT_NE(h.error().message.find("hardware.tdpp"), std::string::npos) << h.error().message;
@@ -57,8 +58,9 @@ TEST(Hardware, UnknownKeySuggestsNearest) {
 }
 
 TEST(Hardware, BadUnitNamesField) {
-  auto h = read_text("hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB\n"
-                     "  tdp: 700W\n  scale_up: {bw_per_gpu: 450GB/s}\n  scale_out: {bw_per_gpu: 50GB/s}\n");
+  auto h = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB\n"
+      "  tdp: 700W\n  scale_up: {bw_per_gpu: 450GB/s}\n  scale_out: {bw_per_gpu: 50GB/s}\n");
   ASSERT_FALSE(h.ok());
   EXPECT_NE(h.error().message.find("test.yaml:5:11: hardware.hbm_bw"), std::string::npos)
       << h.error().message;
@@ -68,7 +70,8 @@ TEST(Hardware, NestedCollectiveAndGroupSizes) {
   auto h = read_text(
       "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n  tdp: 700W\n"
       "  scale_up:\n    bw_per_gpu: 450GB/s\n    collectives:\n"
-      "      all_gather: {alpha: 4us, bus_bw: 300GB/s, group_sizes: {8: {alpha: 5us, bus_bw: 350GB/s}}}\n"
+      "      all_gather: {alpha: 4us, bus_bw: 300GB/s, group_sizes: {8: {alpha: 5us, bus_bw: "
+      "350GB/s}}}\n"
       "  scale_out: {bw_per_gpu: 50GB/s}\n");
   ASSERT_TRUE(h.ok()) << h.error().message;
   const auto& c = h->scale_up.collectives.at("all_gather");
@@ -109,9 +112,10 @@ TEST(Hardware, FilePathAndRoundTrip) {
 }
 
 TEST(Hardware, MaxPowerBelowTdpIsAnError) {
-  auto h = read_text("hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
-                     "  tdp: 700W\n  max_power: 600W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
-                     "  scale_out: {bw_per_gpu: 50GB/s}\n");
+  auto h = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
+      "  tdp: 700W\n  max_power: 600W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
+      "  scale_out: {bw_per_gpu: 50GB/s}\n");
   ASSERT_FALSE(h.ok());
   EXPECT_NE(h.error().message.find("hardware.max_power"), std::string::npos) << h.error().message;
 }

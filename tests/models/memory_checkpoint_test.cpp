@@ -39,7 +39,8 @@ TEST(Memory, RecomputeModesAndSequenceParallel) {
   w.recompute = Recompute::kNone;
   EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd / t * (34 + 5 * a * s / hd), 1.0);
   w.sequence_parallel = false;
-  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd * (10 + 24 / t + 5 * a * s / (hd * t)), 1.0);
+  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd * (10 + 24 / t + 5 * a * s / (hd * t)),
+              1.0);
   w.recompute = Recompute::kSelective;
   EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd * (10 + 24 / t), 1.0);
   w.recompute = Recompute::kFull;

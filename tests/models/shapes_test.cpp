@@ -1,8 +1,7 @@
 // FLOP counts and uneven TP shards (models/transformer_shapes.h).
-#include "models/transformer_shapes.h"
-
 #include <gtest/gtest.h>
 
+#include "models/transformer_shapes.h"
 #include "tests/models/test_workloads.h"
 
 namespace ntpsim::models {
@@ -17,10 +16,12 @@ double megatron_formula(double b, double l, double s, double h, double v) {
 }
 
 TEST(Shapes, ModelFlopsMatchMegatronFormula) {
-  struct Case { int layers, hidden, heads, seq, vocab, batch; };
-  for (const Case c : {Case{96, 12288, 96, 2048, 51200, 1536},    // GPT-3 175B
-                       Case{105, 20480, 128, 2048, 51200, 280},   // MT-NLG 530B
-                       Case{24, 2048, 16, 8192, 50257, 7},        // long sequence, odd batch
+  struct Case {
+    int layers, hidden, heads, seq, vocab, batch;
+  };
+  for (const Case c : {Case{96, 12288, 96, 2048, 51200, 1536},   // GPT-3 175B
+                       Case{105, 20480, 128, 2048, 51200, 280},  // MT-NLG 530B
+                       Case{24, 2048, 16, 8192, 50257, 7},       // long sequence, odd batch
                        Case{100, 20480, 128, 16384, 128256, 1024}}) {
     const Workload w = gpt(c.layers, c.hidden, c.heads, c.seq, c.vocab, c.batch);
     const double expected = megatron_formula(c.batch, c.layers, c.seq, c.hidden, c.vocab);
@@ -31,15 +32,16 @@ TEST(Shapes, ModelFlopsMatchMegatronFormula) {
 TEST(Shapes, HardwareFlopsWithRecompute) {
   Workload w = gpt(96, 12288, 96, 2048, 51200, 64);
   const double b = 64, l = 96, s = 2048, h = 12288, v = 51200;
-  // Selective recompute repeats the forward of Q·K^T and P·V: 4·B·L·s²·h more. (Korthikanti et
-  // al. 2022, eq. 8, book 12·B·L·s²·h here, i.e. count the recomputed scores three times; we
-  // count the work actually repeated.)
+  // Selective recompute repeats the forward of Q·K^T and P·V: 4·B·L·s²·h more.
+  // (Korthikanti et al. 2022, eq. 8, books 12·B·L·s²·h, counting the recomputed scores three
+  // times; we count the work actually repeated.)
   w.recompute = Recompute::kSelective;
   EXPECT_NEAR(hardware_flops_per_iteration(w) /
                   (72.0 * b * l * s * h * h * (1.0 + s / (6.0 * h) + v / (12.0 * l * h)) +
                    4.0 * b * l * s * s * h),
               1.0, 1e-12);
-  w.recompute = Recompute::kFull;  // one more forward of every layer: 96·B·L·s·h²·(1 + s/6h) + 6BshV
+  w.recompute =
+      Recompute::kFull;  // one more forward of every layer: 96·B·L·s·h²·(1 + s/6h) + 6BshV
   EXPECT_NEAR(hardware_flops_per_iteration(w) /
                   (96.0 * b * l * s * h * h * (1.0 + s / (6.0 * h)) + 6.0 * b * s * h * v),
               1.0, 1e-12);
@@ -64,9 +66,9 @@ TEST(Shapes, UnevenHeadSplitUsesCeil) {
   EXPECT_EQ(t32.q_heads, 4);
   EXPECT_EQ(t32.ffn, 2560);
   const TpShard t30 = shard_at(w, 30);
-  EXPECT_EQ(t30.q_heads, 5);       // ceil(128/30): 8 GPUs carry 5 heads, the rest 4
-  EXPECT_EQ(t30.ffn, 2731);        // ceil(81920/30)
-  EXPECT_EQ(t30.vocab, 4276);      // ceil(128256/30)
+  EXPECT_EQ(t30.q_heads, 5);   // ceil(128/30): 8 GPUs carry 5 heads, the rest 4
+  EXPECT_EQ(t30.ffn, 2731);    // ceil(81920/30)
+  EXPECT_EQ(t30.vocab, 4276);  // ceil(128256/30)
   const TpShard t28 = shard_at(w, 28);
   EXPECT_EQ(t28.q_heads, 5);
   EXPECT_EQ(t28.ffn, 2926);

@@ -30,14 +30,14 @@ namespace fs = std::filesystem;
 // One row of the table: the replica at TP degree `tp`.
 struct Row {
   int tp = 0;
-  int runs_as = 0;              // the degree it runs at (the fastest t' <= tp; analytic model)
+  int runs_as = 0;  // the degree it runs at (the fastest t' <= tp; analytic model)
   std::optional<models::StepBreakdown> breakdown;  // analytic model only
-  double iteration_s = 0;       // full share, TDP
-  double share_at_tdp = 0;      // largest share keeping pace at TDP
-  double share_at_max = 0;      // ... at the highest allowed power
-  double power_for_full = 0;    // least power ratio for the full share (> max when impossible)
-  double perf_per_watt = 0;     // perf/W at power_for_full relative to TDP (when reachable)
-  double memory_bytes = 0;      // busiest GPU
+  double iteration_s = 0;                          // full share, TDP
+  double share_at_tdp = 0;                         // largest share keeping pace at TDP
+  double share_at_max = 0;                         // ... at the highest allowed power
+  double power_for_full = 0;  // least power ratio for the full share (> max when impossible)
+  double perf_per_watt = 0;   // perf/W at power_for_full relative to TDP (when reachable)
+  double memory_bytes = 0;    // busiest GPU
 };
 
 struct Setup {
@@ -51,8 +51,9 @@ class StepCommand final : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
     CLI::App* sub = app.add_subcommand(
-        "step", "Step-time breakdown at the healthy and each reduced TP degree, with the batch share "
-                "and power a damaged replica needs (the NTP paper's Table 1)");
+        "step",
+        "Step-time breakdown at the healthy and each reduced TP degree, with the batch share "
+        "and power a damaged replica needs (the NTP paper's Table 1)");
     sub->add_option("scenario", scenario_, "Scenario YAML file (instead of --workload/--profile)");
     sub->add_option("--set", overrides_, "Override a scenario field (repeatable)");
     sub->add_option("--workload", workload_, "Workload name (models/workloads) or YAML file");
@@ -62,8 +63,9 @@ class StepCommand final : public Command {
     sub->add_option("--dp", dp_, "Data-parallel replicas")->check(CLI::Range(1, 1 << 24));
     sub->add_option("--vp", vp_, "Interleaved (virtual) stages per pipeline stage")
         ->check(CLI::Range(1, 1024));
-    sub->add_option("--model", model_, "Step model: analytic | proportional (default: the "
-                                       "scenario's, else analytic)")
+    sub->add_option("--model", model_,
+                    "Step model: analytic | proportional (default: the "
+                    "scenario's, else analytic)")
         ->check(CLI::IsMember({"analytic", "proportional"}));
     sub->add_option("--tp-overlap", options_.tp_overlap,
                     "Share of forward TP communication hidden (TE comm overlap), default 0")
@@ -140,7 +142,8 @@ class StepCommand final : public Command {
     if (s.model == "analytic") {
       auto check = models::make_step_model("analytic", s.workload, s.layout, s.hardware);
       if (!check.ok()) return check.error();
-      auto a = std::make_unique<models::AnalyticStepModel>(s.workload, s.layout, s.hardware, options_);
+      auto a =
+          std::make_unique<models::AnalyticStepModel>(s.workload, s.layout, s.hardware, options_);
       analytic = a.get();
       model = std::move(a);
     } else {
@@ -182,60 +185,75 @@ class StepCommand final : public Command {
     fmt::print("ntpsim step: {} on {} ({}), TP{} x PP{} x DP{}{}, {} model\n", s.workload.name,
                s.hardware.name, s.hardware.origin, l.tp, l.pp, l.dp,
                l.virtual_stages > 1 ? fmt::format(" (v={})", l.virtual_stages) : "", s.model);
-    fmt::print("memory at TP{}: {:.1f} GB of {:.1f} GB usable per GPU{}; reduced degrees down to TP{}\n",
-               l.tp, mem.total_bytes / 1e9, mem.usable_bytes / 1e9,
-               mem.fits() ? "" : "  WARNING: the nominal layout does not fit",
-               rows.empty() ? l.tp : rows.back().tp);
+    fmt::print(
+        "memory at TP{}: {:.1f} GB of {:.1f} GB usable per GPU{}; reduced degrees down to TP{}\n",
+        l.tp, mem.total_bytes / 1e9, mem.usable_bytes / 1e9,
+        mem.fits() ? "" : "  WARNING: the nominal layout does not fit",
+        rows.empty() ? l.tp : rows.back().tp);
     if (!rows.empty() && rows.front().breakdown) {
       const auto& b = *rows.front().breakdown;
-      fmt::print("healthy: {:.3f} s/iteration, MFU {:.1f}%, {:.0f} tokens/s/GPU, {} micro-batches\n",
-                 b.iteration_s, 100 * b.mfu, b.tokens_per_s_per_gpu, b.microbatches);
+      fmt::print(
+          "healthy: {:.3f} s/iteration, MFU {:.1f}%, {:.0f} tokens/s/GPU, {} micro-batches\n",
+          b.iteration_s, 100 * b.mfu, b.tokens_per_s_per_gpu, b.microbatches);
     }
-    fmt::print("as: degree a replica with TP GPUs runs at (fastest t' <= TP); share: largest batch "
-               "share keeping pace with healthy replicas (at TDP, at max power); power: least power "
-               "(x TDP) for the full share\n\n");
-    fmt::print("{:>4} {:>4} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7} {:>8} {:>9} {:>7} {:>9}\n",
-               "TP", "as", "iter_s", "compute", "tp_comm", "pp_comm", "bubble", "dp_comm", "optim",
-               "reshard", "MFU%", "share", "share@max", "power", "perf/W", "mem");
+    fmt::print(
+        "as: degree a replica with TP GPUs runs at (fastest t' <= TP); share: largest batch "
+        "share keeping pace with healthy replicas (at TDP, at max power); power: least power "
+        "(x TDP) for the full share\n\n");
+    fmt::print(
+        "{:>4} {:>4} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7} {:>8} {:>9} {:>7} "
+        "{:>9}\n",
+        "TP", "as", "iter_s", "compute", "tp_comm", "pp_comm", "bubble", "dp_comm", "optim",
+        "reshard", "MFU%", "share", "share@max", "power", "perf/W", "mem");
     const double max_ratio = s.hardware.tdp_w > 0 ? s.hardware.max_power_w / s.hardware.tdp_w : 1.0;
     for (const Row& r : rows) {
       const auto na = std::string("-");
-      auto cell = [&](double v, int prec) { return r.breakdown ? fmt::format("{:.{}f}", v, prec) : na; };
+      auto cell = [&](double v, int prec) {
+        return r.breakdown ? fmt::format("{:.{}f}", v, prec) : na;
+      };
       const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
-      fmt::print("{:>4} {:>4} {:>9.3f} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7.4f} {:>8.4f} {:>9} {:>7} {:>9}\n",
-                 r.tp, r.runs_as, r.iteration_s, cell(b.compute_s, 3), cell(b.tp_comm_s, 3),
-                 cell(b.pp_comm_s, 3), cell(b.bubble_s, 3), cell(b.dp_comm_s, 3),
-                 cell(b.optimizer_s, 3), cell(b.reshard_s, 4), cell(100 * b.mfu, 1),
-                 r.share_at_tdp, r.share_at_max, power_text(r, max_ratio),
-                 r.perf_per_watt > 0 ? fmt::format("{:.3f}", r.perf_per_watt) : na,
-                 fmt::format("{:.1f}GB", r.memory_bytes / 1e9));
+      fmt::print(
+          "{:>4} {:>4} {:>9.3f} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7.4f} {:>8.4f} "
+          "{:>9} {:>7} {:>9}\n",
+          r.tp, r.runs_as, r.iteration_s, cell(b.compute_s, 3), cell(b.tp_comm_s, 3),
+          cell(b.pp_comm_s, 3), cell(b.bubble_s, 3), cell(b.dp_comm_s, 3), cell(b.optimizer_s, 3),
+          cell(b.reshard_s, 4), cell(100 * b.mfu, 1), r.share_at_tdp, r.share_at_max,
+          power_text(r, max_ratio),
+          r.perf_per_watt > 0 ? fmt::format("{:.3f}", r.perf_per_watt) : na,
+          fmt::format("{:.1f}GB", r.memory_bytes / 1e9));
     }
   }
 
   static void print_csv(const std::vector<Row>& rows) {
-    fmt::print("tp,runs_as_tp,iteration_s,compute_s,tp_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,"
-               "reshard_s,mfu,share_at_tdp,share_at_max_power,power_ratio_for_full_share,"
-               "perf_per_watt,memory_bytes\n");
+    fmt::print(
+        "tp,runs_as_tp,iteration_s,compute_s,tp_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,"
+        "reshard_s,mfu,share_at_tdp,share_at_max_power,power_ratio_for_full_share,"
+        "perf_per_watt,memory_bytes\n");
     for (const Row& r : rows) {
       const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
-      fmt::print("{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},"
-                 "{:.6g},{:.6g},{:.6g}\n",
-                 r.tp, r.runs_as, r.iteration_s, b.compute_s, b.tp_comm_s, b.pp_comm_s, b.bubble_s,
-                 b.dp_comm_s, b.optimizer_s, b.reshard_s, b.mfu, r.share_at_tdp, r.share_at_max,
-                 r.power_for_full, r.perf_per_watt, r.memory_bytes);
+      fmt::print(
+          "{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},"
+          "{:.6g},{:.6g},{:.6g}\n",
+          r.tp, r.runs_as, r.iteration_s, b.compute_s, b.tp_comm_s, b.pp_comm_s, b.bubble_s,
+          b.dp_comm_s, b.optimizer_s, b.reshard_s, b.mfu, r.share_at_tdp, r.share_at_max,
+          r.power_for_full, r.perf_per_watt, r.memory_bytes);
     }
   }
 
   nlohmann::json to_json(const Setup& s, const std::vector<Row>& rows) const {
     const auto& bi = build_info();
     nlohmann::json j;
-    j["context"] = {{"version", bi.version}, {"git_sha", bi.git_sha}, {"build_type", bi.build_type}};
+    j["context"] = {
+        {"version", bi.version}, {"git_sha", bi.git_sha}, {"build_type", bi.build_type}};
     j["workload"] = s.workload.name;
     j["profile"] = {{"name", s.hardware.name}, {"origin", s.hardware.origin}};
-    j["layout"] = {{"tp", s.layout.tp}, {"pp", s.layout.pp}, {"dp", s.layout.dp},
+    j["layout"] = {{"tp", s.layout.tp},
+                   {"pp", s.layout.pp},
+                   {"dp", s.layout.dp},
                    {"virtual_stages", s.layout.virtual_stages}};
     j["model"] = s.model;
-    j["options"] = {{"tp_overlap", options_.tp_overlap}, {"dp_overlap", options_.dp_overlap},
+    j["options"] = {{"tp_overlap", options_.tp_overlap},
+                    {"dp_overlap", options_.dp_overlap},
                     {"flash_attention", options_.flash_attention}};
     j["max_power_ratio"] = s.hardware.tdp_w > 0 ? s.hardware.max_power_w / s.hardware.tdp_w : 1.0;
     nlohmann::json out = nlohmann::json::array();
@@ -251,10 +269,14 @@ class StepCommand final : public Command {
                             {"memory_bytes", r.memory_bytes}};
       if (r.breakdown) {
         const auto& b = *r.breakdown;
-        row["breakdown"] = {{"compute_s", b.compute_s},   {"tp_comm_s", b.tp_comm_s},
-                            {"pp_comm_s", b.pp_comm_s},   {"bubble_s", b.bubble_s},
-                            {"dp_comm_s", b.dp_comm_s},   {"optimizer_s", b.optimizer_s},
-                            {"reshard_s", b.reshard_s},   {"mfu", b.mfu},
+        row["breakdown"] = {{"compute_s", b.compute_s},
+                            {"tp_comm_s", b.tp_comm_s},
+                            {"pp_comm_s", b.pp_comm_s},
+                            {"bubble_s", b.bubble_s},
+                            {"dp_comm_s", b.dp_comm_s},
+                            {"optimizer_s", b.optimizer_s},
+                            {"reshard_s", b.reshard_s},
+                            {"mfu", b.mfu},
                             {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu},
                             {"microbatches", b.microbatches}};
       }
