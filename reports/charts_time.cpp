@@ -78,10 +78,11 @@ Step segment_step(const StrategyTimeline& st, double (*value)(const JobSegment&)
   return s;
 }
 
-// Throughput as the time-weighted mean over `bins` equal bins of [0, horizon]: when a job has
-// far more segments than the chart has pixels (short checkpoint stalls every hour of a month),
-// the exact step line becomes a solid block; the binned mean shows the rate actually achieved.
-Step binned_throughput(const StrategyTimeline& st, double horizon, int bins) {
+// A segment value as the time-weighted mean over `bins` equal bins of [0, horizon]: when a job
+// has far more segments than the chart has pixels (short checkpoint stalls every hour of a
+// month), the exact step line becomes a solid block; the binned mean shows what was achieved.
+Step binned(const StrategyTimeline& st, double (*value)(const JobSegment&), double horizon,
+            int bins) {
   Step out;
   out.end = horizon;
   const double width = horizon / bins;
@@ -92,7 +93,7 @@ Step binned_throughput(const StrategyTimeline& st, double horizon, int bins) {
       const double lo = std::max(g.t_s, static_cast<double>(b) * width);
       const double hi = std::min(g.end_s, static_cast<double>(b + 1) * width);
       if (hi <= lo) break;
-      work[b] += (hi - lo) * g.throughput;
+      work[b] += (hi - lo) * value(g);
       time[b] += hi - lo;
     }
   }
@@ -199,8 +200,8 @@ Chart timeline_chart(const Results& r) {
     }
   }
   if (!std::isfinite(usable_lo)) usable_lo = 0.0;
-  const auto uticks = svg::nice_ticks(usable_lo - (usable_hi - usable_lo) * 0.1 - 1.0,
-                                      usable_hi + 1.0, 3);
+  const auto uticks = svg::nice_ticks(
+      std::max(0.0, usable_lo - (usable_hi - usable_lo) * 0.1 - 1.0), usable_hi + 1.0, 3);
   const Scale uy{uticks.front(), uticks.back(), b.bottom, b.top};
   svg::y_axis(s, b, uy, uticks, "Usable GPUs");
   const auto tticks = svg::nice_ticks(0.0, thr_hi, 4);
@@ -212,33 +213,45 @@ Chart timeline_chart(const Results& r) {
     ch.table.headers.push_back(fmt::format("Time {} (%)", state));
   for (const auto& m : kMarkStyles) ch.table.headers.push_back(fmt::format("{}s", m.legend));
 
-  constexpr size_t kMaxMarks = 5000;  // per strategy; beyond this the chart thins them
+  constexpr size_t kMaxTooltips = 300;  // marks per strategy row that still get a tooltip
   constexpr int kBins = 300;          // throughput bins when the segments are too dense to draw
   size_t most_segments = 0;
   for (const auto& st : tl.strategies) most_segments = std::max(most_segments, st.segments.size());
-  const bool binned = most_segments > static_cast<size_t>(kBins);
-  if (binned) {
-    ch.caption += fmt::format(" Throughput is averaged over bins of {} {}s (too many state "
-                              "changes to draw one by one).",
-                              svg::num(horizon / kBins / (unit_s == 86400.0 ? 3600.0 : 60.0), 3),
-                              unit_s == 86400.0 ? "hour" : "minute");
+  const bool dense = most_segments > static_cast<size_t>(kBins);
+  if (dense) {
+    ch.caption += fmt::format(
+        " Usable GPUs and throughput are averaged over bins of {} {}s, and checkpoints are not "
+        "marked (too many changes to draw one by one).",
+        svg::num(horizon / kBins / (unit_s == 86400.0 ? 3600.0 : 60.0), 3),
+        unit_s == 86400.0 ? "hour" : "minute");
   }
   for (size_t i = 0; i < tl.strategies.size(); ++i) {
     const StrategyTimeline& st = tl.strategies[i];
     const size_t idx = strategy_index(r, st.strategy);
     const std::string& col = svg::colour(idx);
-    draw_step(s, segment_step(st, [](const JobSegment& g) { return double(g.usable_gpus); }), x,
-              uy, col, i);
-    if (binned) draw_step(s, binned_throughput(st, horizon, kBins), x, ty, col, i);
-    else draw_step(s, segment_step(st, [](const JobSegment& g) { return g.throughput; }), x, ty, col, i);
+    auto usable = [](const JobSegment& g) { return static_cast<double>(g.usable_gpus); };
+    auto throughput = [](const JobSegment& g) { return g.throughput; };
+    draw_step(s, dense ? binned(st, usable, horizon, kBins) : segment_step(st, usable), x, uy, col,
+              i);
+    draw_step(s, dense ? binned(st, throughput, horizon, kBins) : segment_step(st, throughput), x,
+              ty, col, i);
     const double cy = marks.top + mark_row * (static_cast<double>(i) + 0.5);
     s.line(left, cy, right, cy, "#eee");
     s.text(left - 8, cy + 4, strategy_label(r, st.strategy), "end", 11, R"(fill="#222")");
-    const size_t stride = st.marks.size() > kMaxMarks ? st.marks.size() / kMaxMarks + 1 : 1;
-    for (size_t k = 0; k < st.marks.size(); k += stride) {
-      const JobMark& m = st.marks[k];
-      s.marker(mark_shape(m.type), x(m.t_s), cy, m.type == "checkpoint" ? 2.5 : 4.5, col,
-               fmt::format("{} at {} {}", m.type, svg::num(m.t_s / unit_s), unit_name));
+    // One marker per type per 2 px (3 when dense): marks closer than that would overprint anyway, and a month
+    // of hourly checkpoints would otherwise put thousands of elements in the page. Tooltips
+    // only on sparse rows, for the same reason.
+    const bool tooltips = st.marks.size() <= kMaxTooltips;
+    std::map<std::string, double> last_px;
+    for (const JobMark& m : st.marks) {
+      if (dense && m.type == "checkpoint") continue;
+      const double px = x(m.t_s);
+      auto [it, fresh] = last_px.try_emplace(m.type, px);
+      if (!fresh && std::fabs(px - it->second) < (dense ? 3.0 : 2.0)) continue;
+      it->second = px;
+      s.marker(mark_shape(m.type), px, cy, m.type == "checkpoint" ? 2.5 : dense ? 3.5 : 4.5, col,
+               tooltips ? fmt::format("{} at {} {}", m.type, svg::num(m.t_s / unit_s), unit_name)
+                        : std::string());
     }
     // The table: time-weighted means and counts over this replication.
     double elapsed = 0.0, work = 0.0, min_usable = kInf, peak_failed = 0.0;

@@ -68,7 +68,8 @@ std::string dot_whisker(const std::string& id, const std::string& title, const s
   const double pad = (hi - lo) * 0.08;
   // A percent axis of values within 0..100% is not padded past 100%.
   const double top = percent && !zero_line && hi <= 1.0 ? std::min(1.0, hi + pad) : hi + pad;
-  const auto ticks = svg::nice_ticks(lo - pad, top, 6);
+  const double bottom = percent && !zero_line && lo >= 0.0 ? std::max(0.0, lo - pad) : lo - pad;
+  const auto ticks = svg::nice_ticks(bottom, top, 6);
   const Scale x{ticks.front(), ticks.back(), f.left, f.right};
   svg::Svg s(width, f.bottom + 46.0, id, title);
   svg::x_axis(s, f, x, ticks, axis_label, percent);

@@ -207,11 +207,13 @@ TEST(TimelineChart, DenseTimelinesAreBinned) {
       const double t = 500.0 * k;
       st.segments.push_back({t, t + 450.0, "running", 1.0, 1152, 0});
       st.segments.push_back({t + 450.0, t + 500.0, "checkpointing", 0.0, 1152, 0});
+      st.marks.push_back({t + 450.0, "checkpoint"});
     }
   }
   r.timeline->horizon_s = 600000.0;
   const Chart c = timeline_chart(r);
   EXPECT_NE(c.caption.find("averaged over bins of 0.556 hours"), std::string::npos) << c.caption;
+  EXPECT_EQ(c.svg.find(R"(r="2.5")"), std::string::npos);  // no checkpoint marks when dense
   size_t longest = 0;
   for (size_t i = c.svg.find("<polyline points=\""); i != std::string::npos;
        i = c.svg.find("<polyline points=\"", i + 1)) {
