@@ -265,7 +265,7 @@ bool Engine::advance(Time t1) {
 
 void Engine::start_checkpoint() {
   NTPSIM_CHECK(commit_at_ == Time::never());
-  record_mark("checkpoint");
+  if (tl_ != nullptr) tl_->add_checkpoint_mark(now_.seconds());
   snapshot_work_ = work_since_ckpt_;
   commit_at_ = now_ + cfg_.checkpoint_write;
   work_since_resume_ = 0;
@@ -289,8 +289,8 @@ void Engine::fast_forward_checkpoints(Time t1) {
   }
   if (k < 1) return;
   if (tl_ != nullptr) {
-    for (int64_t i = 1; i <= k && !tl_->truncated; ++i) {
-      tl_->add(tl_->marks, TimelineMark{(now_ + period * i).seconds(), "checkpoint"});
+    for (int64_t i = 1; i <= k && tl_->checkpoint_marks < tl_->checkpoint_mark_limit; ++i) {
+      tl_->add_checkpoint_mark((now_ + period * i).seconds());
     }
   }
   const double kd = static_cast<double>(k);

@@ -1,6 +1,7 @@
 #include "sim/engine/job_state.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "models/base/check.h"
 
@@ -15,6 +16,8 @@ JobState::JobState(const JobLayout& layout)
   pos_.assign(static_cast<size_t>(layout.total_groups), 0);
   buckets_.resize(static_cast<size_t>(excluded_bucket_) + 1);
   hist_.assign(static_cast<size_t>(tp_) + 1, 0);
+  free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
+  job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   damaged_scratch_.reserve(static_cast<size_t>(layout.total_groups));
 }
 
@@ -34,6 +37,8 @@ void JobState::reset(const MembershipRules& rules) {
   std::fill(bucket_.begin(), bucket_.end(), -1);
   for (auto& b : buckets_) b.clear();
   std::fill(hist_.begin(), hist_.end(), 0);
+  std::fill(free_mask_.begin(), free_mask_.end(), 0);
+  std::fill(job_mask_.begin(), job_mask_.end(), 0);
   members_ = 0;
   failed_gpus_ = 0;
   for (int64_t g = 0; g < layout_.total_groups; ++g) {
@@ -47,6 +52,15 @@ void JobState::reset(const MembershipRules& rules) {
   }
 }
 
+void JobState::set_mask_bit(int bucket, bool non_empty) {
+  if (bucket == excluded_bucket_) return;
+  const bool job = bucket > tp_;
+  const int d = job ? bucket - tp_ - 1 : bucket;
+  uint64_t& word = (job ? job_mask_ : free_mask_)[static_cast<size_t>(d / 64)];
+  const uint64_t bit = uint64_t{1} << (d % 64);
+  word = non_empty ? (word | bit) : (word & ~bit);
+}
+
 void JobState::place(int64_t g, int bucket) {
   const int old = bucket_[g];
   if (old == bucket) return;
@@ -56,6 +70,7 @@ void JobState::place(int64_t g, int bucket) {
     v[pos_[g]] = last;
     pos_[last] = pos_[g];
     v.pop_back();
+    if (v.empty()) set_mask_bit(old, false);
     if (old > tp_ && old != excluded_bucket_) {
       --hist_[old - tp_ - 1];
       --members_;
@@ -64,6 +79,7 @@ void JobState::place(int64_t g, int bucket) {
   auto& v = buckets_[bucket];
   pos_[g] = static_cast<int32_t>(v.size());
   v.push_back(static_cast<int32_t>(g));
+  if (v.size() == 1) set_mask_bit(bucket, true);
   bucket_[g] = static_cast<int16_t>(bucket);
   if (bucket > tp_ && bucket != excluded_bucket_) {
     ++hist_[bucket - tp_ - 1];
@@ -121,15 +137,19 @@ void JobState::swap_in_domain_spares(int64_t g) {
 }
 
 int JobState::best_free_degree() const {
-  for (int d = tp_; d >= 1; --d) {
-    if (!buckets_[bucket_for(false, d)].empty()) return d;
+  for (size_t w = free_mask_.size(); w-- > 0;) {
+    uint64_t word = free_mask_[w];
+    if (w == 0) word &= ~uint64_t{1};  // degree 0 = unusable
+    if (word != 0) return static_cast<int>(w * 64 + 63 - std::countl_zero(word));
   }
   return 0;
 }
 
 int JobState::worst_member_degree() const {
-  for (int d = 1; d <= tp_; ++d) {
-    if (hist_[d] > 0) return d;
+  for (size_t w = 0; w < job_mask_.size(); ++w) {
+    uint64_t word = job_mask_[w];
+    if (w == 0) word &= ~uint64_t{1};
+    if (word != 0) return static_cast<int>(w * 64 + std::countr_zero(word));
   }
   return 0;
 }

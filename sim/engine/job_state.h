@@ -52,7 +52,8 @@ class JobState {
   int degree_of(int64_t g) const { return rules_->degree_by_failed[k_[g]]; }
   int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
   bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
-  void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_ and members_
+  void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_, members_, masks
+  void set_mask_bit(int bucket, bool non_empty);
   void rebucket(int64_t g);            // after k[g] changed
   void swap_in_domain_spares(int64_t g);
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
@@ -68,6 +69,9 @@ class JobState {
   std::vector<int16_t> bucket_;         // per group
   std::vector<int32_t> pos_;            // per group: index in its bucket
   std::vector<std::vector<int32_t>> buckets_;
+  // Bit d set when free[d] (job[d]) is non-empty: best/worst degree lookups in O(T/64).
+  std::vector<uint64_t> free_mask_;
+  std::vector<uint64_t> job_mask_;
   std::vector<int32_t> hist_;
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
   int64_t members_ = 0;

@@ -1,8 +1,9 @@
 // What one strategy run of replication 0 records for charts and the Perfetto trace
 // (docs/results-schema.md, "timeline"): job-state segments, marks and per-domain state changes.
 //
-// Checkpoint pauses are shown as marks, not as segments, so a year of 10-minute checkpoints does
-// not bloat the document; each list stops growing at `limit` entries and sets `truncated`.
+// Checkpoint pauses are shown as marks, not as segments, and only the first
+// `checkpoint_mark_limit` of them, so a year of 10-minute checkpoints does not bloat the
+// document; each list stops growing at `limit` entries and then sets `truncated`.
 // States and types are string literals with static storage.
 // Ownership: a value owned by the caller of Engine::run. Thread safety: none.
 #pragma once
@@ -34,7 +35,9 @@ struct DomainChange {
 };
 
 struct StrategyTimeline {
-  size_t limit = 50000;  // per list
+  size_t limit = 20000;                 // per list
+  size_t checkpoint_mark_limit = 1000;  // checkpoint marks recorded (the rest are periodic)
+  size_t checkpoint_marks = 0;
   bool truncated = false;
   std::vector<TimelineSegment> segments;
   std::vector<TimelineMark> marks;
@@ -47,6 +50,11 @@ struct StrategyTimeline {
       return;
     }
     list.push_back(item);
+  }
+  void add_checkpoint_mark(double t_s) {
+    if (checkpoint_marks >= checkpoint_mark_limit) return;
+    ++checkpoint_marks;
+    add(marks, TimelineMark{t_s, "checkpoint"});
   }
 };
 

@@ -1,0 +1,103 @@
+// JobState: the incremental cluster state against brute-force recounts over random failure and
+// repair sequences, and the membership rules (spares, in-domain swaps, whole replicas).
+#include "sim/engine/job_state.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "models/base/random.h"
+#include "tests/sim/sim_fixture.h"
+
+namespace ntpsim::sim {
+namespace {
+
+MembershipRules rules_for(int tp, bool reduced, bool spares, bool in_domain, bool full) {
+  MembershipRules r;
+  r.degree_by_failed.assign(tp + 1, 0);
+  for (int k = 0; k <= tp; ++k) r.degree_by_failed[k] = reduced ? (tp - k >= 2 ? tp - k : 0) : 0;
+  r.degree_by_failed[0] = tp;
+  r.use_spare_domains = spares;
+  r.in_domain_spares = in_domain;
+  r.needs_full_job = full;
+  return r;
+}
+
+TEST(JobState, RandomSequencesKeepCountsConsistent) {
+  // 6 domains of 10 GPUs, TP 4: 2 groups + 2 idle GPUs per domain; job 4 groups x PP 2.
+  Scenario sc = testing::small_scenario(2, 10, 4);
+  sc.cluster.domains = 4;
+  sc.layout.pp = 2;
+  sc.layout.dp = 4;
+  auto layout = JobLayout::make(sc);
+  ASSERT_TRUE(layout.ok());
+  for (int variant = 0; variant < 4; ++variant) {
+    const MembershipRules rules =
+        rules_for(4, variant & 1, true, variant & 2, !(variant & 1));
+    JobState js(*layout);
+    js.reset(rules);
+    std::vector<int> down(static_cast<size_t>(layout->cluster_gpus), 0);
+    std::vector<GpuRange> open;
+    Stream rng(7, static_cast<uint64_t>(variant), "jobstate");
+    for (int step = 0; step < 3000; ++step) {
+      if (open.empty() || rng.uniform01() < 0.55) {
+        const bool domain = rng.uniform01() < 0.1;
+        const int64_t first = domain ? static_cast<int64_t>(rng.uniform_int(6)) * 10
+                                     : static_cast<int64_t>(rng.uniform_int(60));
+        const GpuRange r{first, domain ? 10 : 1};
+        js.fail(r);
+        for (int64_t g = r.first; g < r.end(); ++g) ++down[static_cast<size_t>(g)];
+        open.push_back(r);
+      } else {
+        const size_t i = rng.uniform_int(open.size());
+        js.repair(open[i]);
+        for (int64_t g = open[i].first; g < open[i].end(); ++g) --down[static_cast<size_t>(g)];
+        open[i] = open.back();
+        open.pop_back();
+      }
+      if (step % 3 == 0) js.reassign();
+      int64_t failed = 0;
+      for (int v : down) failed += v > 0 ? 1 : 0;
+      ASSERT_EQ(js.failed_gpus(), failed);
+      const auto& h = js.histogram();
+      ASSERT_EQ(std::accumulate(h.begin(), h.end(), int64_t{0}), js.job_members());
+      ASSERT_LE(js.job_members(), layout->job_groups);
+      if (step % 3 == 0) {
+        ASSERT_EQ(h[0], 0);  // reassign drops unusable members
+        if (!rules.needs_full_job) {
+          ASSERT_EQ(js.job_members() % layout->pp, 0);
+        }
+      }
+      for (int d = 0; d < 6; ++d) {
+        int n = 0;
+        for (int i = 0; i < 10; ++i) n += down[static_cast<size_t>(d * 10 + i)] > 0 ? 1 : 0;
+        ASSERT_EQ(js.domain_failed_gpus(d), n);
+      }
+    }
+  }
+}
+
+TEST(JobState, InDomainSparesHealAndSpareDomainsFill) {
+  Scenario sc = testing::small_scenario(1, 10, 4);  // 2 job domains + 1 spare, 2 idle per domain
+  auto layout = JobLayout::make(sc);
+  ASSERT_TRUE(layout.ok());
+  const MembershipRules rules = rules_for(4, false, true, true, true);
+  JobState js(*layout);
+  js.reset(rules);
+  EXPECT_EQ(js.histogram()[4], 4);
+  js.fail(GpuRange{0, 2});  // two GPUs of group 0: the two idle GPUs of domain 0 replace them
+  js.reassign();
+  EXPECT_EQ(js.histogram()[4], 4);
+  EXPECT_EQ(js.domain_min_degree(0), 4);
+  js.fail(GpuRange{4, 1});  // group 1 of domain 0: no idle left; a spare-domain group joins
+  js.reassign();
+  EXPECT_EQ(js.histogram()[4], 4);
+  EXPECT_EQ(js.domain_min_degree(0), 4);  // group 0 still in, group 1 out
+  EXPECT_EQ(js.domain_min_degree(2), 4);  // the spare domain now works
+  js.fail(GpuRange{10, 10});  // domain 1 entirely: 2 more groups lost, 1 spare group left
+  js.reassign();
+  EXPECT_EQ(js.histogram()[4], 3);
+}
+
+}  // namespace
+}  // namespace ntpsim::sim
