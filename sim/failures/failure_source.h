@@ -3,18 +3,25 @@
 // A FailureSource merges, in time order, the scenario's stochastic processes (one per component
 // class entry of `failures.processes`) and an optional trace replay. Events are generated lazily:
 // `next` does O(1) work for exponential processes (a superposed Poisson process over all units
-// with a uniformly chosen unit), O(log units) for Weibull/lognormal renewal processes, and never
-// allocates or scans GPUs per event.
+// with a uniformly chosen unit), O(log failed units) for Weibull/lognormal renewal processes (first
+// failures drawn lazily as order statistics, sim/failures/renewal.h), and never scans GPUs per
+// event; buffers are reserved per replication (the renewal heap grows amortised). Setup per
+// replication is O(units) memory writes (per-unit repair ends), no per-unit random draws.
+// Measured (Release, bench/failures_bench.cpp): one year of 100K GPUs, ~19K events, 1.3 ms with
+// lemons, bursts and lognormal repairs, 0.54 ms with one fixed-repair kind; Weibull 4.3 ms.
 //
 // Semantics (see docs/trace-format.md for traces):
 // - Rates are per unit while the unit is up; a unit in repair does not fail again in its own
 //   process (exponential: the event is thinned; renewal: the next lifetime starts at repair end).
 //   Different processes (e.g. GPU and node) are independent, so their events may overlap; the
 //   engine takes the union of down GPUs.
-// - Non-exponential processes are ordinary renewal processes: every unit starts new at time 0.
+// - Non-exponential processes are ordinary renewal processes: every unit starts new at time 0
+//   (so a Weibull shape < 1 front-loads failures; expected_interruption_rate_per_s gives the
+//   long-run rate).
 //   Weibull: shape k, mean lifetime 1/rate; lognormal: sigma = shape, mean lifetime 1/rate.
 // - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
-//   fail lemon_multiplier times as often.
+//   fail lemon_multiplier times as often (renewal: mean lifetime / multiplier); the others keep
+//   the base rate.
 // - Bursts: with burst_probability an event takes burst_size consecutive units of the class
 //   (unit u, u+1, ... modulo the count, skipping units already in repair), one event each, all at
 //   the same time and of the same kind, each with its own repair draw.

@@ -118,7 +118,11 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
     kinds_.push_back(std::move(kind));
   }
   NTPSIM_CHECK(!kinds_.empty());
-  kinds_.back().cumulative_share = 2.0;  // rounding of the shares never leaves a gap at the top
+  // Rounding of the shares must never leave a gap at the top: the last kind with a positive share
+  // takes everything above its predecessors (kinds of share 0 after it are never drawn).
+  size_t last = kinds_.size() - 1;
+  while (last > 0 && p.kinds[last].share <= 0.0) --last;
+  for (size_t i = last; i < kinds_.size(); ++i) kinds_[i].cumulative_share = 2.0;
 
   const auto lemons = static_cast<int64_t>(std::llround(p.lemon_fraction * static_cast<double>(units_)));
   if (lemons > 0) {

@@ -3,7 +3,7 @@
 // (one failure, or one burst) at a time, into a buffer reserved up front: no allocation per event.
 //
 // Ownership: a generator keeps a pointer to the Topology (which must outlive it) and owns its
-// per-replication state (streams, lemon set, per-unit repair ends, renewal heap).
+// per-replication state (streams, lemon set, per-unit repair ends, renewal pools and heap).
 // Thread safety: one generator per replication/thread.
 #pragma once
 

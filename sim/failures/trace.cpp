@@ -239,7 +239,10 @@ Result<std::string> to_csv_trace(const TraceData& trace) {
   bool with_component = false;
   for (const TraceFault& f : trace.faults) with_component = with_component || f.has_component;
   std::string out = "# ntpsim CSV trace (docs/trace-format.md), converted from " + trace.file + "\n";
-  out += "#! time_unit: s\n#! span: " + shortest(trace.span_s) + "\n";
+  out += "#! time_unit: s\n";
+  // The span directive must be positive; a span of 0 (every fault at time 0) is what the parser
+  // derives without it.
+  if (trace.span_s > 0.0) out += "#! span: " + shortest(trace.span_s) + "\n";
   out += with_component ? "start,end,unit,kind,component\n" : "start,end,unit,kind\n";
   for (const TraceFault& f : trace.faults) {
     // The end is capped at the span so that rounding never puts it past the directive.

@@ -126,6 +126,9 @@ Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::stri
                                           format_number(previous_d) + " d)");
     }
     previous_d = e.time_d;
+    if (!e.start && !builder.has_node(e.node)) {
+      return entry_error(file, i, &e, "unknown node: fault_end for a node with no fault_start before it");
+    }
     const int32_t node = builder.node(e.node);
     auto key = std::make_tuple(node, e.level, e.cls, e.desc);
     if (e.start) {

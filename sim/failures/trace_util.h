@@ -32,6 +32,7 @@ class TraceBuilder {
  public:
   explicit TraceBuilder(TraceData& out) : out_(&out) {}
   int32_t node(const std::string& name);
+  bool has_node(const std::string& name) const { return nodes_.count(name) != 0; }
   // The kind's index, or -1 when the trace would exceed kMaxTraceKinds distinct kinds.
   int32_t kind(const std::string& name);
 

@@ -219,9 +219,13 @@ TEST(TraceTest, BadInfiniteHbdTraces) {
   expect_bad(load_text("infinitehbd", "unsorted.json", "[" + hbd_event("a", 2, "fault_start") + "," +
                                                             hbd_event("b", 1, "fault_start") + "]"),
              {"unsorted.json: entry 2 (node_id b, event_time 1)", "not sorted"});
+  expect_bad(load_text("infinitehbd", "unknown.json", "[" + hbd_event("a", 1, "fault_start") + "," +
+                                                          hbd_event("b", 2, "fault_end") + "]"),
+             {"entry 2 (node_id b, event_time 2)", "unknown node"});
   expect_bad(load_text("infinitehbd", "unmatched.json", "[" + hbd_event("a", 1, "fault_start") + "," +
-                                                            hbd_event("b", 2, "fault_end") + "]"),
-             {"entry 2", "fault_end without a matching open fault_start"});
+                                                            hbd_event("a", 2, "fault_end") + "," +
+                                                            hbd_event("a", 3, "fault_end") + "]"),
+             {"entry 3", "fault_end without a matching open fault_start"});
   expect_bad(load_text("infinitehbd", "wrongtype.json", "[" + hbd_event("a", 1, "fault_start") + "," +
                                                              hbd_event("a", 2, "fault_end", "Software Failure") + "]"),
              {"entry 2", "without a matching"});
