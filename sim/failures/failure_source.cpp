@@ -14,12 +14,13 @@ Error bad(const std::string& path, const std::string& what) { return Error::bad_
 
 bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }
 
-// Shape limits: outside them Gamma(1 + 1/k) overflows or nearly every draw is ~0 with the mean
-// carried by a vanishing tail, which would flood the engine with events at one instant.
-constexpr const char* kWeibullRange = "weibull shape must be in [0.1, 20]";
-constexpr const char* kSigmaRange = "lognormal sigma must be in (0, 4]";
-bool weibull_shape_ok(double k) { return k >= 0.1 && k <= 20.0; }
-bool sigma_ok(double sigma) { return sigma > 0.0 && sigma <= 4.0; }
+// Shape limits (the scenario loader's ranges): outside them Gamma(1 + 1/k) overflows or the law
+// degenerates. Inside them a lifetime can still round to ~0; process.cpp floors lifetimes at one
+// microsecond so simulated time always advances.
+constexpr const char* kWeibullRange = "weibull shape must be in [0.05, 100]";
+constexpr const char* kSigmaRange = "lognormal sigma must be in (0, 100]";
+bool weibull_shape_ok(double k) { return k >= 0.05 && k <= 100.0; }
+bool sigma_ok(double sigma) { return sigma > 0.0 && sigma <= 100.0; }
 
 Status validate_repair(const RepairDist& r, const std::string& path) {
   const std::string& d = r.distribution;

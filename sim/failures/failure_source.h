@@ -19,6 +19,7 @@
 //   (so a Weibull shape < 1 front-loads failures; expected_interruption_rate_per_s gives the
 //   long-run rate).
 //   Weibull: shape k, mean lifetime 1/rate; lognormal: sigma = shape, mean lifetime 1/rate.
+//   Lifetimes are floored at one microsecond (the time resolution) so time always advances.
 // - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
 //   fail lemon_multiplier times as often (renewal: mean lifetime / multiplier); the others keep
 //   the base rate.

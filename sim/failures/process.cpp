@@ -12,6 +12,7 @@ namespace {
 
 // Candidate times at or past this are "never" (Time::never() is about 9.22e12 s).
 constexpr double kHorizonS = 9.0e12;
+constexpr double kMinLifetimeS = 1e-6;
 
 // Non-negative seconds below kHorizonS to the nearest microsecond, as Duration::from_seconds does,
 // without its libm round() call and saturation checks (this runs twice per event).
@@ -168,7 +169,8 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
 double ProcessGenerator::draw_lifetime(int64_t unit) {
   const bool lemon = is_lemon(unit);
   if (!(lemon ? lemon_fails_ : normal_fails_)) return kHorizonS;  // never fails (multiplier 0)
-  return (lemon ? law_lemon_ : law_normal_).draw(arrivals_);
+  // At least one microsecond (the time resolution), so a unit's failures always move forward.
+  return std::max(kMinLifetimeS, (lemon ? law_lemon_ : law_normal_).draw(arrivals_));
 }
 
 int64_t ProcessGenerator::pick_unit_exponential() {
@@ -241,7 +243,8 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
       if (pool_position_[static_cast<size_t>(u)] >= 0) {  // a burst partner that never failed
         (is_lemon(u) ? pool_lemon_ : pool_normal_).remove(u, t_s, arrivals_, pool_position_);
       }
-      const double next = t_s + repair_s + draw_lifetime(u);
+      // Strictly later than now even where doubles are coarser than a microsecond.
+      const double next = std::max(t_s + repair_s + draw_lifetime(u), std::nextafter(t_s, kHorizonS));
       next_fail_s_[static_cast<size_t>(u)] = next;
       heap_.emplace_back(next, u);
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());

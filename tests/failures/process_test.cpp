@@ -222,6 +222,23 @@ TEST(ProcessTest, UnitsInRepairDoNotFail) {
   expect_within_5_sigma(static_cast<double>(events.size()), 10000 - 5, 17, "events with thinning");
 }
 
+// Laws the scenario accepts but that put nearly all lifetimes at ~0: time still moves forward for
+// every unit (lifetimes are floored at one microsecond), so the engine never spins at one instant.
+TEST(ProcessTest, DegenerateLawsStillAdvanceTime) {
+  for (const auto& [dist, shape] : {std::pair<const char*, double>{"weibull", 0.05}, {"lognormal", 100.0}}) {
+    Scenario s = testing::scenario_with(1, 10, 0);
+    s.failures.processes = {testing::process(Component::kGpu, 1e-3, dist, shape)};
+    const Topology t = topo(s);
+    const auto events = collect(s, t, 1, 0, 1e12, nullptr, 20000);
+    ASSERT_EQ(events.size(), 20000u) << dist;
+    std::vector<int64_t> last(10, -1);
+    for (const FailureEvent& e : events) {
+      EXPECT_GT(e.time.us(), last[static_cast<size_t>(e.unit)]) << dist;
+      last[static_cast<size_t>(e.unit)] = e.time.us();
+    }
+  }
+}
+
 bool same(const FailureEvent& a, const FailureEvent& b) {
   return a.time == b.time && a.component == b.component && a.unit == b.unit && a.gpus == b.gpus &&
          a.kind == b.kind && a.repair == b.repair && a.interrupts == b.interrupts;
@@ -313,8 +330,8 @@ TEST(ProcessTest, ZeroRateYieldsNothingAndBadParametersAreErrors) {
   p = testing::process(Component::kGpu, 1e-6, "gamma");
   expect_error(p, "failures.processes[1].distribution");
   p = testing::process(Component::kGpu, 1e-6, "weibull", 0.0);
-  expect_error(p, "failures.processes[1].shape: weibull shape must be in [0.1, 20]");
-  p = testing::process(Component::kGpu, 1e-6, "lognormal", 9.0);
+  expect_error(p, "failures.processes[1].shape: weibull shape must be in [0.05, 100]");
+  p = testing::process(Component::kGpu, 1e-6, "lognormal", 150.0);
   expect_error(p, "failures.processes[1].shape: lognormal sigma");
   p = testing::process(Component::kGpu, 1e-6);
   p.kinds[0].repair.distribution = "weibull";
