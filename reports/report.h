@@ -14,6 +14,8 @@
 // Thread safety: the functions share no state; concurrent calls must use different paths.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 #include "models/base/status.h"
@@ -37,6 +39,17 @@ Status write_html(const Results& r, const std::string& path);
 Status write_markdown(const Results& r, const std::string& path);
 Status write_csv(const Results& r, const std::string& path);
 Status write_timeline(const Results& r, const std::string& path);  // bad input without timeline
+
+// For `ntpsim run/sweep --report PATH --timeline PATH`: reads the results document the command
+// just built (`source` names it in errors) and writes the report (format from the extension;
+// skipped when `report_path` is empty) and the timeline (skipped when empty). A bad document is
+// an internal error of the writer, reported as runtime (1).
+Status write_report_files(const nlohmann::json& results_doc, const std::string& source,
+                          const std::string& report_path, const std::string& timeline_path);
+
+// The same for the insertion-ordered document the engine builds.
+Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,
+                          const std::string& report_path, const std::string& timeline_path);
 
 // Writes `text` to `path` atomically (see above).
 Status write_file_atomic(const std::string& path, const std::string& text);

@@ -18,6 +18,34 @@ Format format_for_path(const std::string& path) {
   return Format::kHtml;
 }
 
+Status write_report_files(const nlohmann::json& results_doc, const std::string& source,
+                          const std::string& report_path, const std::string& timeline_path) {
+  if (report_path.empty() && timeline_path.empty()) return Status::Ok();
+  auto results = read_results(results_doc, source);
+  if (!results.ok()) {
+    // The document came from the engine, not the user: a mismatch is a bug, not bad input.
+    return Error::runtime("results document does not follow docs/results-schema.md: " +
+                          results.error().message);
+  }
+  if (!report_path.empty()) {
+    Status st;
+    switch (format_for_path(report_path)) {
+      case Format::kMarkdown: st = write_markdown(*results, report_path); break;
+      case Format::kCsv: st = write_csv(*results, report_path); break;
+      case Format::kHtml: st = write_html(*results, report_path); break;
+    }
+    if (!st.ok()) return st;
+  }
+  if (!timeline_path.empty()) return write_timeline(*results, timeline_path);
+  return Status::Ok();
+}
+
+Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,
+                          const std::string& report_path, const std::string& timeline_path) {
+  if (report_path.empty() && timeline_path.empty()) return Status::Ok();
+  return write_report_files(nlohmann::json(results_doc), source, report_path, timeline_path);
+}
+
 Status write_file_atomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   if (path.empty()) return Error::bad_input("empty output path");

@@ -1,6 +1,7 @@
 // Writing files: atomic (temp + rename, nothing left behind on error), Markdown writes its SVGs
 // beside it, and a timeline needs a timeline.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,28 @@ TEST(Write, TimelineWithoutTimelineIsBadInput) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().exit_code, ExitCode::kBadInput);
   EXPECT_EQ(count_files(dir), 0u);
+}
+
+TEST(Write, ReportFilesFromAnInMemoryDocument) {
+  const auto dir = testing::scratch_dir();
+  std::ifstream in(testing::fixture_path("small.json"));
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_TRUE(write_report_files(doc, "run", (dir / "r.md").string(), (dir / "t.json").string()).ok());
+  EXPECT_TRUE(fs::exists(dir / "r.md"));
+  EXPECT_TRUE(fs::exists(dir / "r-goodput.svg"));
+  EXPECT_TRUE(fs::exists(dir / "t.json"));
+  EXPECT_TRUE(write_report_files(doc, "run", "", "").ok());  // nothing asked, nothing written
+  const nlohmann::ordered_json ordered = doc;  // what the engine builds
+  ASSERT_TRUE(write_report_files(ordered, "run", (dir / "o.html").string(), "").ok());
+  EXPECT_TRUE(fs::exists(dir / "o.html"));
+  nlohmann::json broken = doc;
+  broken.erase("metrics");
+  Status st = write_report_files(broken, "run", (dir / "x.html").string(), "");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().exit_code, ExitCode::kRuntime);
+  EXPECT_NE(st.error().message.find("run: metrics: missing"), std::string::npos)
+      << st.error().message;
+  EXPECT_FALSE(fs::exists(dir / "x.html"));
 }
 
 TEST(Write, FormatFollowsTheExtension) {
