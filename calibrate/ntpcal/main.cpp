@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <vector>
 
 #include "calibrate/driver.h"
 #include "calibrate/ntpcal/args.h"
@@ -177,6 +178,120 @@ Result<std::vector<int64_t>> ladder(const Args& a) {
   return geometric(*lo, *hi, *f);
 }
 
+// Everything a subcommand will do, parsed and checked before any GPU is touched. Defaults that
+// need the ranks (group sizes, T) stay empty / 0 until the backend exists.
+struct Plan {
+  RawKind kind = RawKind::kGemm;
+  std::vector<GemmRequest> shapes;      // gemm, power
+  std::vector<double> limits_w;         // power --set-power-limits
+  CollectivePlan collectives;
+  ReshardPlan reshard;
+  std::string fabric = "auto";
+  int gpus = 0;                         // collectives/reshard --gpus (0 = all)
+  ntpcal::CudaOptions cuda;             // devices filled for gemm/power in single-process mode
+};
+
+Status read_counts(const Args& a, int& warmup, int& reps) {
+  auto w = a.integer("--warmup"), r = a.integer("--reps");
+  if (!w.ok()) return w.error();
+  if (!r.ok()) return r.error();
+  if (*w < 0 || *r < 1) return Error::bad_input("need --warmup >= 0 and --reps >= 1");
+  warmup = static_cast<int>(*w);
+  reps = static_cast<int>(*r);
+  return Status::Ok();
+}
+
+Result<Plan> make_plan(const Args& a, const std::string& sub) {
+  Plan p;
+  auto timeout = a.number("--timeout");
+  auto seed = a.integer("--seed");
+  if (!timeout.ok()) return timeout.error();
+  if (!seed.ok()) return seed.error();
+  if (*timeout <= 0) return Error::bad_input("--timeout must be > 0");
+  p.cuda.timeout_s = *timeout;
+  p.cuda.seed = static_cast<uint64_t>(*seed);
+  if (sub == "gemm" || sub == "power" || sub == "info") {
+    auto d = a.integer("--device");
+    if (!d.ok()) return d.error();
+    p.cuda.devices = {static_cast<int>(*d)};
+  }
+  if (sub == "info") return p;
+  if (sub == "gemm" || sub == "power") {
+    p.kind = sub == "gemm" ? RawKind::kGemm : RawKind::kPower;
+    if (sub == "gemm") {
+      auto s = gemm_shapes(a);
+      if (!s.ok()) return s.error();
+      p.shapes = *s;
+    } else {
+      GemmDType dt;
+      if (!parse_dtype(a.text("--dtype"), dt)) return Error::bad_input("--dtype must be bf16 or fp8");
+      auto sq = a.integers("--square");
+      if (!sq.ok()) return sq.error();
+      p.shapes = square_shapes(*sq, dt);
+      if (a.has("--set-power-limits")) {
+        auto l = a.numbers("--set-power-limits");
+        if (!l.ok()) return l.error();
+        p.limits_w = *l;
+      }
+    }
+    int warmup = 0, reps = 0;
+    NTPSIM_RETURN_IF_ERROR(read_counts(a, warmup, reps));
+    double min_s = 0.0;
+    if (sub == "power") {
+      auto m = a.number("--min-seconds");
+      if (!m.ok()) return m.error();
+      min_s = *m;
+    }
+    for (GemmRequest& r : p.shapes) {
+      r.warmup = warmup;
+      r.reps = reps;
+      r.min_seconds = min_s;
+    }
+    return p;
+  }
+  // collectives, reshard
+  auto sizes = ladder(a);
+  if (!sizes.ok()) return sizes.error();
+  p.fabric = a.text("--fabric");
+  if (p.fabric != "auto" && p.fabric != "scale_up" && p.fabric != "scale_out") {
+    return Error::bad_input("--fabric must be scale_up, scale_out or auto");
+  }
+  if (a.has("--gpus")) {
+    auto g = a.integer("--gpus");
+    if (!g.ok()) return g.error();
+    if (*g < 2) return Error::bad_input("--gpus must be at least 2");
+    p.gpus = static_cast<int>(*g);
+  }
+  if (sub == "collectives") {
+    p.kind = RawKind::kCollective;
+    for (const std::string& w : a.words("--ops")) {
+      CollectiveKind k;
+      if (!parse_collective(w, k)) return Error::bad_input("--ops: unknown collective '" + w + "'");
+      p.collectives.kinds.push_back(k);
+    }
+    p.collectives.bytes = *sizes;
+    if (a.has("--group-sizes")) {
+      auto g = a.integers("--group-sizes");
+      if (!g.ok()) return g.error();
+      for (const int64_t v : *g) p.collectives.group_sizes.push_back(static_cast<int>(v));
+    }
+    NTPSIM_RETURN_IF_ERROR(read_counts(a, p.collectives.warmup, p.collectives.reps));
+    return p;
+  }
+  p.kind = RawKind::kReshard;
+  p.reshard.bytes_per_rank = *sizes;
+  if (a.has("--tp")) {
+    auto t = a.integer("--tp");
+    if (!t.ok()) return t.error();
+    p.reshard.tp = static_cast<int>(*t);
+  }
+  auto ks = a.integers("--k");
+  if (!ks.ok()) return ks.error();
+  for (const int64_t k : *ks) p.reshard.ks.push_back(static_cast<int>(k));
+  NTPSIM_RETURN_IF_ERROR(read_counts(a, p.reshard.warmup, p.reshard.reps));
+  return p;
+}
+
 int run(int argc, char** argv, ntpcal::World& world) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, stdout);
@@ -202,68 +317,15 @@ int run(int argc, char** argv, ntpcal::World& world) {
     return fail(Error::bad_input("this ntpcal was built without NCCL: no " + sub + " subcommand"));
   }
 #endif
-  // Validate the plan before touching a GPU.
-  std::vector<GemmRequest> shapes;
-  std::vector<double> limits;
-  std::vector<int64_t> sizes;
-  if (sub == "gemm" || sub == "power") {
-    auto s = sub == "gemm" ? gemm_shapes(a) : [&]() -> Result<std::vector<GemmRequest>> {
-      GemmDType dt;
-      if (!parse_dtype(a.text("--dtype"), dt)) return Error::bad_input("--dtype must be bf16 or fp8");
-      auto sq = a.integers("--square");
-      if (!sq.ok()) return sq.error();
-      return square_shapes(*sq, dt);
-    }();
-    if (!s.ok()) return fail(s.error());
-    shapes = *s;
-    auto warm = a.integer("--warmup"), reps = a.integer("--reps");
-    if (!warm.ok()) return fail(warm.error());
-    if (!reps.ok()) return fail(reps.error());
-    double min_s = 0.0;
-    if (sub == "power") {
-      auto m = a.number("--min-seconds");
-      if (!m.ok()) return fail(m.error());
-      min_s = *m;
-      if (a.has("--set-power-limits")) {
-        auto l = a.numbers("--set-power-limits");
-        if (!l.ok()) return fail(l.error());
-        limits = *l;
-      }
-    }
-    for (GemmRequest& r : shapes) {
-      r.warmup = static_cast<int>(*warm);
-      r.reps = static_cast<int>(*reps);
-      r.min_seconds = min_s;
-    }
-  } else if (sub != "info") {
-    auto l = ladder(a);
-    if (!l.ok()) return fail(l.error());
-    sizes = *l;
-  }
-  auto timeout = a.number("--timeout");
-  auto seed = a.integer("--seed");
-  if (!timeout.ok()) return fail(timeout.error());
-  if (!seed.ok()) return fail(seed.error());
-
+  auto plan = make_plan(a, sub);
+  if (!plan.ok()) return fail(plan.error());
   auto count = ntpcal::cuda_device_count();
   if (!count.ok()) return fail(count.error());
-  ntpcal::CudaOptions opt;
-  opt.timeout_s = *timeout;
-  opt.seed = static_cast<uint64_t>(*seed);
+  ntpcal::CudaOptions opt = plan->cuda;
   if (world.mpi()) {
     opt.devices = {world.local_rank() % *count};
-  } else if (sub == "collectives" || sub == "reshard") {
-    int n = *count;
-    if (a.has("--gpus")) {
-      auto g = a.integer("--gpus");
-      if (!g.ok()) return fail(g.error());
-      n = static_cast<int>(*g);
-    }
-    for (int d = 0; d < n; ++d) opt.devices.push_back(d);
-  } else {
-    auto d = a.integer("--device");
-    if (!d.ok()) return fail(d.error());
-    opt.devices = {static_cast<int>(*d)};
+  } else if (opt.devices.empty()) {  // collectives and reshard: the first --gpus devices, or all
+    for (int d = 0; d < (plan->gpus > 0 ? plan->gpus : *count); ++d) opt.devices.push_back(d);
   }
   ntpcal::Nvml nvml;
   auto backend = ntpcal::CudaBackend::create(world, nvml, opt);
@@ -276,10 +338,11 @@ int run(int argc, char** argv, ntpcal::World& world) {
   ctx.set("git_sha", build_info().git_sha);
   ctx.set("build_type", build_info().build_type);
   ctx.set("date", utc_now());
-  const auto hosts = world.hostnames();
   std::string host_list;
-  for (const auto& h : hosts) {
-    if (host_list.find(h) == std::string::npos) host_list += (host_list.empty() ? "" : " ") + h;
+  for (const auto& h : world.hostnames()) {
+    if ((" " + host_list + " ").find(" " + h + " ") == std::string::npos) {
+      host_list += (host_list.empty() ? "" : " ") + h;
+    }
   }
   ctx.set("hostname", host_list);
   b.describe(ctx, sub == "gemm" || sub == "power" || sub == "info");
@@ -291,76 +354,42 @@ int run(int argc, char** argv, ntpcal::World& world) {
     return 0;
   }
 
-  std::string fabric = a.text("--fabric");
+  // Defaults that depend on the ranks and hosts.
+  std::string fabric = plan->fabric;
   if (fabric == "auto") fabric = host_list.find(' ') == std::string::npos ? "scale_up" : "scale_out";
-  if (sub == "collectives" || sub == "reshard") {
-    if (fabric != "scale_up" && fabric != "scale_out") return fail(Error::bad_input("--fabric must be scale_up, scale_out or auto"));
-    ctx.set("fabric", fabric);
+  plan->collectives.fabric = plan->reshard.fabric = fabric;
+  if (plan->collectives.group_sizes.empty()) {
+    for (int g = 2; g <= b.max_group_size(); ++g) plan->collectives.group_sizes.push_back(g);
   }
-  // GEMM and power: every rank writes its own file; collectives: rank 0 writes.
+  if (plan->reshard.tp == 0) plan->reshard.tp = b.max_group_size();
+  if (!a.has("--k")) {
+    std::erase_if(plan->reshard.ks, [&](int k) { return k >= plan->reshard.tp; });
+  }
+  if (plan->kind == RawKind::kCollective || plan->kind == RawKind::kReshard) ctx.set("fabric", fabric);
+
+  // GEMM and power: every rank writes its own file; collectives and reshard: rank 0 writes.
   std::string path = a.text("--out");
+  const bool per_rank = plan->kind == RawKind::kGemm || plan->kind == RawKind::kPower;
   if (world.size() > 1 && world.rank() > 0) {
-    path = (sub == "gemm" || sub == "power") && path != "-" ? path + ".rank" + std::to_string(world.rank()) : "/dev/null";
+    path = per_rank && path != "-" ? path + ".rank" + std::to_string(world.rank()) : "/dev/null";
   }
-  const RawKind kind = sub == "gemm" ? RawKind::kGemm : sub == "power" ? RawKind::kPower
-                       : sub == "collectives" ? RawKind::kCollective : RawKind::kReshard;
-  auto out = RawWriter::open(path, kind, ctx);
+  auto out = RawWriter::open(path, plan->kind, ctx);
   if (!out.ok()) return fail(out.error());
-  const bool quiet = a.has("--quiet") || (world.rank() > 0 && kind != RawKind::kGemm && kind != RawKind::kPower);
+  const bool quiet = a.has("--quiet") || (world.rank() > 0 && !per_rank);
   const std::string prefix = world.size() > 1 ? "[rank " + std::to_string(world.rank()) + "] " : "";
   const ProgressFn progress = [&](const std::string& line) {
     if (!quiet) std::fprintf(stderr, "%s%s\n", prefix.c_str(), line.c_str());
   };
-  if (nvml.available() == false && !quiet) std::fprintf(stderr, "ntpcal: %s: no power or clock samples\n", nvml.status().c_str());
+  if (!nvml.available() && !quiet) {
+    std::fprintf(stderr, "ntpcal: %s: no power or clock samples\n", nvml.status().c_str());
+  }
 
   Status st;
-  if (kind == RawKind::kGemm) {
-    st = run_gemms(b, shapes, *out, progress);
-  } else if (kind == RawKind::kPower) {
-    st = run_power(b, shapes, limits, *out, progress);
-  } else if (kind == RawKind::kCollective) {
-    CollectivePlan plan;
-    for (const std::string& w : a.words("--ops")) {
-      CollectiveKind k;
-      if (!parse_collective(w, k)) return fail(Error::bad_input("--ops: unknown collective '" + w + "'"));
-      plan.kinds.push_back(k);
-    }
-    plan.bytes = sizes;
-    plan.fabric = fabric;
-    if (a.has("--group-sizes")) {
-      auto g = a.integers("--group-sizes");
-      if (!g.ok()) return fail(g.error());
-      for (const int64_t v : *g) plan.group_sizes.push_back(static_cast<int>(v));
-    } else {
-      for (int g = 2; g <= b.max_group_size(); ++g) plan.group_sizes.push_back(g);
-    }
-    auto warm = a.integer("--warmup"), reps = a.integer("--reps");
-    if (!warm.ok()) return fail(warm.error());
-    if (!reps.ok()) return fail(reps.error());
-    plan.warmup = static_cast<int>(*warm);
-    plan.reps = static_cast<int>(*reps);
-    st = run_collectives(b, plan, *out, progress);
-  } else {
-    ReshardPlan plan;
-    plan.bytes_per_rank = sizes;
-    plan.fabric = fabric;
-    plan.tp = b.max_group_size();
-    if (a.has("--tp")) {
-      auto t = a.integer("--tp");
-      if (!t.ok()) return fail(t.error());
-      plan.tp = static_cast<int>(*t);
-    }
-    auto ks = a.integers("--k");
-    if (!ks.ok()) return fail(ks.error());
-    for (const int64_t k : *ks) {
-      if (k < plan.tp) plan.ks.push_back(static_cast<int>(k));
-    }
-    auto warm = a.integer("--warmup"), reps = a.integer("--reps");
-    if (!warm.ok()) return fail(warm.error());
-    if (!reps.ok()) return fail(reps.error());
-    plan.warmup = static_cast<int>(*warm);
-    plan.reps = static_cast<int>(*reps);
-    st = run_reshards(b, plan, *out, progress);
+  switch (plan->kind) {
+    case RawKind::kGemm: st = run_gemms(b, plan->shapes, *out, progress); break;
+    case RawKind::kPower: st = run_power(b, plan->shapes, plan->limits_w, *out, progress); break;
+    case RawKind::kCollective: st = run_collectives(b, plan->collectives, *out, progress); break;
+    case RawKind::kReshard: st = run_reshards(b, plan->reshard, *out, progress); break;
   }
   if (!st.ok()) {
     return fail(st.error(), " (" + std::to_string(out->rows()) + " completed rows kept in " + path + ")");
