@@ -286,7 +286,7 @@ TEST(TraceTest, GiganticTraceIsRefusedBeforeReading) {
   c.file = path.string();
   auto r = load_trace(c);
   std::filesystem::remove(path);
-  expect_bad(r, {"_gigantic.json", "over the limit of 268435456 bytes"});
+  expect_bad(r, {"_gigantic.json", "over the limit of 67108864 bytes"});
 }
 
 TEST(TraceTest, ReplayValidatesItsConfiguration) {
