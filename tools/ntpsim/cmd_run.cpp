@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/report.h"
 #include "sim/io/results_json.h"
 #include "sim/io/results_table.h"
 #include "sim/montecarlo/montecarlo.h"
@@ -35,6 +36,10 @@ class RunCommand final : public Command {
     sub->add_option("--out", out_, "Write the results JSON here");
     sub->add_option("--csv", csv_, "Write the per-replication CSV here");
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");
+    sub->add_option("--report", report_,
+                    "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv");
+    sub->add_option("--timeline", timeline_,
+                    "Write replication 0 as Chrome trace-event JSON (open in ui.perfetto.dev)");
     return sub;
   }
 
@@ -74,6 +79,13 @@ class RunCommand final : public Command {
       const auto st = sim::write_file_atomic(csv, sim::results_csv(s, *result));
       if (!st.ok()) return report_error(st.error());
     }
+    const std::string report = !report_.empty() ? report_ : s.outputs.report;
+    const std::string timeline = !timeline_.empty() ? timeline_ : s.outputs.timeline;
+    if (!report.empty() || !timeline.empty()) {
+      const auto st = reports::write_report_files(sim::run_document(s, *result), file_, report,
+                                                  timeline);
+      if (!st.ok()) return report_error(st.error());
+    }
     if (!quiet_) {
       std::fputs(sim::run_table(s, *result).c_str(), stdout);
       // Wall time goes to stderr only: stdout and the files stay identical across machines.
@@ -91,6 +103,8 @@ class RunCommand final : public Command {
   std::optional<uint64_t> seed_;
   std::string out_;
   std::string csv_;
+  std::string report_;
+  std::string timeline_;
   bool quiet_ = false;
 };
 

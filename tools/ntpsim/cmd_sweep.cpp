@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/report.h"
 #include "sim/io/results_json.h"
 #include "sim/io/results_table.h"
 #include "sim/montecarlo/sweep.h"
@@ -31,6 +32,8 @@ class SweepCommand final : public Command {
     sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)");
     sub->add_option("--out", out_, "Write the sweep JSON here");
     sub->add_flag("-q,--quiet", quiet_, "Print no table");
+    sub->add_option("--report", report_,
+                    "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv");
     return sub;
   }
 
@@ -55,6 +58,12 @@ class SweepCommand final : public Command {
       const auto st = sim::write_file_atomic(out, sim::sweep_document(*sweep).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
+    const std::string report = !report_.empty() ? report_ : sweep->base.outputs.report;
+    if (!report.empty()) {
+      const auto st =
+          reports::write_report_files(sim::sweep_document(*sweep), file_, report, "");
+      if (!st.ok()) return report_error(st.error());
+    }
     if (!quiet_) std::fputs(sim::sweep_table(*sweep).c_str(), stdout);
     return 0;
   }
@@ -67,6 +76,7 @@ class SweepCommand final : public Command {
   int threads_ = 0;
   std::optional<uint64_t> seed_;
   std::string out_;
+  std::string report_;
   bool quiet_ = false;
 };
 
