@@ -55,11 +55,11 @@ std::vector<std::string> known_names(const std::vector<std::string>& dirs) {
 Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
                                  const YamlContext& ctx,
                                  const std::vector<std::string>& search_dirs) {
-  const std::string text = ref.Scalar();
+  const std::string& text = ref.Scalar();
   std::error_code ec;
   if (looks_like_path(text)) {
     if (fs::is_regular_file(text, ec)) return text;
-    const std::string holder = ctx.file_for(path);
+    const std::string& holder = ctx.file_for(path);
     if (fs::path(text).is_relative() && !holder.empty()) {
       const fs::path rel = fs::path(holder).parent_path() / text;
       if (fs::is_regular_file(rel, ec)) return rel.lexically_normal().string();
@@ -83,8 +83,7 @@ Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
 
 // Unknown keys are reported before missing ones, so a misspelt required key reads "unknown key
 // (did you mean ...)" rather than "missing required field".
-Status reject_unknown_keys(const YAML::Node& node, const std::string& path,
-                           const YamlContext& ctx,
+Status reject_unknown_keys(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                            const std::vector<std::string>& keys = {
                                "name", "base", "layers", "hidden", "heads", "kv_heads", "ffn",
                                "gated_ffn", "vocab", "seq_len", "global_batch", "micro_batch",
@@ -101,7 +100,7 @@ Status read_choice_enum(MapReader& r, Workload& w) {
   w.dtype = dtype == "fp8" ? DType::kFP8 : DType::kBF16;
   std::string rc = to_string(w.recompute);
   NTPSIM_RETURN_IF_ERROR(r.choice("recompute", rc, {"none", "selective", "full"}, false));
-  w.recompute = rc == "full" ? Recompute::kFull
+  w.recompute = rc == "full"        ? Recompute::kFull
                 : rc == "selective" ? Recompute::kSelective
                                     : Recompute::kNone;
   return Status::Ok();
@@ -135,20 +134,21 @@ Status validate(const MapReader& r, Workload& w) {
   };
   if (w.kv_heads == 0) w.kv_heads = w.heads;
   if (w.kv_heads > w.heads) {
-    return at("kv_heads", fmt::format("{} KV heads exceed the {} attention heads", w.kv_heads,
-                                      w.heads));
+    return at("kv_heads",
+              fmt::format("{} KV heads exceed the {} attention heads", w.kv_heads, w.heads));
   }
   if (w.heads % w.kv_heads != 0) {
     return at("kv_heads", fmt::format("{} attention heads are not a multiple of {} KV heads",
                                       w.heads, w.kv_heads));
   }
   if (w.hidden % w.heads != 0) {
-    return at("heads", fmt::format("hidden size {} is not a multiple of {} heads", w.hidden,
-                                   w.heads));
+    return at("heads",
+              fmt::format("hidden size {} is not a multiple of {} heads", w.hidden, w.heads));
   }
   if (w.micro_batch > w.global_batch) {
     return at("micro_batch", fmt::format("micro-batch of {} sequences exceeds the global batch "
-                                         "of {}", w.micro_batch, w.global_batch));
+                                         "of {}",
+                                         w.micro_batch, w.global_batch));
   }
   return Status::Ok();
 }
@@ -206,8 +206,8 @@ Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
   const bool has_base = base.IsDefined() && !base.IsNull();
   if (has_base) {
     if (!base.IsScalar()) {
-      return r->error("base", fmt::format("expected a workload name or file, got {}",
-                                          yaml_kind(base)));
+      return r->error("base",
+                      fmt::format("expected a workload name or file, got {}", yaml_kind(base)));
     }
     auto file = resolve_file(base, join_path(path, "base"), ctx, search_dirs);
     if (!file.ok()) return file.error();
@@ -224,21 +224,23 @@ Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
 
 Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
                            const YamlContext& ctx) {
-  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx, {"tp", "pp", "dp", "virtual_stages"}));
+  NTPSIM_RETURN_IF_ERROR(
+      reject_unknown_keys(node, path, ctx, {"tp", "pp", "dp", "virtual_stages"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   Layout l;
   NTPSIM_RETURN_IF_ERROR(r->integer("tp", l.tp, true, 1, kMaxDegree));
   NTPSIM_RETURN_IF_ERROR(r->integer("pp", l.pp, false, 1, kMaxDegree));
   NTPSIM_RETURN_IF_ERROR(r->integer("dp", l.dp, true, 1, kMaxDp));
-  NTPSIM_RETURN_IF_ERROR(r->integer("virtual_stages", l.virtual_stages, false, 1,
-                                    kMaxVirtualStages));
+  NTPSIM_RETURN_IF_ERROR(
+      r->integer("virtual_stages", l.virtual_stages, false, 1, kMaxVirtualStages));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   const int64_t gpus = static_cast<int64_t>(l.tp) * l.pp * l.dp;
   if (gpus > kMaxLayoutGpus) {
-    return r->error_here(fmt::format("TP {} x PP {} x DP {} = {} GPUs is more than the {} this "
-                                     "simulator accepts",
-                                     l.tp, l.pp, l.dp, gpus, kMaxLayoutGpus));
+    return r->error_here(
+        fmt::format("TP {} x PP {} x DP {} = {} GPUs is more than the {} this "
+                    "simulator accepts",
+                    l.tp, l.pp, l.dp, gpus, kMaxLayoutGpus));
   }
   return l;
 }
@@ -273,17 +275,22 @@ YAML::Node to_yaml(const Layout& l) {
 
 const char* to_string(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "none";
 }
 
 const char* to_string(DType d) {
   switch (d) {
-    case DType::kBF16: return "bf16";
-    case DType::kFP8: return "fp8";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kFP8:
+      return "fp8";
   }
   return "bf16";
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <exception>
-#include <limits>
 #include <filesystem>
+#include <limits>
 
 #include "models/base/units.h"
 #include "sim/scenario/sections.h"
@@ -25,13 +25,18 @@ using namespace scenario_internal;
 
 // At most this many failures expected per replication: beyond it a run would not finish.
 constexpr double kMaxExpectedFailures = 1e7;
+// At most this many failures expected over all replications of a run (an adaptive run counted at
+// its max): beyond it a run takes days (issue 11, limits).
+constexpr double kMaxTotalFailures = 1e9;
 constexpr int kDefaultReplications = 100;
 
-const std::vector<std::string> kTopKeys = {
-    "name",     "description", "include",    "cluster",    "workload",
-    "layout",   "hardware",    "model",      "failures",   "checkpoint",
-    "recovery", "strategies",  "horizon",    "train",      "replications",
-    "seed",     "outputs"};
+const std::vector<std::string>& top_keys() {
+  static const std::vector<std::string> kKeys = {
+      "name",     "description", "include",      "cluster",    "workload", "layout",
+      "hardware", "model",       "failures",     "checkpoint", "recovery", "strategies",
+      "horizon",  "train",       "replications", "seed",       "outputs"};
+  return kKeys;
+}
 
 // Locates `path` (dot/bracket field path) in the merged tree; falls back to the deepest node that
 // exists, so a defaulted field still points at its section.
@@ -71,9 +76,12 @@ Error cross(const YAML::Node& root, const YamlContext& ctx, const std::string& p
 
 int64_t units_of(Component c, const ClusterConfig& cl) {
   switch (c) {
-    case Component::kGpu: return cl.total_gpus();
-    case Component::kNode: return cl.gpus_per_node > 0 ? cl.total_gpus() / cl.gpus_per_node : 0;
-    case Component::kDomain: return cl.total_domains();
+    case Component::kGpu:
+      return cl.total_gpus();
+    case Component::kNode:
+      return cl.gpus_per_node > 0 ? cl.total_gpus() / cl.gpus_per_node : 0;
+    case Component::kDomain:
+      return cl.total_domains();
     case Component::kPod:
       return cl.domains_per_pod > 0
                  ? (cl.total_domains() + cl.domains_per_pod - 1) / cl.domains_per_pod
@@ -98,9 +106,9 @@ Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenar
   const auto& w = s.workload;
   const auto& cl = s.cluster;
   if (l.tp > cl.gpus_per_domain) {
-    return cross(root, ctx, "layout.tp",
-                 fmt::format("TP {} does not fit in a domain of {} GPUs", l.tp,
-                             cl.gpus_per_domain));
+    return cross(
+        root, ctx, "layout.tp",
+        fmt::format("TP {} does not fit in a domain of {} GPUs", l.tp, cl.gpus_per_domain));
   }
   if (l.tp > w.heads) {
     return cross(root, ctx, "layout.tp",
@@ -147,8 +155,7 @@ Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scen
   for (size_t i = 0; i < s.failures.processes.size(); ++i) {
     const auto& p = s.failures.processes[i];
     const std::string path = fmt::format("failures.processes[{}]", i);
-    NTPSIM_RETURN_IF_ERROR(
-        check_component(root, ctx, path + ".component", p.component, s.cluster));
+    NTPSIM_RETURN_IF_ERROR(check_component(root, ctx, path + ".component", p.component, s.cluster));
     const int64_t units = units_of(p.component, s.cluster);
     if (p.burst_size > units) {
       return cross(root, ctx, path + ".burst.size",
@@ -158,12 +165,23 @@ Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scen
     const double lemon = 1.0 + p.lemon_fraction * (p.lemon_multiplier - 1.0);
     expected += p.rate_per_unit_s * static_cast<double>(units) * lemon * span_s;
     if (expected > kMaxExpectedFailures) {
-      return cross(root, ctx, path + (root["failures"]["processes"][i]["rate"].IsDefined()
-                                          ? ".rate" : ".mtbf"),
-                   fmt::format("about {:.3g} failures per replication expected; more than {:g} "
-                               "cannot be simulated",
-                               expected, kMaxExpectedFailures));
+      return cross(
+          root, ctx,
+          path + (root["failures"]["processes"][i]["rate"].IsDefined() ? ".rate" : ".mtbf"),
+          fmt::format("about {:.3g} failures per replication expected; more than {:g} "
+                      "cannot be simulated",
+                      expected, kMaxExpectedFailures));
     }
+  }
+  const int replications = s.replications.fixed > 0 ? s.replications.fixed : s.replications.max;
+  if (expected * replications > kMaxTotalFailures) {
+    const YAML::Node reps = root["replications"];
+    return cross(
+        root, ctx, reps.IsMap() && reps["max"].IsDefined() ? "replications.max" : "replications",
+        fmt::format("about {:.3g} failures over {} replications expected ({:.3g} per "
+                    "replication); more than {:g} in all cannot be simulated in reasonable "
+                    "time: lower the replications, the horizon or the failure rates",
+                    expected * replications, replications, expected, kMaxTotalFailures));
   }
   if (s.failures.trace) {
     NTPSIM_RETURN_IF_ERROR(check_component(root, ctx, "failures.trace.component",
@@ -188,7 +206,8 @@ Status read_run_length(MapReader& r, Scenario& s) {
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(train, "train", r.context(), {"tokens", "max_time"}));
   auto t = MapReader::make(train, "train", r.context());
   if (!t.ok()) return t.error();
-  NTPSIM_RETURN_IF_ERROR(t->quantity("tokens", s.train_tokens, units::parse_count, true, 1.0, 1e18));
+  NTPSIM_RETURN_IF_ERROR(
+      t->quantity("tokens", s.train_tokens, units::parse_count, true, 1.0, 1e18));
   s.max_time_s = 365.0 * 86400;
   NTPSIM_RETURN_IF_ERROR(read_duration(*t, "max_time", s.max_time_s, false, 1.0, kMaxHorizonS));
   return t->finish();
@@ -207,7 +226,7 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   for (const auto& o : options.overrides) NTPSIM_RETURN_IF_ERROR(apply_override(*tree, o));
   const YamlContext ctx = tree->context();
   const YAML::Node& root = tree->root;
-  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, kTopKeys));
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, top_keys()));
   auto r = MapReader::make(root, "", ctx);
   if (!r.ok()) return r.error();
   const std::string data = options.data_dir.empty() ? default_data_dir() : options.data_dir;
@@ -265,8 +284,7 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
     return read_replications(n, "replications", ctx, s.replications);
   }));
   int64_t seed = static_cast<int64_t>(s.seed);
-  NTPSIM_RETURN_IF_ERROR(
-      r->integer("seed", seed, false, 0, std::numeric_limits<int64_t>::max()));
+  NTPSIM_RETURN_IF_ERROR(r->integer("seed", seed, false, 0, std::numeric_limits<int64_t>::max()));
   s.seed = static_cast<uint64_t>(seed);
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "outputs", [&](const YAML::Node& n) {
     return read_outputs(n, "outputs", ctx, s.outputs);
@@ -281,6 +299,8 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
 }  // namespace
 
 std::string default_data_dir() {
+  // Read once per load, before any thread starts; nothing in ntpsim sets the environment.
+  // NOLINTNEXTLINE(concurrency-mt-unsafe)
   if (const char* env = std::getenv("NTPSIM_DATA_DIR"); env != nullptr && *env != '\0') {
     return env;
   }

@@ -16,7 +16,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Doubles as short text so the YAML is the same on every platform.
-std::string num(double v) { return fmt::format("{:.6g}", v); }
+std::string num(double v) {
+  return fmt::format("{:.6g}", v);
+}
 
 std::string relative_to_scenario(const std::string& file, const std::string& scenario_file) {
   fs::path folder = fs::path(scenario_file).parent_path();
@@ -122,8 +124,7 @@ void tidy_decimals(YAML::Node n) {
     for (auto kv : n) tidy_decimals(kv.second);
   } else if (n.IsSequence()) {
     for (auto e : n) tidy_decimals(e);
-  } else if (n.IsScalar() && n.Scalar().size() > 12 &&
-             n.Scalar().find('.') != std::string::npos) {
+  } else if (n.IsScalar() && n.Scalar().size() > 12 && n.Scalar().find('.') != std::string::npos) {
     if (auto v = units::parse_number(n.Scalar()); v.ok()) n = fmt::format("{:.15g}", *v);
   }
 }
@@ -132,10 +133,14 @@ void tidy_decimals(YAML::Node n) {
 
 const char* to_string(Component c) {
   switch (c) {
-    case Component::kGpu: return "gpu";
-    case Component::kNode: return "node";
-    case Component::kDomain: return "domain";
-    case Component::kPod: return "pod";
+    case Component::kGpu:
+      return "gpu";
+    case Component::kNode:
+      return "node";
+    case Component::kDomain:
+      return "domain";
+    case Component::kPod:
+      return "pod";
   }
   return "gpu";
 }
@@ -306,12 +311,9 @@ json to_json(const Scenario& s) {
   json trace = nullptr;
   if (s.failures.trace) {
     const auto& t = *s.failures.trace;
-    trace = {{"format", t.format},
-             {"file", relative_to_scenario(t.file, s.file)},
-             {"mapping", t.mapping},
-             {"component", to_string(t.component)},
-             {"time_scale", t.time_scale},
-             {"loop", t.loop},
+    trace = {{"format", t.format},         {"file", relative_to_scenario(t.file, s.file)},
+             {"mapping", t.mapping},       {"component", to_string(t.component)},
+             {"time_scale", t.time_scale}, {"loop", t.loop},
              {"interrupts", t.interrupts}};
   }
   j["failures"] = {{"processes", processes}, {"trace", trace}};
@@ -359,10 +361,10 @@ std::string check_text(const Scenario& s) {
   out += fmt::format("# hash: {}\n", scenario_hash(s));
   out += fmt::format("# cluster: {} GPUs ({} domains + {} spare domains, {} GPUs each)\n",
                      cl.total_gpus(), cl.domains, cl.spare_domains, cl.gpus_per_domain);
-  out += fmt::format("# job: {} GPUs = TP {} x PP {} x DP {}; per domain {} TP group(s) and {} "
-                     "idle GPU(s)\n",
-                     job_gpus, l.tp, l.pp, l.dp, cl.gpus_per_domain / l.tp,
-                     cl.gpus_per_domain % l.tp);
+  out += fmt::format(
+      "# job: {} GPUs = TP {} x PP {} x DP {}; per domain {} TP group(s) and {} "
+      "idle GPU(s)\n",
+      job_gpus, l.tp, l.pp, l.dp, cl.gpus_per_domain / l.tp, cl.gpus_per_domain % l.tp);
   out += fmt::format("# workload: {} parameters, {} tokens per iteration\n",
                      units::format_count(s.workload.parameters()),
                      units::format_count(s.workload.tokens_per_iteration()));

@@ -9,9 +9,9 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sim/scenario/scenario.h"

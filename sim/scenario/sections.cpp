@@ -16,7 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kComponents = {"gpu", "node", "domain", "pod"};
+const std::vector<std::string>& component_names() {
+  static const std::vector<std::string> kNames = {"gpu", "node", "domain", "pod"};
+  return kNames;
+}
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -24,7 +27,9 @@ std::string lower(std::string s) {
 }
 
 // Field path of list element `i` under `path`.
-std::string element(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
+std::string element(const std::string& path, size_t i) {
+  return fmt::format("{}[{}]", path, i);
+}
 
 Error list_error(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                  const std::string& what) {
@@ -55,11 +60,12 @@ Status read_repair(const YAML::Node& node, const std::string& path, const YamlCo
     return r->error("values", "values apply only to distribution: empirical");
   }
   if (empirical) {
-    if (r->has("mean")) return r->error("mean", "an empirical distribution takes values, not a mean");
+    if (r->has("mean"))
+      return r->error("mean", "an empirical distribution takes values, not a mean");
     if (!values.IsDefined() || !values.IsSequence() || values.size() == 0) {
       return values.IsDefined()
-                 ? r->error("values", fmt::format("expected a list of durations, got {}",
-                                                  yaml_kind(values)))
+                 ? r->error("values",
+                            fmt::format("expected a list of durations, got {}", yaml_kind(values)))
                  : r->error_here("missing required field \"values\" (a list of durations)");
     }
     out.values_s.clear();
@@ -73,9 +79,9 @@ Status read_repair(const YAML::Node& node, const std::string& path, const YamlCo
       auto d = units::parse_duration_s(values[i].Scalar());
       if (!d.ok()) return list_error(values[i], p, ctx, d.error().message);
       if (!(*d >= 1.0 && *d <= kMaxCostS * 10)) {
-        return list_error(values[i], p, ctx,
-                          fmt::format("\"{}\" is out of range: must be between 1s and 10y",
-                                      values[i].Scalar()));
+        return list_error(
+            values[i], p, ctx,
+            fmt::format("\"{}\" is out of range: must be between 1s and 10y", values[i].Scalar()));
       }
       out.values_s.push_back(*d);
       sum += *d;
@@ -129,7 +135,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   std::string component = "gpu";
-  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, kComponents, false));
+  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, component_names(), false));
   out.component = component_from(component);
 
   const bool has_rate = r->has("rate");
@@ -141,8 +147,8 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   if (has_rate) {
     const YAML::Node n = r->child("rate");
     if (!n.IsScalar()) {
-      return r->error("rate", fmt::format("expected a rate such as \"1.97e-5/h\", got {}",
-                                          yaml_kind(n)));
+      return r->error("rate",
+                      fmt::format("expected a rate such as \"1.97e-5/h\", got {}", yaml_kind(n)));
     }
     auto rate = units::parse_rate(n.Scalar());
     if (!rate.ok()) return r->error("rate", rate.error().message);
@@ -156,13 +162,13 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     }
     if (!(rate->per_second > 0 && rate->per_second <= 1.0)) {
       return r->error("rate", fmt::format("\"{}\" is out of range: a unit must fail more than "
-                                          "never and at most once a second", n.Scalar()));
+                                          "never and at most once a second",
+                                          n.Scalar()));
     }
     out.rate_per_unit_s = rate->per_second;
   } else {
     double mtbf_s = 0;
-    NTPSIM_RETURN_IF_ERROR(
-        read_duration(*r, "mtbf", mtbf_s, true, 1.0, kMaxHorizonS * 1e3));
+    NTPSIM_RETURN_IF_ERROR(read_duration(*r, "mtbf", mtbf_s, true, 1.0, kMaxHorizonS * 1e3));
     out.rate_per_unit_s = 1.0 / mtbf_s;
   }
 
@@ -181,8 +187,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   if (lemon.IsDefined()) {
     auto l = MapReader::make(lemon, join_path(path, "lemon"), ctx);
     if (!l.ok()) return l.error();
-    NTPSIM_RETURN_IF_ERROR(
-        read_fraction(*l, "fraction", out.lemon_fraction, true, 0.0, 1.0));
+    NTPSIM_RETURN_IF_ERROR(read_fraction(*l, "fraction", out.lemon_fraction, true, 0.0, 1.0));
     NTPSIM_RETURN_IF_ERROR(l->number("multiplier", out.lemon_multiplier, true, 1.0, 1e6));
     NTPSIM_RETURN_IF_ERROR(l->finish());
   }
@@ -190,8 +195,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   if (burst.IsDefined()) {
     auto b = MapReader::make(burst, join_path(path, "burst"), ctx);
     if (!b.ok()) return b.error();
-    NTPSIM_RETURN_IF_ERROR(
-        read_fraction(*b, "probability", out.burst_probability, true, 0.0, 1.0));
+    NTPSIM_RETURN_IF_ERROR(read_fraction(*b, "probability", out.burst_probability, true, 0.0, 1.0));
     NTPSIM_RETURN_IF_ERROR(b->integer("size", out.burst_size, true, 1, 1'000'000));
     NTPSIM_RETURN_IF_ERROR(b->finish());
   }
@@ -220,7 +224,7 @@ Status read_trace(const YAML::Node& node, const std::string& path, const YamlCon
   out.file = file.lexically_normal().string();
   NTPSIM_RETURN_IF_ERROR(r->choice("mapping", out.mapping, {"modulo", "random"}, false));
   std::string component = to_string(out.component);
-  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, kComponents, false));
+  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, component_names(), false));
   out.component = component_from(component);
   NTPSIM_RETURN_IF_ERROR(r->number("time_scale", out.time_scale, false, 1e-6, 1e6));
   NTPSIM_RETURN_IF_ERROR(r->boolean("loop", out.loop, false));
@@ -230,14 +234,14 @@ Status read_trace(const YAML::Node& node, const std::string& path, const YamlCon
 
 }  // namespace
 
-Status read_duration(MapReader& r, std::string_view key, double& out_s, bool required,
-                     double min_s, double max_s) {
+Status read_duration(MapReader& r, std::string_view key, double& out_s, bool required, double min_s,
+                     double max_s) {
   const auto parse = [&](std::string_view text) -> Result<double> {
     auto d = units::parse_duration_s(text);
     if (!d.ok()) return d;
     if (!(*d >= min_s && *d <= max_s)) {
-      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}",
-                                          text, units::format_duration(min_s),
+      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}", text,
+                                          units::format_duration(min_s),
                                           units::format_duration(max_s)));
     }
     return d;
@@ -251,8 +255,8 @@ Status read_fraction(MapReader& r, std::string_view key, double& out, bool requi
     auto f = units::parse_fraction(text);
     if (!f.ok()) return f;
     if (!(*f >= min && *f <= max)) {
-      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}",
-                                          text, units::format_fraction(min),
+      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}", text,
+                                          units::format_fraction(min),
                                           units::format_fraction(max)));
     }
     return f;
@@ -290,10 +294,10 @@ Status read_cluster(const YAML::Node& node, const std::string& path, const YamlC
   NTPSIM_RETURN_IF_ERROR(r->integer("domains_per_pod", out.domains_per_pod, false, 0, 10'000'000));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   if (out.total_gpus() > kMaxGpus) {
-    return r->error_here(fmt::format("{} domains of {} GPUs (with spares) is {} GPUs, more than "
-                                     "the {} this simulator accepts",
-                                     out.total_domains(), out.gpus_per_domain, out.total_gpus(),
-                                     kMaxGpus));
+    return r->error_here(
+        fmt::format("{} domains of {} GPUs (with spares) is {} GPUs, more than "
+                    "the {} this simulator accepts",
+                    out.total_domains(), out.gpus_per_domain, out.total_gpus(), kMaxGpus));
   }
   if (out.gpus_per_node > 0 && out.gpus_per_domain % out.gpus_per_node != 0) {
     return r->error("gpus_per_node",
@@ -316,8 +320,10 @@ Status read_failures(const YAML::Node& node, const std::string& path, const Yaml
   if (processes.IsDefined() && !processes.IsNull()) {
     const std::string p = join_path(path, "processes");
     if (!processes.IsSequence()) {
-      return list_error(processes, p, ctx, fmt::format("expected a list of failure processes, "
-                                                       "got {}", yaml_kind(processes)));
+      return list_error(processes, p, ctx,
+                        fmt::format("expected a list of failure processes, "
+                                    "got {}",
+                                    yaml_kind(processes)));
     }
     for (size_t i = 0; i < processes.size(); ++i) {
       FailureProcess fp;
@@ -346,12 +352,14 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
     const auto parse = [](std::string_view t) -> Result<double> {
       auto d = units::parse_duration_s(t);
       if (!d.ok()) {
-        return Error::bad_input(fmt::format("expected \"auto\" or a duration such as \"30min\", "
-                                            "got \"{}\"", t));
+        return Error::bad_input(
+            fmt::format("expected \"auto\" or a duration such as \"30min\", "
+                        "got \"{}\"",
+                        t));
       }
       if (!(*d >= 1.0 && *d <= kMaxCostS)) {
-        return Error::bad_input(fmt::format("\"{}\" is out of range: must be between 1s and {}",
-                                            t, units::format_duration(kMaxCostS)));
+        return Error::bad_input(fmt::format("\"{}\" is out of range: must be between 1s and {}", t,
+                                            units::format_duration(kMaxCostS)));
       }
       return d;
     };
@@ -359,19 +367,17 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
         r->quantity("interval", out.interval_s, parse, false, -HUGE_VAL, HUGE_VAL));
     out.auto_interval = false;
   }
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(
-      read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction,
-                                       false, 0.0, 1.0));
-  NTPSIM_RETURN_IF_ERROR(
-      read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
+      read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction, false, 0.0, 1.0));
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   if (!out.auto_interval && out.write_s * out.async_exposed_fraction >= out.interval_s) {
-    return r->error("interval", fmt::format("a checkpoint every {} cannot take {} of blocking "
-                                            "write time",
-                                            units::format_duration(out.interval_s),
-                                            units::format_duration(out.write_s *
-                                                                   out.async_exposed_fraction)));
+    return r->error("interval",
+                    fmt::format("a checkpoint every {} cannot take {} of blocking "
+                                "write time",
+                                units::format_duration(out.interval_s),
+                                units::format_duration(out.write_s * out.async_exposed_fraction)));
   }
   return Status::Ok();
 }
@@ -380,11 +386,10 @@ Status read_recovery(const YAML::Node& node, const std::string& path, const Yaml
                      RecoveryConfig& out) {
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "detection", out.detection_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restart", out.restart_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(
-      read_duration(*r, "detection", out.detection_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(
-      read_duration(*r, "restart", out.restart_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
+      read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "spare_swap", out.spare_swap_s, false, 0.0, kMaxCostS));
   return r->finish();
 }
@@ -396,7 +401,8 @@ Status read_replications(const YAML::Node& node, const std::string& path, const 
     if (!n.ok() || *n != std::floor(*n) || *n < 1 || *n > 1'000'000) {
       return Error::at(ctx.locate(node, path), path,
                        fmt::format("expected a whole number of replications in [1, 1000000] or "
-                                   "a map with target_ci_halfwidth, got \"{}\"", node.Scalar()));
+                                   "a map with target_ci_halfwidth, got \"{}\"",
+                                   node.Scalar()));
     }
     out = ReplicationConfig{};
     out.fixed = static_cast<int>(*n);
@@ -407,8 +413,8 @@ Status read_replications(const YAML::Node& node, const std::string& path, const 
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   out.fixed = 0;
-  NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "target_ci_halfwidth", out.target_ci_halfwidth, true,
-                                       1e-6, 0.5));
+  NTPSIM_RETURN_IF_ERROR(
+      read_fraction(*r, "target_ci_halfwidth", out.target_ci_halfwidth, true, 1e-6, 0.5));
   NTPSIM_RETURN_IF_ERROR(r->integer("min", out.min, false, 2, 1'000'000));
   NTPSIM_RETURN_IF_ERROR(r->integer("max", out.max, false, 2, 1'000'000));
   NTPSIM_RETURN_IF_ERROR(r->finish());

@@ -19,9 +19,9 @@
 namespace ntpsim::sim::scenario_internal {
 
 // Limits that keep a scenario within what the simulator can represent; larger inputs are refused.
-inline constexpr int64_t kMaxGpus = 10'000'000;          // whole cluster
+inline constexpr int64_t kMaxGpus = 10'000'000;               // whole cluster
 inline constexpr double kMaxHorizonS = 1000.0 * 365 * 86400;  // 1000 years
-inline constexpr double kMaxCostS = 365.0 * 86400;       // any single recovery or checkpoint cost
+inline constexpr double kMaxCostS = 365.0 * 86400;  // any single recovery or checkpoint cost
 inline constexpr double kShareTolerance = 1e-6;
 
 Status read_cluster(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
@@ -43,8 +43,8 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
 
 // Reads a duration ("90s", "3d") into seconds, refusing values outside [min_s, max_s] with a
 // message in readable units ("must be between 1s and 1000y").
-Status read_duration(MapReader& r, std::string_view key, double& out_s, bool required,
-                     double min_s, double max_s);
+Status read_duration(MapReader& r, std::string_view key, double& out_s, bool required, double min_s,
+                     double max_s);
 
 // Reads a fraction ("30%", 0.3), refusing values outside [min, max] with a message in percent.
 Status read_fraction(MapReader& r, std::string_view key, double& out, bool required, double min,

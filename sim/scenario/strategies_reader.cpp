@@ -27,10 +27,10 @@ Error unknown_strategy(const SourceLocation& where, const std::string& path,
   const std::string near = nearest_key(name, names);
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  return Error::at(where, path,
-                   fmt::format("unknown strategy \"{}\"{}; known: {}", name,
-                               near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
-                               list));
+  return Error::at(
+      where, path,
+      fmt::format("unknown strategy \"{}\"{}; known: {}", name,
+                  near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near), list));
 }
 
 // The value of `spec` from YAML text (a default, or a map entry) through its kind's parser.
@@ -77,8 +77,8 @@ Status read_param(MapReader& r, const ParamSpec& spec, ParamValue& out) {
     }
     case ParamKind::kInt: {
       int64_t v = std::get<int64_t>(out);
-      NTPSIM_RETURN_IF_ERROR(r.integer(key, v, false, static_cast<int64_t>(spec.min),
-                                       static_cast<int64_t>(spec.max)));
+      NTPSIM_RETURN_IF_ERROR(
+          r.integer(key, v, false, static_cast<int64_t>(spec.min), static_cast<int64_t>(spec.max)));
       out = v;
       return Status::Ok();
     }
@@ -149,7 +149,8 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
       }
       NTPSIM_RETURN_IF_ERROR(r->string("name", s.name, true));
       const StrategyInfo* info = find_strategy(s.name);
-      if (info == nullptr) return unknown_strategy(r->location("name"), join_path(p, "name"), s.name);
+      if (info == nullptr)
+        return unknown_strategy(r->location("name"), join_path(p, "name"), s.name);
       s.label = s.name;
       NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
       s.params = defaults_of(*info);
@@ -161,7 +162,8 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
     if (!labels.insert(s.label).second) {
       return Error::at(ctx.locate(entry, p), p,
                        fmt::format("label \"{}\" is used twice; give repeated strategies distinct "
-                                   "labels", s.label));
+                                   "labels",
+                                   s.label));
     }
     out.push_back(std::move(s));
   }

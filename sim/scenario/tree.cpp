@@ -128,7 +128,7 @@ Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>&
 }
 
 struct Step {
-  std::string key;   // a map key, or empty for a list index
+  std::string key;  // a map key, or empty for a list index
   size_t index = 0;
 };
 
@@ -178,7 +178,9 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-YamlContext ScenarioTree::context() const { return context_of(file, origins); }
+YamlContext ScenarioTree::context() const {
+  return context_of(file, origins);
+}
 
 Result<ScenarioTree> load_tree(const std::string& file) {
   std::vector<std::string> stack;
@@ -212,8 +214,8 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment) {
     const bool last = s + 1 == steps->size();
     if (step.key.empty()) {
       if (!cur.IsSequence() || step.index >= cur.size()) {
-        return Error::bad_input(fmt::format("{}: {}: {} has no element [{}]", origin, path,
-                                            walked, step.index));
+        return Error::bad_input(
+            fmt::format("{}: {}: {} has no element [{}]", origin, path, walked, step.index));
       }
       walked += fmt::format("[{}]", step.index);
       if (last) {
@@ -237,8 +239,7 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment) {
     }
     if (!cur.IsMap()) {
       return Error::bad_input(fmt::format("{}: {}: {} is {}, not a map", origin, path,
-                                          walked.empty() ? "(top level)" : walked,
-                                          yaml_kind(cur)));
+                                          walked.empty() ? "(top level)" : walked, yaml_kind(cur)));
     }
     const YAML::Node& ccur = cur;
     const YAML::Node existing = ccur[step.key];

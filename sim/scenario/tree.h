@@ -9,8 +9,8 @@
 //
 // Overrides: "a.b.c=value" or "a.list[2].b=value"; the value is parsed as YAML (so "[a, b]" is a
 // list); intermediate maps are created; a list index must exist. A strategy given by name alone
-// becomes {name: <it>} when a parameter is set on it ("strategies[3].rule=parity"). The override's origin is the
-// text "--set a.b.c=value", so its errors read "--set a.b.c=value:1:1: a.b.c: ...".
+// becomes {name: <it>} when a parameter is set on it ("strategies[3].rule=parity"). The override's
+// origin is the text "--set a.b.c=value", so its errors read "--set a.b.c=value:1:1: a.b.c: ...".
 // Thread safety: plain values; one tree per load.
 #pragma once
 
@@ -26,8 +26,8 @@
 namespace ntpsim::sim::scenario_internal {
 
 struct ScenarioTree {
-  YAML::Node root;    // the merged top-level map, without `include` keys
-  std::string file;   // the top-level file: the origin of everything not in `origins`
+  YAML::Node root;   // the merged top-level map, without `include` keys
+  std::string file;  // the top-level file: the origin of everything not in `origins`
   std::map<std::string, std::string> origins;  // field path -> file (or override) it came from
 
   // The origins as a YamlContext for MapReader (longest path prefix wins).

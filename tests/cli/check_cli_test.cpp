@@ -1,13 +1,13 @@
 // `ntpsim check` as a user runs it: the built binary (NTPSIM_BIN), its exit codes, its streams,
 // and that it writes nothing, whatever the scenario's `outputs:` say.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -65,7 +65,9 @@ class CheckCliTest : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string src(const std::string& rel) { return std::string(NTPSIM_SOURCE_DIR) + "/" + rel; }
+std::string src(const std::string& rel) {
+  return std::string(NTPSIM_SOURCE_DIR) + "/" + rel;
+}
 
 TEST_F(CheckCliTest, ValidScenarioExitsZeroAndPrintsResolvedYaml) {
   const RunResult r = run("check '" + src("scenarios/quickstart.yaml") + "'");
@@ -93,8 +95,8 @@ TEST_F(CheckCliTest, BadScenarioExitsTwoWithOneLocatedMessage) {
   const RunResult r = run("check '" + bad + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(r.err, "ntpsim: error: " + bad +
-                       ":2:1: clustr: unknown key (did you mean \"cluster\"?)\n");
+  EXPECT_EQ(r.err,
+            "ntpsim: error: " + bad + ":2:1: clustr: unknown key (did you mean \"cluster\"?)\n");
   EXPECT_TRUE(work_is_empty());
 }
 
@@ -106,8 +108,9 @@ TEST_F(CheckCliTest, SetOverridesAreAppliedAndValidated) {
   EXPECT_NE(ok.out.find("\nseed: 9\n"), std::string::npos);
   const RunResult bad = run("check '" + q + "' --set layout.tp=80");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "ntpsim: error: --set layout.tp=80:1:1: layout.tp: TP 80 does not fit in a "
-                     "domain of 72 GPUs\n");
+  EXPECT_EQ(bad.err,
+            "ntpsim: error: --set layout.tp=80:1:1: layout.tp: TP 80 does not fit in a "
+            "domain of 72 GPUs\n");
 }
 
 TEST_F(CheckCliTest, MissingFileAndUsageErrorsExitTwo) {
@@ -121,10 +124,10 @@ TEST_F(CheckCliTest, MissingFileAndUsageErrorsExitTwo) {
 
 // A scenario that asks for every output: check must still write nothing.
 TEST_F(CheckCliTest, WritesNothingEvenWhenOutputsAreConfigured) {
-  const std::string f = write(
-      "with_outputs.yaml",
-      "include: " + src("tests/scenario/good/minimal.yaml") +
-          "\noutputs: {results: r.json, csv: r.csv, report: r.html, timeline: t.json}\n");
+  const std::string f =
+      write("with_outputs.yaml",
+            "include: " + src("tests/scenario/good/minimal.yaml") +
+                "\noutputs: {results: r.json, csv: r.csv, report: r.html, timeline: t.json}\n");
   const RunResult r = run("check '" + f + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  results: r.json\n"), std::string::npos);

@@ -46,12 +46,11 @@ TEST_P(GoldenTest, CheckOutputMatchesGolden) {
   EXPECT_EQ(text, read_text(golden)) << "regenerate with NTPSIM_UPDATE_GOLDEN=1 (see this file)";
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, GoldenTest, ::testing::ValuesIn(kShipped),
-                         [](const auto& p) {
-                           std::string n = p.param;
-                           for (auto& c : n) c = (c == '-') ? '_' : c;
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Shipped, GoldenTest, ::testing::ValuesIn(kShipped), [](const auto& p) {
+  std::string n = p.param;
+  for (auto& c : n) c = (c == '-') ? '_' : c;
+  return n;
+});
 
 TEST(GoldenSuite, EveryShippedScenarioHasAGolden) {
   std::set<std::string> on_disk;

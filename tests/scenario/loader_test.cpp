@@ -1,11 +1,12 @@
 // The scenario loader: defaults, includes (merge rules, origins, cycles), `--set` overrides,
 // resolved output that loads again to the same text and hash, JSON, and hostile input.
+#include "sim/scenario/loader.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
 #include "test_util.h"
 
@@ -72,9 +73,9 @@ TEST(LoaderTest, IncludeMergesMapsAndReplacesLists) {
 
 TEST(LoaderTest, LaterIncludesOverrideEarlierAndTheFileOverridesAll) {
   const Scenario s = load_ok(good("two_bases"));
-  EXPECT_EQ(s.seed, 99u);                 // seed_base.yaml over minimal.yaml
-  EXPECT_EQ(s.replications.fixed, 6);     // two_bases.yaml over both
-  EXPECT_EQ(s.name, "minimal");           // only minimal.yaml names it
+  EXPECT_EQ(s.seed, 99u);              // seed_base.yaml over minimal.yaml
+  EXPECT_EQ(s.replications.fixed, 6);  // two_bases.yaml over both
+  EXPECT_EQ(s.name, "minimal");        // only minimal.yaml names it
 }
 
 TEST(LoaderTest, TraceFileResolvesRelativeToTheFileThatNamesIt) {
@@ -89,18 +90,19 @@ TEST(LoaderTest, TraceFileResolvesRelativeToTheFileThatNamesIt) {
 
 TEST(LoaderTest, ErrorsInAnIncludedFileNameThatFile) {
   ScratchDir dir;
-  const std::string base = dir.write("base.yaml", "include: " + good("minimal") +
-                                                      "\nrecovery:\n  restart: \"10 parsecs\"\n");
+  const std::string base = dir.write(
+      "base.yaml", "include: " + good("minimal") + "\nrecovery:\n  restart: \"10 parsecs\"\n");
   const std::string top = dir.write("top.yaml", "include: base.yaml\nseed: 5\n");
   EXPECT_EQ(load_error(top),
-            base + ":3:12: recovery.restart: unknown duration unit \"parsecs\" in \"10 parsecs\" "
-                   "(use e.g. \"90s\", \"30min\", \"3h\", \"5d\", \"1y\")");
+            base +
+                ":3:12: recovery.restart: unknown duration unit \"parsecs\" in \"10 parsecs\" "
+                "(use e.g. \"90s\", \"30min\", \"3h\", \"5d\", \"1y\")");
 }
 
 TEST(LoaderTest, UnknownKeyInAnIncludedFileNamesThatFile) {
   ScratchDir dir;
-  const std::string base = dir.write("base.yaml", "include: " + good("minimal") +
-                                                      "\ncluster:\n  spare_domain: 2\n");
+  const std::string base =
+      dir.write("base.yaml", "include: " + good("minimal") + "\ncluster:\n  spare_domain: 2\n");
   const std::string top = dir.write("top.yaml", "include: base.yaml\ncluster: {domains: 4}\n");
   EXPECT_EQ(load_error(top),
             base + ":3:3: cluster.spare_domain: unknown key (did you mean \"spare_domains\"?)");
@@ -134,7 +136,8 @@ TEST(LoaderTest, OverridesSetScalarsListsAndNewMaps) {
 }
 
 TEST(LoaderTest, OverrideGivesAStrategyNamedAloneItsParameters) {
-  const Scenario s = load_ok(good("minimal"), {"strategies[1].rule=parity", "strategies[1].label=p"});
+  const Scenario s =
+      load_ok(good("minimal"), {"strategies[1].rule=parity", "strategies[1].label=p"});
   ASSERT_EQ(s.strategies.size(), 2u);
   EXPECT_EQ(s.strategies[1].name, "ntp");
   EXPECT_EQ(s.strategies[1].label, "p");
@@ -154,7 +157,7 @@ TEST(LoaderTest, BadOverridesAreLocatedAtTheOverride) {
   EXPECT_EQ(load_error(f, {"layout.dp=3"}),
             "--set layout.dp=3:1:1: layout.dp: PP 2 x DP 3 needs 6 TP groups of 8 GPUs; the "
             "cluster's 4 non-spare domains of 8 GPUs hold 4 (1 per domain)")
-        << "cross-field errors point at the field they name";
+      << "cross-field errors point at the field they name";
   EXPECT_EQ(load_error(f, {"cluster.gpu_per_domain=3"}),
             "--set cluster.gpu_per_domain=3:1:1: cluster.gpu_per_domain: unknown key (did you "
             "mean \"gpus_per_domain\"?)");
@@ -177,8 +180,7 @@ TEST(LoaderTest, OverrideCreatesTrainAndConflictsWithHorizon) {
 
 TEST(LoaderTest, TrainBudgetAndAdaptiveReplications) {
   ScratchDir dir;
-  const std::string f = dir.write(
-      "t.yaml", "include: " + good("minimal") + "\n");
+  const std::string f = dir.write("t.yaml", "include: " + good("minimal") + "\n");
   // horizon cannot be removed by an override, so build a file without it.
   const std::string g = dir.write(
       "g.yaml",
@@ -217,10 +219,10 @@ TEST(LoaderTest, MtbfWeibullLemonBurstAndEmpiricalRepair) {
 
 // The resolved YAML loads again and resolves to the same text (hence the same hash).
 TEST(LoaderTest, ResolvedOutputRoundTrips) {
-  const std::vector<std::string> files = {
-      good("minimal"), good("derived"), source_path("scenarios/quickstart.yaml"),
-      source_path("scenarios/hgx-h100-16k.yaml"),
-      source_path("scenarios/ntp-paper-b200-nvl32.yaml")};
+  const std::vector<std::string> files = {good("minimal"), good("derived"),
+                                          source_path("scenarios/quickstart.yaml"),
+                                          source_path("scenarios/hgx-h100-16k.yaml"),
+                                          source_path("scenarios/ntp-paper-b200-nvl32.yaml")};
   for (const auto& f : files) {
     ScratchDir dir;
     const Scenario s = load_ok(f);

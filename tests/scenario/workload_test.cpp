@@ -1,11 +1,11 @@
 // Workloads: the shipped files load, parameter counts match the published sizes, and bad
 // workloads are refused with the field named.
+#include "models/workload.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "models/workload.h"
 
 namespace ntpsim::models {
 namespace {
@@ -29,8 +29,8 @@ Result<Workload> load_inline(const std::string& text) {
 // tolerance 3%: embeddings and norms are counted, biases are not).
 TEST(WorkloadTest, ShippedWorkloadsHaveTheirPublishedSize) {
   const std::vector<std::pair<std::string, double>> cases = {
-      {"gpt3-175b", 175e9}, {"llama3-8b", 8.0e9},  {"llama3-70b", 70.6e9},
-      {"llama3-405b", 405.9e9}, {"ntp-480b", 503e9}, {"megatron-1t", 1008e9}};
+      {"gpt3-175b", 175e9},     {"llama3-8b", 8.0e9}, {"llama3-70b", 70.6e9},
+      {"llama3-405b", 405.9e9}, {"ntp-480b", 503e9},  {"megatron-1t", 1008e9}};
   for (const auto& [name, params] : cases) {
     auto w = load_named(name);
     ASSERT_TRUE(w.ok()) << name << ": " << w.error().message;
