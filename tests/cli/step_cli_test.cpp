@@ -1,0 +1,121 @@
+// `ntpsim step` as a user runs it (owner: models): the built binary (NTPSIM_BIN), its exit codes
+// and its table, JSON and CSV output for the NTP paper's scenario.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class StepCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(NTPSIM_BINARY_DIR) / "test-scratch" / (std::string("step.") + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  RunResult run(const std::string& args) const {
+    const std::string cmd = "'" NTPSIM_BIN "' " + args + " > '" + (dir_ / "out.txt").string() +
+                            "' 2> '" + (dir_ / "err.txt").string() + "'";
+    const int status = std::system(cmd.c_str());
+    RunResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text(dir_ / "out.txt");
+    r.err = read_text(dir_ / "err.txt");
+    return r;
+  }
+
+  static std::string paper_scenario() {
+    return "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/ntp-paper-b200-nvl32.yaml'";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(StepCliTest, PaperScenarioJson) {
+  const RunResult r = run("step " + paper_scenario() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["layout"]["tp"], 32);
+  EXPECT_EQ(j["model"], "analytic");
+  const auto& rows = j["rows"];
+  ASSERT_GE(rows.size(), 5u);
+  EXPECT_EQ(rows[0]["tp"], 32);
+  EXPECT_DOUBLE_EQ(rows[0]["share_at_tdp"].get<double>(), 1.0);
+  for (const auto& row : rows) {
+    const int tp = row["tp"];
+    EXPECT_LE(row["runs_as_tp"].get<int>(), tp);
+    if (tp == 30 || tp == 28) {
+      const double share = row["share_at_tdp"];
+      EXPECT_GT(share, 0.85) << tp;
+      EXPECT_LT(share, 1.0) << tp;
+      EXPECT_GE(row["share_at_max_power"].get<double>(), share);
+      EXPECT_GT(row["breakdown"]["compute_s"].get<double>(), 0.0);
+    }
+  }
+}
+
+TEST_F(StepCliTest, FlagsTableAndCsv) {
+  const std::string args =
+      "step --workload ntp-480b --profile ntp-b200-nvl32 --tp 32 --pp 8 --dp 125";
+  const RunResult table = run(args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("TP32 x PP8 x DP125"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("share@max"), std::string::npos);
+  const RunResult csv = run(args + " --csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("tp,runs_as_tp,iteration_s,", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find("\n30,30,"), std::string::npos) << csv.out;
+}
+
+TEST_F(StepCliTest, ProportionalModelSplitsWorkExactly) {
+  const RunResult r = run("step " + paper_scenario() + " --model proportional --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) {
+    if (row["tp"] == 30) {
+      EXPECT_NEAR(row["share_at_tdp"].get<double>(), 30.0 / 32, 1e-5);
+    }
+  }
+}
+
+TEST_F(StepCliTest, BadInputExitsTwo) {
+  RunResult r = run("step --workload ntp-480b --profile gb200-nvl27 --tp 32 --pp 8 --dp 125");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean \"gb200-nvl72\""), std::string::npos) << r.err;
+  r = run("step --workload ntp-480b --profile gb200-nvl72");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--tp"), std::string::npos) << r.err;
+  r = run("step " + paper_scenario() + " --json --csv");
+  EXPECT_EQ(r.exit_code, 2);
+  r = run("step " + paper_scenario() + " --tp 8");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
