@@ -2,9 +2,13 @@
 # Renders the fixture report in headless Chromium, then checks that the page logged no console
 # errors, that every chart is an <svg> in the rendered DOM, and that the screenshot has ink in
 # each chart's box (check_screenshot.py). Exits 77 (ctest SKIP_RETURN_CODE) without chromium.
-# usage: chromium_test.sh RENDER_FIXTURE RESULTS.json WORK_DIR
+# usage: chromium_test.sh WORK_DIR COMMAND ARGS...
+#   COMMAND ARGS... writes the report; an argument @REPORT@ stands for WORK_DIR/report.html, e.g.
+#   chromium_test.sh out render_fixture small.json @REPORT@
+#   chromium_test.sh out ntpsim run scenarios/quickstart.yaml -q --report @REPORT@
 set -eu
-render=$1 results=$2 work=$3
+work=$1
+shift
 here=$(cd "$(dirname "$0")" && pwd)
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$chromium" ]; then
@@ -12,7 +16,12 @@ if [ ! -x "$chromium" ]; then
   exit 77
 fi
 rm -rf "$work" && mkdir -p "$work"
-"$render" "$results" "$work/report.html"
+for arg in "$@"; do
+  shift
+  if [ "$arg" = "@REPORT@" ]; then set -- "$@" "$work/report.html"; else set -- "$@" "$arg"; fi
+done
+"$@"
+[ -s "$work/report.html" ] || { echo "the command wrote no report: $*"; exit 1; }
 
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
