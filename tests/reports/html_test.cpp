@@ -11,56 +11,10 @@
 #include "reports/content.h"
 #include "reports/report.h"
 #include "tests/reports/fixture.h"
+#include "tests/reports/html_checks.h"
 
 namespace ntpsim::reports {
 namespace {
-
-struct Tag {
-  std::string name;
-  bool closing = false;
-  bool self_closing = false;
-  size_t pos = 0;
-};
-
-// A small tokenizer, enough for the markup this project writes: skips comments, <!DOCTYPE>,
-// and the raw text of <style>; fails the test on an unterminated tag.
-std::vector<Tag> tags(const std::string& html) {
-  std::vector<Tag> out;
-  size_t i = 0;
-  while ((i = html.find('<', i)) != std::string::npos) {
-    if (html.compare(i, 4, "<!--") == 0) {
-      i = html.find("-->", i);
-      EXPECT_NE(i, std::string::npos) << "unterminated comment";
-      if (i == std::string::npos) break;
-      continue;
-    }
-    const size_t end = html.find('>', i);
-    EXPECT_NE(end, std::string::npos) << "unterminated tag at " << i;
-    if (end == std::string::npos) break;
-    if (html[i + 1] == '!') {
-      i = end;
-      continue;
-    }
-    Tag t;
-    t.pos = i;
-    size_t p = i + 1;
-    if (html[p] == '/') {
-      t.closing = true;
-      ++p;
-    }
-    while (p < end && (std::isalnum(static_cast<unsigned char>(html[p])) || html[p] == '-')) {
-      t.name += static_cast<char>(std::tolower(static_cast<unsigned char>(html[p])));
-      ++p;
-    }
-    t.self_closing = html[end - 1] == '/';
-    out.push_back(t);
-    i = end;
-    if (t.name == "style" && !t.closing) i = html.find("</style>", i);
-  }
-  return out;
-}
-
-const std::set<std::string> kVoid = {"meta", "br", "hr", "img", "input", "link", "wbr"};
 
 class Html : public ::testing::Test {
  protected:
@@ -68,36 +22,9 @@ class Html : public ::testing::Test {
   std::string html_ = render_html(results_);
 };
 
-TEST_F(Html, TagsBalance) {
-  std::vector<std::string> stack;
-  for (const Tag& t : tags(html_)) {
-    if (t.self_closing || kVoid.count(t.name)) continue;
-    if (!t.closing) {
-      stack.push_back(t.name);
-      continue;
-    }
-    ASSERT_FALSE(stack.empty()) << "</" << t.name << "> with nothing open at " << t.pos;
-    ASSERT_EQ(stack.back(), t.name) << "mismatched </" << t.name << "> at " << t.pos;
-    stack.pop_back();
-  }
-  EXPECT_TRUE(stack.empty()) << stack.size() << " unclosed, innermost <" << stack.back() << ">";
-}
+TEST_F(Html, TagsBalance) { testing::expect_balanced(html_); }
 
-TEST_F(Html, FetchesNothingFromOutside) {
-  EXPECT_EQ(html_.find("<script"), std::string::npos);
-  EXPECT_EQ(html_.find("<link"), std::string::npos);
-  EXPECT_EQ(html_.find("<img"), std::string::npos);
-  EXPECT_EQ(html_.find(" src="), std::string::npos);
-  EXPECT_EQ(html_.find("@import"), std::string::npos);
-  EXPECT_EQ(html_.find("url("), std::string::npos);
-  EXPECT_EQ(html_.find("@font-face"), std::string::npos);
-  // Any href is an in-page anchor; the only absolute URL is the SVG namespace name.
-  for (size_t i = html_.find("href="); i != std::string::npos; i = html_.find("href=", i + 1))
-    EXPECT_EQ(html_[i + 6], '#') << html_.substr(i, 40);
-  const std::string ns = "http://www.w3.org/2000/svg";
-  for (size_t i = html_.find("http"); i != std::string::npos; i = html_.find("http", i + 1))
-    EXPECT_EQ(html_.compare(i, ns.size(), ns), 0) << html_.substr(i, 60);
-}
+TEST_F(Html, FetchesNothingFromOutside) { testing::expect_self_contained(html_); }
 
 TEST_F(Html, EveryChartHasItsSvgAndTable) {
   const auto charts = build_charts(results_);
@@ -105,17 +32,7 @@ TEST_F(Html, EveryChartHasItsSvgAndTable) {
   for (const auto& c : charts) ids.push_back(c.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"goodput", "badput", "paired", "distribution",
                                            "timeline"}));
-  size_t figures = 0;
-  for (size_t i = html_.find("<figure"); i != std::string::npos;
-       i = html_.find("<figure", i + 1)) {
-    const size_t end = html_.find("</figure>", i);
-    ASSERT_NE(end, std::string::npos);
-    const std::string fig = html_.substr(i, end - i);
-    EXPECT_NE(fig.find("<svg"), std::string::npos) << fig.substr(0, 80);
-    EXPECT_NE(fig.find("<table"), std::string::npos) << fig.substr(0, 80);
-    EXPECT_NE(fig.find("<h2>"), std::string::npos);
-    ++figures;
-  }
+  const size_t figures = testing::expect_figures_complete(html_);
   EXPECT_EQ(figures, charts.size());
   for (const auto& id : ids) {
     EXPECT_NE(html_.find("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"" + id + "\""),
