@@ -277,6 +277,10 @@ TEST(ProcessTest, DeterministicPerReplicationAndStreamsIndependent) {
   ASSERT_GT(gpu_only.size(), 1000u);
   ASSERT_LT(gpu_only.size(), mixed.size());
   for (size_t i = 0; i < gpu_only.size(); ++i) EXPECT_TRUE(same(gpu_only[i], a[i])) << i;
+  // The renewal (Weibull) process is as deterministic as the exponential one.
+  const auto again = collect(s, t, 99, 4, 1e9, nullptr, 3000);
+  ASSERT_EQ(again.size(), mixed.size());
+  for (size_t i = 0; i < mixed.size(); ++i) EXPECT_TRUE(same(again[i], mixed[i])) << i;
 }
 
 TEST(ProcessTest, ExpectedInterruptionRateMatchesCounts) {
