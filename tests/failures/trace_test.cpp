@@ -160,6 +160,36 @@ TEST(TraceTest, CsvFormatWithUnitsAndComponents) {
   EXPECT_DOUBLE_EQ(d.faults[2].repair_s, 90 * 3600.0);
 }
 
+TEST(TraceTest, CsvRowsReplayOnTheirOwnComponentClass) {
+  const std::string text =
+      "start,end,unit,kind,component\n"
+      "10,20,r0,power,domain\n"
+      "10,40,g0,hbm,gpu\n"
+      "30,31,n5,nic,\n";
+  auto parsed = parse_csv_trace(text, "t.csv");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  auto trace = std::make_shared<const TraceData>(std::move(parsed).value());
+  TraceConfig c;
+  c.format = "csv";
+  c.file = "t.csv";
+  c.component = Component::kNode;
+  Scenario s = testing::scenario_with(2, 8, 4);  // 16 GPUs, 4 nodes, 2 domains
+  s.failures.trace = c;
+  auto t = Topology::build(s.cluster);
+  ASSERT_TRUE(t.ok());
+  const auto events = testing::collect(s, *t, 1, 0, 1e9, trace);
+  ASSERT_EQ(events.size(), 3u);
+  // Trace nodes by first appearance: r0 -> 0, g0 -> 1, n5 -> 2 (modulo each class's unit count).
+  EXPECT_EQ(events[0].component, Component::kDomain);
+  EXPECT_EQ(events[0].gpus, (GpuRange{0, 8}));
+  EXPECT_EQ(events[1].component, Component::kGpu);
+  EXPECT_EQ(events[1].gpus, (GpuRange{1, 1}));
+  EXPECT_DOUBLE_EQ(events[1].repair.seconds(), 30);
+  EXPECT_EQ(events[2].component, Component::kNode);
+  EXPECT_EQ(events[2].gpus, (GpuRange{8, 4}));
+  EXPECT_EQ(events[0].time, events[1].time);  // simultaneous rows stay in file order
+}
+
 TEST(TraceTest, CsvWriterRoundTripsTheInfiniteHbdTrace) {
   auto trace = load_trace(hbd_config());
   ASSERT_TRUE(trace.ok());
