@@ -191,6 +191,10 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
         return at(line_no, "negative duration: end " + format_number(end) + " is before start " + format_number(start));
       }
     }
+    // Finite in seconds too: 1e305 d is a finite number of days, not of seconds.
+    if (!std::isfinite(std::max(start, end) * unit_s)) {
+      return at(line_no, "time " + format_number(std::max(start, end)) + " is too large");
+    }
     if (fields[2].empty()) return at(line_no, "unit: empty");
     if (fields[3].empty()) return at(line_no, "kind: empty");
     TraceFault f;
@@ -216,6 +220,9 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
                              format_number(last_time) + ")");
   }
   out.span_s = (span_units >= 0.0 ? span_units : last_time) * unit_s;
+  if (!std::isfinite(out.span_s)) {
+    return at(span_line, "span " + format_number(span_units) + " is too large");
+  }
   for (TraceFault& f : out.faults) {
     if (f.repair_s < 0.0) {
       f.repair_s = out.span_s - f.start_s;

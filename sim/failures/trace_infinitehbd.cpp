@@ -51,7 +51,8 @@ Result<Entry> read_entry(const json& j, const std::string& file, size_t index) {
     } else if (key == "event_time") {
       if (!value.is_number()) return entry_error(file, index, &e, "event_time: expected a number of days");
       e.time_d = value.get<double>();
-      if (!std::isfinite(e.time_d) || e.time_d < 0.0) {
+      // Finite in seconds too: 1e305 days is finite, its seconds are not.
+      if (!std::isfinite(e.time_d * kSecondsPerDay) || e.time_d < 0.0) {
         return entry_error(file, index, &e, "event_time: must be a finite number of days >= 0");
       }
       has_time = true;
@@ -105,6 +106,8 @@ Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::stri
     const LineColumn lc = line_column(text, e.byte);
     return Error::bad_input(file + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
                             ": not valid JSON (" + e.what() + ")");
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
+    return Error::bad_input(file + ": not valid JSON (" + e.what() + ")");
   }
   if (!doc.is_array()) {
     return Error::bad_input(file + ": expected a JSON list of fault events, got " + std::string(doc.type_name()));
