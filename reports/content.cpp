@@ -428,8 +428,8 @@ std::vector<Chart> build_charts(const Results& r) {
     }
     return out;
   }
-  for (Chart c : {goodput_chart(r), badput_chart(r), paired_chart(r), distribution_chart(r),
-                  timeline_chart(r)}) {
+  for (Chart c : {goodput_chart(r), badput_chart(r), paired_chart(r), timeline_chart(r),
+                  distribution_chart(r)}) {
     if (!c.svg.empty()) out.push_back(std::move(c));
   }
   return out;

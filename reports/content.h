@@ -46,7 +46,7 @@ std::vector<std::string> report_warnings(const Results& r);
 Table metrics_table(const Results& r);
 
 // Every chart that the document has data for, in report order. A run: goodput, badput, paired
-// differences, distribution, timeline of replication 0. A sweep: goodput against the varied
+// differences, timeline of replication 0, distribution. A sweep: goodput against the varied
 // parameter, then goodput and badput at the first sweep point (titled so).
 std::vector<Chart> build_charts(const Results& r);
 

@@ -1,6 +1,7 @@
 // The self-contained HTML report: inline CSS, inline SVG, no scripts, no external resources.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "reports/content.h"
@@ -35,7 +36,9 @@ caption { text-align: left; }
 th.text, td.text { text-align: left; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f1f3f6; font-weight: 600; }
-table.context td:first-child { color: #555; padding-right: 18px; }
+.context-grid { display: flex; flex-wrap: wrap; gap: 0 32px; }
+.context-grid table { flex: 1 1 380px; }
+table.context td:first-child { color: #555; padding-right: 18px; white-space: nowrap; }
 table.context td { text-align: left; white-space: normal; }
 .note { color: #555; font-size: 13px; margin: 4px 0 0; }
 .warnings { background: #fff6e0; border-left: 4px solid #E69F00; padding: 10px 16px; }
@@ -96,12 +99,19 @@ std::string render_html(const Results& r) {
       r.kind == "sweep" ? "Sweep" : "Run", r.strategies.size(),
       r.strategies.size() == 1 ? "y" : "ies", c.replications, c.seed, escape(c.scenario_hash));
 
-  out += "<section id=\"context\">\n<h2>Context</h2>\n<div class=\"table-wrap\"><table "
-         "class=\"context\"><tbody>\n";
-  for (const auto& [label, value] : context_rows(r)) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", escape(label), escape(value));
+  // The context in two side-by-side tables, so the charts start higher on a laptop screen.
+  const auto rows = context_rows(r);
+  const size_t half = (rows.size() + 1) / 2;
+  out += "<section id=\"context\">\n<h2>Context</h2>\n<div class=\"context-grid\">\n";
+  for (size_t part = 0; part < 2; ++part) {
+    out += "<table class=\"context\"><tbody>\n";
+    for (size_t i = part * half; i < std::min(rows.size(), (part + 1) * half); ++i) {
+      out += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", escape(rows[i].first),
+                         escape(rows[i].second));
+    }
+    out += "</tbody></table>\n";
   }
-  out += "</tbody></table></div>\n</section>\n";
+  out += "</div>\n</section>\n";
 
   const auto warnings = report_warnings(r);
   if (!warnings.empty()) {

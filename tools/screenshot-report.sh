@@ -32,10 +32,10 @@ else
 fi
 "$NTPSIM" report "$results" -o "$work/report.html"
 mkdir -p "$(dirname "$out")"
-# 1280 px wide like a laptop; tall enough for the context block and the first charts.
+# 1280 px wide like a laptop; tall enough for the context, the summary charts and the timeline.
 timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --user-data-dir="$work/profile" --hide-scrollbars --force-device-scale-factor=1 \
-  --window-size=1280,2400 --screenshot="$out" "file://$work/report.html" >/dev/null 2>&1
+  --window-size=1280,3400 --screenshot="$out" "file://$work/report.html" >/dev/null 2>&1
 [ -s "$out" ] || { echo "screenshot-report: chromium wrote no screenshot" >&2; exit 1; }
 echo "wrote $out from $results"

@@ -30,8 +30,8 @@ TEST_F(Html, EveryChartHasItsSvgAndTable) {
   const auto charts = build_charts(results_);
   std::vector<std::string> ids;
   for (const auto& c : charts) ids.push_back(c.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"goodput", "badput", "paired", "distribution",
-                                           "timeline"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"goodput", "badput", "paired", "timeline",
+                                           "distribution"}));
   const size_t figures = testing::expect_figures_complete(html_);
   EXPECT_EQ(figures, charts.size());
   for (const auto& id : ids) {
