@@ -114,7 +114,8 @@ Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
     const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
     for (const FailureKind& k : p.kinds) state->kind_names.push_back(k.name);
     const int n = per_class[static_cast<int>(p.component)]++;
-    const std::string suffix = n == 0 ? "" : "." + std::to_string(n);
+    std::string suffix;  // built in two steps: GCC 12 warns falsely (-Wrestrict) on "." + to_string
+    if (n > 0) suffix.append(".").append(std::to_string(n));
     if (p.rate_per_unit_s > 0.0) {
       state->generators.push_back(std::make_unique<ProcessGenerator>(p, t, kind_base, seed, replication, suffix));
     }
