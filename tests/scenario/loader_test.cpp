@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "models/base/random.h"
 #include "sim/scenario/printer.h"
 #include "test_util.h"
 
@@ -285,6 +288,47 @@ TEST(LoaderTest, HostileInputIsAnErrorNotACrash) {
   }
   EXPECT_FALSE(load_scenario(dir.path().string()).ok());  // a folder
   EXPECT_FALSE(load_scenario((dir.path() / "missing.yaml").string()).ok());
+}
+
+// Seeded byte mutations of a real scenario (delete, duplicate, replace with YAML-significant
+// characters): every one loads or fails with a bad-input error; none crashes or throws.
+TEST(LoaderTest, MutatedScenariosNeverCrash) {
+  ScratchDir dir;
+  std::ifstream in(source_path("scenarios/quickstart.yaml"), std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string original = ss.str();
+  const std::string alphabet = ":-[]{}#&*!|>'\"%@,? \n\t0123456789abcdefghyz/.";
+  Stream rng(20260101, 0, "scenario.mutation");
+  int loaded = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::string text = original;
+    const int edits = 1 + static_cast<int>(rng.uniform_int(4));
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = rng.uniform_int(text.size());
+      switch (rng.uniform_int(3)) {
+        case 0:
+          text.erase(at, 1 + rng.uniform_int(8));
+          break;
+        case 1:
+          text.insert(at, text.substr(at, 1 + rng.uniform_int(16)));
+          break;
+        default:
+          text[at] = alphabet[rng.uniform_int(alphabet.size())];
+          break;
+      }
+    }
+    auto s = load_scenario(dir.write("m.yaml", text));
+    if (s.ok()) {
+      ++loaded;
+    } else {
+      EXPECT_EQ(s.error().exit_code, ExitCode::kBadInput) << text;
+      EXPECT_FALSE(s.error().message.empty());
+    }
+  }
+  // Many edits land in comments or keep the file valid; most break it.
+  EXPECT_GT(loaded, 0);
+  EXPECT_LT(loaded, 200);
 }
 
 }  // namespace
