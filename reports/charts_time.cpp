@@ -109,8 +109,9 @@ struct MarkStyle {
   size_t shape;
 };
 constexpr MarkStyle kMarkStyles[] = {
-    {"failure", "failure", 4},    {"repair", "repair", 1},         {"checkpoint", "checkpoint", 0},
-    {"reconfigure", "reconfiguration", 3}, {"restart", "restart", 2}, {"rollback", "rollback", 5}};
+    {"failure", "failure", 4},       {"repair", "repair", 1},
+    {"checkpoint", "checkpoint", 0}, {"reconfigure", "reconfiguration", 3},
+    {"restart", "restart", 2},       {"rollback", "rollback", 5}};
 
 size_t mark_shape(const std::string& type) {
   for (const auto& m : kMarkStyles) {
@@ -149,9 +150,10 @@ Chart timeline_chart(const Results& r) {
   const double unit_s = horizon >= 2 * 86400.0 ? 86400.0 : horizon >= 7200.0 ? 3600.0 : 60.0;
   const char* unit_name = unit_s == 86400.0 ? "days" : unit_s == 3600.0 ? "hours" : "minutes";
   ch.title = fmt::format("Replication {} over time", tl.replication);
-  ch.caption = "Failed GPUs in the cluster, GPUs each strategy could use, and each job's "
-               "throughput relative to the ideal rate; the rows below mark failures, repairs, "
-               "checkpoints and reconfigurations per strategy.";
+  ch.caption =
+      "Failed GPUs in the cluster, GPUs each strategy could use, and each job's "
+      "throughput relative to the ideal rate; the rows below mark failures, repairs, "
+      "checkpoints and reconfigurations per strategy.";
 
   const double width = 900.0;
   size_t longest = 0;
@@ -172,8 +174,8 @@ Chart timeline_chart(const Results& r) {
   const Frame a{left, top, right, top + panel_h};
   const Frame b{left, a.bottom + gap, right, a.bottom + gap + panel_h};
   const Frame c{left, b.bottom + gap, right, b.bottom + gap + panel_h};
-  const Frame marks{left, c.bottom + gap,
-                    right, c.bottom + gap + mark_row * static_cast<double>(tl.strategies.size())};
+  const Frame marks{left, c.bottom + gap, right,
+                    c.bottom + gap + mark_row * static_cast<double>(tl.strategies.size())};
   const Frame all{left, a.top, right, marks.bottom};
   const auto xticks = svg::nice_ticks(0.0, horizon / unit_s, 8);
   const Scale x{0.0, xticks.back() * unit_s, left, right};
@@ -214,7 +216,7 @@ Chart timeline_chart(const Results& r) {
   for (const auto& m : kMarkStyles) ch.table.headers.push_back(fmt::format("{}s", m.legend));
 
   constexpr size_t kMaxTooltips = 300;  // marks per strategy row that still get a tooltip
-  constexpr int kBins = 300;          // throughput bins when the segments are too dense to draw
+  constexpr int kBins = 300;            // throughput bins when the segments are too dense to draw
   size_t most_segments = 0;
   for (const auto& st : tl.strategies) most_segments = std::max(most_segments, st.segments.size());
   const bool dense = most_segments > static_cast<size_t>(kBins);
@@ -238,9 +240,9 @@ Chart timeline_chart(const Results& r) {
     const double cy = marks.top + mark_row * (static_cast<double>(i) + 0.5);
     s.line(left, cy, right, cy, "#eee");
     s.text(left - 8, cy + 4, strategy_label(r, st.strategy), "end", 11, R"(fill="#222")");
-    // One marker per type per 2 px (3 when dense): marks closer than that would overprint anyway, and a month
-    // of hourly checkpoints would otherwise put thousands of elements in the page. Tooltips
-    // only on sparse rows, for the same reason.
+    // One marker per type per 2 px (3 when dense): marks closer than that would overprint anyway,
+    // and a month of hourly checkpoints would otherwise put thousands of elements in the page.
+    // Tooltips only on sparse rows, for the same reason.
     const bool tooltips = st.marks.size() <= kMaxTooltips;
     std::map<std::string, double> last_px;
     for (const JobMark& m : st.marks) {
@@ -249,7 +251,11 @@ Chart timeline_chart(const Results& r) {
       auto [it, fresh] = last_px.try_emplace(m.type, px);
       if (!fresh && std::fabs(px - it->second) < (dense ? 3.0 : 2.0)) continue;
       it->second = px;
-      s.marker(mark_shape(m.type), px, cy, m.type == "checkpoint" ? 2.5 : dense ? 3.5 : 4.5, col,
+      s.marker(mark_shape(m.type), px, cy,
+               m.type == "checkpoint" ? 2.5
+               : dense                ? 3.5
+                                      : 4.5,
+               col,
                tooltips ? fmt::format("{} at {} {}", m.type, svg::num(m.t_s / unit_s), unit_name)
                         : std::string());
     }
@@ -270,9 +276,9 @@ Chart timeline_chart(const Results& r) {
     for (const char* state : {"running", "checkpointing", "recovering", "stalled", "degraded"})
       row.push_back(elapsed > 0 ? svg::pct(state_time[state] / elapsed) : "–");
     for (const auto& m : kMarkStyles) {
-      row.push_back(fmt::format(
-          "{}", std::count_if(st.marks.begin(), st.marks.end(),
-                              [&](const JobMark& j) { return j.type == m.type; })));
+      row.push_back(
+          fmt::format("{}", std::count_if(st.marks.begin(), st.marks.end(),
+                                          [&](const JobMark& j) { return j.type == m.type; })));
     }
     ch.table.rows.push_back(std::move(row));
   }
@@ -283,7 +289,8 @@ Chart timeline_chart(const Results& r) {
   std::string truncated;
   for (const auto& st : tl.strategies) {
     if (st.truncated)
-      truncated += fmt::format("{}{}", truncated.empty() ? "" : ", ", strategy_label(r, st.strategy));
+      truncated +=
+          fmt::format("{}{}", truncated.empty() ? "" : ", ", strategy_label(r, st.strategy));
   }
   int64_t failed_total = 0;
   for (const auto& f : tl.failures) failed_total += f.gpus;
@@ -305,8 +312,9 @@ Chart sweep_chart(const Results& r) {
   std::string param_label;
   for (const auto& p : sw.parameters) param_label += (param_label.empty() ? "" : ", ") + p;
   ch.title = fmt::format("Goodput against {}", param_label);
-  ch.caption = "Mean goodput at each sweep point, one line per strategy, with its 95% "
-               "confidence band.";
+  ch.caption =
+      "Mean goodput at each sweep point, one line per strategy, with its 95% "
+      "confidence band.";
 
   // Numeric x when one parameter is varied and every value is a number with the same suffix.
   const size_t n = sw.points.size();
@@ -332,7 +340,8 @@ Chart sweep_chart(const Results& r) {
   std::vector<std::pair<std::string, std::string>> names;  // name, label
   for (const auto& s : sw.points.front().strategies) names.emplace_back(s.name, s.label);
   ch.table.headers = sw.parameters;
-  for (const auto& [name, label] : names) ch.table.headers.push_back(label + " goodput (%) [95% CI]");
+  for (const auto& [name, label] : names)
+    ch.table.headers.push_back(label + " goodput (%) [95% CI]");
   double ylo = kInf, yhi = -kInf;
   for (const auto& p : sw.points) {
     std::vector<std::string> row;
@@ -343,7 +352,8 @@ Chart sweep_chart(const Results& r) {
         auto it = s.summary.find("goodput");
         if (s.name != name || it == s.summary.end()) continue;
         const Stat& g = it->second;
-        cell = fmt::format("{} [{}, {}]", svg::pct(g.mean), svg::pct(g.ci95_lo), svg::pct(g.ci95_hi));
+        cell =
+            fmt::format("{} [{}, {}]", svg::pct(g.mean), svg::pct(g.ci95_lo), svg::pct(g.ci95_hi));
         for (double v : {g.ci95_lo, g.ci95_hi, g.mean}) {
           if (std::isfinite(v)) {
             ylo = std::min(ylo, v);
@@ -372,9 +382,9 @@ Chart sweep_chart(const Results& r) {
       svg::nice_ticks(ylo - ypad, yhi <= 1.0 ? std::min(1.0, yhi + ypad) : yhi + ypad, 6);
   const Scale y{yticks.front(), yticks.back(), f.bottom, f.top};
   svg::y_axis(s, f, y, yticks, "Goodput (%)", true);
-  const std::string xlabel =
-      param_label + (numeric && !suffix.empty() ? fmt::format(" ({})", suffix) : "") +
-      (log_x ? ", log scale" : "");
+  const std::string xlabel = param_label +
+                             (numeric && !suffix.empty() ? fmt::format(" ({})", suffix) : "") +
+                             (log_x ? ", log scale" : "");
   Scale x{xt(xmin), xt(xmax), f.left + 20.0, f.right - 20.0};
   if (numeric && !log_x) {
     const auto xticks = svg::nice_ticks(xmin, xmax, 7);

@@ -33,7 +33,9 @@ double label_width(const Results& r) {
   return std::min(220.0, 16.0 + 7.0 * static_cast<double>(longest));
 }
 
-bool is_fraction(const MetricInfo& m) { return m.unit == "fraction"; }
+bool is_fraction(const MetricInfo& m) {
+  return m.unit == "fraction";
+}
 
 // A dot-and-whisker row chart: one row per item with a mean and a CI, optional zero line.
 struct Row {
@@ -45,8 +47,9 @@ struct Row {
   std::string value_text;
 };
 
-std::string dot_whisker(const std::string& id, const std::string& title, const std::vector<Row>& rows,
-                        double left, const std::string& axis_label, bool percent, bool zero_line) {
+std::string dot_whisker(const std::string& id, const std::string& title,
+                        const std::vector<Row>& rows, double left, const std::string& axis_label,
+                        bool percent, bool zero_line) {
   const double row_h = 34.0;
   const double width = 860.0;
   const double value_w = 190.0;
@@ -160,7 +163,8 @@ std::vector<std::string> report_warnings(const Results& r) {
       std::any_of(out.begin(), out.end(),
                   [](const std::string& w) { return w.find("replications") != std::string::npos; });
   if (c.replications < kFewReplications && !engine_warned_replications)
-    add(fmt::format("only {} replications: confidence intervals are wide and the distribution "
+    add(
+        fmt::format("only {} replications: confidence intervals are wide and the distribution "
                     "is coarse (use at least {})",
                     c.replications, kFewReplications));
   for (const auto& s : r.strategies) {
@@ -184,10 +188,11 @@ Chart goodput_chart(const Results& r) {
   Chart ch;
   ch.id = "goodput";
   ch.title = "Goodput per strategy";
-  ch.caption = "Mean goodput over the replications with its 95% confidence interval (whiskers). "
-               "Goodput is committed useful work divided by elapsed time × the ideal rate.";
-  ch.table.headers = {"Strategy", "Goodput (%)", "95% CI low", "95% CI high", "SD (points)",
-                      "p5", "p50", "p95", "Per-GPU goodput (%)", "n"};
+  ch.caption =
+      "Mean goodput over the replications with its 95% confidence interval (whiskers). "
+      "Goodput is committed useful work divided by elapsed time × the ideal rate.";
+  ch.table.headers = {"Strategy", "Goodput (%)", "95% CI low", "95% CI high",         "SD (points)",
+                      "p5",       "p50",         "p95",        "Per-GPU goodput (%)", "n"};
   std::vector<Row> rows;
   for (size_t i = 0; i < r.strategies.size(); ++i) {
     const auto& s = r.strategies[i];
@@ -197,9 +202,8 @@ Chart goodput_chart(const Results& r) {
                     fmt::format("{}% [{}, {}]", svg::pct(g->mean), svg::pct(g->ci95_lo),
                                 svg::pct(g->ci95_hi))});
     const Stat* per_gpu = find_stat(s, "per_gpu_goodput");
-    ch.table.rows.push_back({s.label, svg::pct(g->mean), svg::pct(g->ci95_lo),
-                             svg::pct(g->ci95_hi), svg::pct(g->sd), svg::pct(g->p5),
-                             svg::pct(g->p50), svg::pct(g->p95),
+    ch.table.rows.push_back({s.label, svg::pct(g->mean), svg::pct(g->ci95_lo), svg::pct(g->ci95_hi),
+                             svg::pct(g->sd), svg::pct(g->p5), svg::pct(g->p50), svg::pct(g->p95),
                              per_gpu ? svg::pct(per_gpu->mean) : "–", fmt::format("{}", g->n)});
   }
   if (!rows.empty())
@@ -211,8 +215,9 @@ Chart badput_chart(const Results& r) {
   Chart ch;
   ch.id = "badput";
   ch.title = "Where the time goes: badput breakdown";
-  ch.caption = "Mean share of elapsed time lost to each cause (stacked). With goodput, the parts "
-               "sum to 100%.";
+  ch.caption =
+      "Mean share of elapsed time lost to each cause (stacked). With goodput, the parts "
+      "sum to 100%.";
   const auto& keys = badput_keys();
   ch.table.headers = {"Strategy"};
   for (const auto& k : keys) ch.table.headers.push_back(r.metric(k).label + " (%)");
@@ -283,14 +288,16 @@ Chart paired_chart(const Results& r) {
       "Per-replication difference strategy − {} on the same failure trajectory (common random "
       "numbers), mean and 95% CI. A whisker clear of the dashed zero line is a real difference.",
       baseline);
-  ch.table.headers = {"Strategy", "Baseline", "Metric", "Mean difference", "95% CI low",
-                      "95% CI high", "n"};
+  ch.table.headers = {"Strategy",   "Baseline",    "Metric", "Mean difference",
+                      "95% CI low", "95% CI high", "n"};
   std::vector<Row> rows;
   for (const auto& d : r.paired) {
     const MetricInfo m = r.metric(d.metric);
     const bool frac = is_fraction(m);
     auto v = [&](double x) {
-      return frac ? svg::pct(x) + " pts" : m.unit.empty() ? svg::num(x) : svg::num(x) + " " + m.unit;
+      return frac             ? svg::pct(x) + " pts"
+             : m.unit.empty() ? svg::num(x)
+                              : svg::num(x) + " " + m.unit;
     };
     const size_t idx = strategy_index(r, d.strategy);
     const std::string label = idx < r.strategies.size() ? r.strategies[idx].label : d.strategy;
@@ -323,8 +330,9 @@ Chart distribution_chart(const Results& r) {
   const bool frac = key == "goodput" || is_fraction(m);
   const std::string unit = frac ? "%" : (key == "time_to_train_days" ? "days" : m.unit);
   ch.title = fmt::format("Distribution of {} across replications", m.label);
-  ch.caption = "Each dot is one replication (spread vertically only for visibility); the box "
-               "spans p5–p95 and the bar inside it is the median.";
+  ch.caption =
+      "Each dot is one replication (spread vertically only for visibility); the box "
+      "spans p5–p95 and the bar inside it is the median.";
   ch.table.headers = {"Strategy", "n", "min", "p5", "p50", "p95", "max", "mean", "SD"};
   for (auto& h : ch.table.headers) {
     if (h != "Strategy" && h != "n") h += fmt::format(" ({})", unit);

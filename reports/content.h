@@ -18,7 +18,7 @@ namespace ntpsim::reports {
 struct Table {
   std::vector<std::string> headers;
   std::vector<std::vector<std::string>> rows;  // each as long as headers
-  std::string note;                             // e.g. "first 200 of 1234 failures", or ""
+  std::string note;                            // e.g. "first 200 of 1234 failures", or ""
 };
 
 // Whether every cell of column `col` reads as a number ("97.30", "-0.5 pts", "–"), so the

@@ -70,9 +70,10 @@ std::string html_table(const Table& t, const std::string& cls, const std::string
   for (const auto& row : t.rows) {
     out += "<tr>";
     for (size_t i = 0; i < row.size(); ++i) {
-      out += i == 0 ? fmt::format("<th scope=\"row\">{}</th>", escape(row[i]))
-                    : fmt::format("<td{}>{}</td>", i < text.size() && text[i] ? " class=\"text\"" : "",
-                                  escape(row[i]));
+      out += i == 0
+                 ? fmt::format("<th scope=\"row\">{}</th>", escape(row[i]))
+                 : fmt::format("<td{}>{}</td>", i < text.size() && text[i] ? " class=\"text\"" : "",
+                               escape(row[i]));
     }
     out += "</tr>\n";
   }
@@ -134,8 +135,9 @@ std::string render_html(const Results& r) {
   out += "</section>\n";
 
   if (!r.scenario.is_null()) {
-    out += "<section id=\"scenario\">\n<details>\n<summary>Resolved scenario (as `ntpsim check "
-           "--json` prints it)</summary>\n<pre>";
+    out +=
+        "<section id=\"scenario\">\n<details>\n<summary>Resolved scenario (as `ntpsim check "
+        "--json` prints it)</summary>\n<pre>";
     out += escape(r.scenario.dump(2));
     out += "</pre>\n</details>\n</section>\n";
   }

@@ -19,9 +19,12 @@ namespace fs = std::filesystem;
 std::string md_cell(const std::string& text) {
   std::string out;
   for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
   }
   return out;
 }

@@ -41,8 +41,7 @@ class Reader {
     return &*it;
   }
 
-  std::string str(const json& obj, const char* key, const std::string& path,
-                  bool required = true) {
+  std::string str(const json& obj, const char* key, const std::string& path, bool required = true) {
     const json* v = field(obj, key, path, required);
     if (v == nullptr) return {};
     if (!v->is_string()) {
@@ -65,8 +64,7 @@ class Reader {
     return v->get<double>();
   }
 
-  int64_t integer(const json& obj, const char* key, const std::string& path,
-                  bool required = true) {
+  int64_t integer(const json& obj, const char* key, const std::string& path, bool required = true) {
     const json* v = field(obj, key, path, required);
     if (v == nullptr) return 0;
     if (!v->is_number_integer() && !v->is_number_unsigned()) {
@@ -132,7 +130,8 @@ StrategyResult read_strategy(Reader& r, const json& j, const std::string& path) 
   if (s.label.empty()) s.label = s.name;
   const json* summary = r.field(j, "summary", path, true);
   if (summary != nullptr) {
-    if (!summary->is_object()) r.fail(Reader::join(path, "summary"), "expected an object");
+    if (!summary->is_object())
+      r.fail(Reader::join(path, "summary"), "expected an object");
     else {
       for (const auto& [key, value] : summary->items()) {
         s.summary[key] = read_stat(r, value, Reader::join(path, "summary") + "." + key);
@@ -148,9 +147,12 @@ StrategyResult read_strategy(Reader& r, const json& j, const std::string& path) 
     }
     std::map<std::string, double> row;
     for (const auto& [key, value] : reps[i].items()) {
-      if (value.is_null()) row[key] = kNaN;
-      else if (value.is_number()) row[key] = value.get<double>();
-      else r.fail(rp + "." + key, "expected a number");
+      if (value.is_null())
+        row[key] = kNaN;
+      else if (value.is_number())
+        row[key] = value.get<double>();
+      else
+        r.fail(rp + "." + key, "expected a number");
     }
     s.replications.push_back(std::move(row));
   }
@@ -171,7 +173,8 @@ Context read_context(Reader& r, const json& j) {
   if (seed != nullptr) {
     if (seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<int64_t>() >= 0))
       c.seed = seed->get<uint64_t>();
-    else r.fail("context.seed", "expected a non-negative integer");
+    else
+      r.fail("context.seed", "expected a non-negative integer");
   }
   c.replications = r.integer(j, "replications", p);
   c.hardware_profile = r.str(j, "hardware_profile", p);
@@ -266,8 +269,10 @@ Sweep read_sweep(Reader& r, const json& j) {
   Sweep s;
   const json& params = r.array(j, "parameters", p, true);
   for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].is_string()) s.parameters.push_back(params[i].get<std::string>());
-    else r.fail(Reader::at(p + ".parameters", i), "expected a string");
+    if (params[i].is_string())
+      s.parameters.push_back(params[i].get<std::string>());
+    else
+      r.fail(Reader::at(p + ".parameters", i), "expected a string");
   }
   const json& points = r.array(j, "points", p, true);
   for (size_t i = 0; i < points.size(); ++i) {
@@ -321,9 +326,10 @@ MetricInfo Results::metric(std::string_view key) const {
 }
 
 const std::vector<std::string>& badput_keys() {
-  static const std::vector<std::string> kKeys = {  // NOLINT: immutable table
-      "badput_checkpoint", "badput_rollback", "badput_recovery",
-      "badput_stall",      "badput_degraded", "badput_reshard"};
+  static const std::vector<std::string> kKeys = {// NOLINT: immutable table
+                                                 "badput_checkpoint", "badput_rollback",
+                                                 "badput_recovery",   "badput_stall",
+                                                 "badput_degraded",   "badput_reshard"};
   return kKeys;
 }
 
@@ -352,8 +358,10 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
   if (context != nullptr) out.context = read_context(r, *context);
   const json& warnings = r.array(doc, "warnings", "", false);
   for (size_t i = 0; i < warnings.size(); ++i) {
-    if (warnings[i].is_string()) out.warnings.push_back(warnings[i].get<std::string>());
-    else r.fail(Reader::at("warnings", i), "expected a string");
+    if (warnings[i].is_string())
+      out.warnings.push_back(warnings[i].get<std::string>());
+    else
+      r.fail(Reader::at("warnings", i), "expected a string");
   }
   if (doc.is_object() && doc.contains("scenario")) out.scenario = doc.at("scenario");
   const json& metrics = r.array(doc, "metrics", "", true);

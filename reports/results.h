@@ -10,10 +10,9 @@
 // Ownership: plain values. Thread safety: immutable after reading; share const references freely.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,8 +43,8 @@ struct MetricInfo {
 };
 
 struct StrategyResult {
-  std::string name;   // registered strategy name
-  std::string label;  // display name
+  std::string name;                     // registered strategy name
+  std::string label;                    // display name
   std::map<std::string, Stat> summary;  // metric key -> statistics
   // One map per replication (index = replication): metric key -> value. Empty in sweep points.
   std::vector<std::map<std::string, double>> replications;
@@ -66,7 +65,7 @@ struct FailureEvent {
   double t_s = 0.0;    // when the failure happened
   double end_s = 0.0;  // when the failed part was back (repair done); >= t_s
   int64_t domain = 0;
-  int64_t gpus = 0;    // GPUs taken out by this failure
+  int64_t gpus = 0;       // GPUs taken out by this failure
   std::string kind;       // failure kind name ("hardware", "software", ...)
   std::string component;  // gpu | node | domain | pod
   bool interrupts = true;
@@ -90,8 +89,8 @@ struct JobMark {
 struct DomainChange {
   int64_t domain = 0;
   double t_s = 0.0;
-  std::string state;       // healthy | degraded | boosted | failed | repaired | idle
-  int64_t tp = 0;          // tensor-parallel degree after the change (0 when not given)
+  std::string state;  // healthy | degraded | boosted | failed | repaired | idle
+  int64_t tp = 0;     // tensor-parallel degree after the change (0 when not given)
   double power_ratio = 1.0;
 };
 
@@ -116,7 +115,7 @@ struct Timeline {
 
 struct SweepPoint {
   std::map<std::string, std::string> values;  // parameter path -> value as written ("1.97e-5/h")
-  std::vector<StrategyResult> strategies;      // summaries only
+  std::vector<StrategyResult> strategies;     // summaries only
 };
 
 struct Sweep {
@@ -146,9 +145,9 @@ struct Results {
   std::string schema;  // "ntpsim-results/1"
   std::string kind;    // "run" | "sweep"
   Context context;
-  std::vector<std::string> warnings;  // as written by the engine
-  nlohmann::json scenario;            // the resolved scenario (null when absent)
-  std::vector<MetricInfo> metrics;    // display order
+  std::vector<std::string> warnings;       // as written by the engine
+  nlohmann::json scenario;                 // the resolved scenario (null when absent)
+  std::vector<MetricInfo> metrics;         // display order
   std::vector<StrategyResult> strategies;  // the first is the baseline
   std::vector<PairedDiff> paired;
   std::optional<Timeline> timeline;

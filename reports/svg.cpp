@@ -103,12 +103,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char ch : text) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -116,14 +127,15 @@ std::string escape(std::string_view text) {
 
 const std::string& colour(size_t i) {
   // Okabe & Ito (2008), "Color Universal Design"; yellow last (poor contrast on white).
-  static const std::vector<std::string> kPalette = {  // NOLINT: immutable table
+  static const std::vector<std::string> kPalette = {
+      // NOLINT: immutable table
       "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"};
   return kPalette[i % kPalette.size()];
 }
 
 const std::string& dash(size_t i) {
-  static const std::vector<std::string> kDash = {  // NOLINT: immutable table
-      "", "6 3", "2 2", "8 3 2 3", "4 4", "1 3"};
+  static const std::vector<std::string> kDash = {// NOLINT: immutable table
+                                                 "", "6 3", "2 2", "8 3 2 3", "4 4", "1 3"};
   return kDash[i % kDash.size()];
 }
 
@@ -157,7 +169,8 @@ void Svg::polyline(const std::vector<double>& xs, const std::vector<double>& ys,
   NTPSIM_CHECK(xs.size() == ys.size());
   if (xs.empty()) return;
   std::string pts;
-  for (size_t i = 0; i < xs.size(); ++i) pts += fmt::format("{}{},{}", i ? " " : "", c(xs[i]), c(ys[i]));
+  for (size_t i = 0; i < xs.size(); ++i)
+    pts += fmt::format("{}{},{}", i ? " " : "", c(xs[i]), c(ys[i]));
   body_ += fmt::format(
       R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="{}" stroke-linejoin="round")",
       pts, stroke, c(stroke_width));
@@ -170,7 +183,8 @@ void Svg::polygon(const std::vector<double>& xs, const std::vector<double>& ys,
   NTPSIM_CHECK(xs.size() == ys.size());
   if (xs.empty()) return;
   std::string pts;
-  for (size_t i = 0; i < xs.size(); ++i) pts += fmt::format("{}{},{}", i ? " " : "", c(xs[i]), c(ys[i]));
+  for (size_t i = 0; i < xs.size(); ++i)
+    pts += fmt::format("{}{},{}", i ? " " : "", c(xs[i]), c(ys[i]));
   body_ += fmt::format(R"(<polygon points="{}" fill="{}" fill-opacity="{}" stroke="none"/>)", pts,
                        fill, fmt::format("{:g}", opacity));
   body_ += "\n";
@@ -181,7 +195,9 @@ void Svg::marker(size_t shape, double cx, double cy, double r, std::string_view 
   const std::string tip =
       title.empty() ? std::string() : fmt::format("<title>{}</title>", escape(title));
   const std::string open = tip.empty() ? "/>" : ">" + tip;
-  auto close = [&](const char* tag) { return tip.empty() ? std::string() : fmt::format("</{}>", tag); };
+  auto close = [&](const char* tag) {
+    return tip.empty() ? std::string() : fmt::format("</{}>", tag);
+  };
   switch (shape % 6) {
     case 0:
       body_ += fmt::format(R"(<circle cx="{}" cy="{}" r="{}" fill="{}"{}{})", c(cx), c(cy), c(r),
@@ -218,12 +234,15 @@ void Svg::text(double x, double y, std::string_view text, std::string_view ancho
                std::string_view extra, double rotate) {
   body_ += fmt::format(R"(<text x="{}" y="{}" font-size="{}")", c(x), c(y), c(size));
   if (anchor != "start") body_ += fmt::format(R"( text-anchor="{}")", anchor);
-  if (rotate != 0.0) body_ += fmt::format(R"x( transform="rotate({} {} {})")x", c(rotate), c(x), c(y));
+  if (rotate != 0.0)
+    body_ += fmt::format(R"x( transform="rotate({} {} {})")x", c(rotate), c(x), c(y));
   if (!extra.empty()) body_ += fmt::format(" {}", extra);
   body_ += fmt::format(">{}</text>\n", escape(text));
 }
 
-void Svg::raw(std::string_view markup) { body_ += markup; }
+void Svg::raw(std::string_view markup) {
+  body_ += markup;
+}
 
 std::string Svg::finish() const {
   return fmt::format(
@@ -270,11 +289,15 @@ double legend(Svg& s, double x, double y, double max_width, const std::vector<Le
       cy += row;
     }
     switch (item.kind) {
-      case LegendItem::Kind::kSwatch: s.rect(cx, cy - 9, 14, 12, item.colour); break;
+      case LegendItem::Kind::kSwatch:
+        s.rect(cx, cy - 9, 14, 12, item.colour);
+        break;
       case LegendItem::Kind::kLine:
         s.line(cx, cy - 3, cx + 16, cy - 3, item.colour, 2.5, dash(item.style));
         break;
-      case LegendItem::Kind::kMarker: s.marker(item.style, cx + 7, cy - 3, 5, item.colour); break;
+      case LegendItem::Kind::kMarker:
+        s.marker(item.style, cx + 7, cy - 3, 5, item.colour);
+        break;
     }
     s.text(cx + 22, cy + 1, item.label, "start", 12, R"(fill="#222")");
     cx += w;

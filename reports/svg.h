@@ -48,13 +48,12 @@ class Svg {
             double stroke_width = 1.0, std::string_view dasharray = "");
   void rect(double x, double y, double w, double h, std::string_view fill,
             std::string_view extra = "");
-  void circle(double cx, double cy, double r, std::string_view fill,
-              std::string_view extra = "");
+  void circle(double cx, double cy, double r, std::string_view fill, std::string_view extra = "");
   // Polyline through (xs[i], ys[i]); no fill.
   void polyline(const std::vector<double>& xs, const std::vector<double>& ys,
                 std::string_view stroke, double stroke_width, std::string_view dasharray = "");
-  void polygon(const std::vector<double>& xs, const std::vector<double>& ys,
-               std::string_view fill, double opacity);
+  void polygon(const std::vector<double>& xs, const std::vector<double>& ys, std::string_view fill,
+               double opacity);
   // Marker shapes for scatter/mark rows: 0 circle, 1 triangle-up, 2 square, 3 diamond,
   // 4 triangle-down, 5 cross. `title` (optional) becomes a hover tooltip.
   void marker(size_t shape, double cx, double cy, double r, std::string_view fill,

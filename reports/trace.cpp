@@ -12,11 +12,11 @@
 // for job throughput, usable GPUs and failed GPUs. Slices on one track never overlap (the format
 // requires slices on a thread to nest), which contiguous segments guarantee.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "models/base/check.h"
 #include "reports/content.h"
@@ -27,7 +27,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-int64_t us(double seconds) { return std::llround(seconds * 1e6); }
+int64_t us(double seconds) {
+  return std::llround(seconds * 1e6);
+}
 
 ojson meta(const char* what, int pid, int64_t tid, const ojson& args) {
   ojson e = {{"ph", "M"}, {"name", what}, {"pid", pid}};
@@ -39,16 +41,22 @@ ojson meta(const char* what, int pid, int64_t tid, const ojson& args) {
 ojson slice(const std::string& name, const char* cat, int pid, int64_t tid, double t0, double t1,
             ojson args) {
   const int64_t ts = us(t0);
-  return {{"ph", "X"}, {"name", name}, {"cat", cat}, {"pid", pid}, {"tid", tid},
-          {"ts", ts},  {"dur", std::max<int64_t>(0, us(t1) - ts)}, {"args", std::move(args)}};
+  return {{"ph", "X"},
+          {"name", name},
+          {"cat", cat},
+          {"pid", pid},
+          {"tid", tid},
+          {"ts", ts},
+          {"dur", std::max<int64_t>(0, us(t1) - ts)},
+          {"args", std::move(args)}};
 }
 
 // Perfetto names a counter track "<name> <series>" (one track per args key); chrome://tracing
 // shows the name with the series as its legend. Counters belong to the process; the tid only
 // has to resolve to it.
 ojson counter(const std::string& name, int pid, int64_t ts, const char* series, double value) {
-  return {{"ph", "C"},  {"name", name}, {"pid", pid},
-          {"tid", 1},   {"ts", ts},     {"args", {{series, value}}}};
+  return {{"ph", "C"}, {"name", name}, {"pid", pid},
+          {"tid", 1},  {"ts", ts},     {"args", {{series, value}}}};
 }
 
 std::string domain_slice_name(const DomainChange& d) {
@@ -96,8 +104,13 @@ void add_strategy(ojson& events, const Results& r, const StrategyTimeline& st, i
     prev = &g;
   }
   for (const auto& m : st.marks) {
-    events.push_back({{"ph", "i"}, {"name", m.type}, {"cat", "mark"}, {"pid", pid},
-                      {"tid", kMarkTid}, {"ts", us(m.t_s)}, {"s", "t"}});
+    events.push_back({{"ph", "i"},
+                      {"name", m.type},
+                      {"cat", "mark"},
+                      {"pid", pid},
+                      {"tid", kMarkTid},
+                      {"ts", us(m.t_s)},
+                      {"s", "t"}});
   }
   // Per-domain state tracks: each change opens a slice that lasts to the next change.
   std::map<int64_t, std::vector<DomainChange>> by_domain;
@@ -138,11 +151,19 @@ std::string render_timeline(const Results& r) {
   for (const auto& f : tl.failures) {
     delta[us(f.t_s)] += double(f.gpus);
     if (f.end_s < horizon) delta[us(f.end_s)] -= double(f.gpus);
-    events.push_back({{"ph", "i"}, {"name", fmt::format("{} failure", f.kind)}, {"cat", "failure"},
-                      {"pid", kClusterPid}, {"tid", 1}, {"ts", us(f.t_s)}, {"s", "t"},
+    events.push_back({{"ph", "i"},
+                      {"name", fmt::format("{} failure", f.kind)},
+                      {"cat", "failure"},
+                      {"pid", kClusterPid},
+                      {"tid", 1},
+                      {"ts", us(f.t_s)},
+                      {"s", "t"},
                       {"args",
-                       {{"domain", f.domain}, {"gpus", f.gpus}, {"component", f.component},
-                        {"interrupts", f.interrupts}, {"repaired_at_s", f.end_s}}}});
+                       {{"domain", f.domain},
+                        {"gpus", f.gpus},
+                        {"component", f.component},
+                        {"interrupts", f.interrupts},
+                        {"repaired_at_s", f.end_s}}}});
   }
   double level = 0.0;
   events.push_back(counter("failed", kClusterPid, 0, "GPUs", 0.0));

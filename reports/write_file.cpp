@@ -30,9 +30,15 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
   if (!report_path.empty()) {
     Status st;
     switch (format_for_path(report_path)) {
-      case Format::kMarkdown: st = write_markdown(*results, report_path); break;
-      case Format::kCsv: st = write_csv(*results, report_path); break;
-      case Format::kHtml: st = write_html(*results, report_path); break;
+      case Format::kMarkdown:
+        st = write_markdown(*results, report_path);
+        break;
+      case Format::kCsv:
+        st = write_csv(*results, report_path);
+        break;
+      case Format::kHtml:
+        st = write_html(*results, report_path);
+        break;
     }
     if (!st.ok()) return st;
   }
@@ -70,8 +76,8 @@ Status write_file_atomic(const std::string& path, const std::string& text) {
   if (ec) {
     std::error_code ignored;
     fs::remove(tmp, ignored);
-    return Error::runtime(fmt::format("{}: cannot move the finished file into place: {}", path,
-                                      ec.message()));
+    return Error::runtime(
+        fmt::format("{}: cannot move the finished file into place: {}", path, ec.message()));
   }
   return Status::Ok();
 }

@@ -2,11 +2,11 @@
 // fixtures/small.yaml (regenerate: see golden/README.md). Whatever the engine's numbers, reports/
 // must read its document and render every output well formed.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "reports/content.h"
 #include "reports/report.h"

@@ -46,20 +46,32 @@ class Golden : public ::testing::Test {
   Results results_ = testing::small_results();
 };
 
-TEST_F(Golden, GoodputSvg) { expect_golden("goodput.svg", goodput_chart(results_).svg); }
-TEST_F(Golden, BadputSvg) { expect_golden("badput.svg", badput_chart(results_).svg); }
-TEST_F(Golden, PairedSvg) { expect_golden("paired.svg", paired_chart(results_).svg); }
+TEST_F(Golden, GoodputSvg) {
+  expect_golden("goodput.svg", goodput_chart(results_).svg);
+}
+TEST_F(Golden, BadputSvg) {
+  expect_golden("badput.svg", badput_chart(results_).svg);
+}
+TEST_F(Golden, PairedSvg) {
+  expect_golden("paired.svg", paired_chart(results_).svg);
+}
 TEST_F(Golden, DistributionSvg) {
   expect_golden("distribution.svg", distribution_chart(results_).svg);
 }
-TEST_F(Golden, TimelineSvg) { expect_golden("timeline.svg", timeline_chart(results_).svg); }
+TEST_F(Golden, TimelineSvg) {
+  expect_golden("timeline.svg", timeline_chart(results_).svg);
+}
 TEST_F(Golden, SweepSvg) {
   auto sweep = load_results(testing::fixture_path("sweep.json"));
   ASSERT_TRUE(sweep.ok()) << sweep.error().message;
   expect_golden("sweep.svg", sweep_chart(*sweep).svg);
 }
-TEST_F(Golden, Markdown) { expect_golden("small.md", render_markdown(results_, "small")); }
-TEST_F(Golden, Csv) { expect_golden("small.csv", render_csv(results_)); }
+TEST_F(Golden, Markdown) {
+  expect_golden("small.md", render_markdown(results_, "small"));
+}
+TEST_F(Golden, Csv) {
+  expect_golden("small.csv", render_csv(results_));
+}
 TEST_F(Golden, SweepCsv) {
   auto sweep = load_results(testing::fixture_path("sweep.json"));
   ASSERT_TRUE(sweep.ok()) << sweep.error().message;

@@ -22,16 +22,20 @@ class Html : public ::testing::Test {
   std::string html_ = render_html(results_);
 };
 
-TEST_F(Html, TagsBalance) { testing::expect_balanced(html_); }
+TEST_F(Html, TagsBalance) {
+  testing::expect_balanced(html_);
+}
 
-TEST_F(Html, FetchesNothingFromOutside) { testing::expect_self_contained(html_); }
+TEST_F(Html, FetchesNothingFromOutside) {
+  testing::expect_self_contained(html_);
+}
 
 TEST_F(Html, EveryChartHasItsSvgAndTable) {
   const auto charts = build_charts(results_);
   std::vector<std::string> ids;
   for (const auto& c : charts) ids.push_back(c.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"goodput", "badput", "paired", "timeline",
-                                           "distribution"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"goodput", "badput", "paired", "timeline", "distribution"}));
   const size_t figures = testing::expect_figures_complete(html_);
   EXPECT_EQ(figures, charts.size());
   for (const auto& id : ids) {
@@ -49,10 +53,9 @@ TEST_F(Html, ContextWarningsAndScenarioAreShown) {
   }
   // The engine already warned about replications; the report does not say it twice.
   const auto warnings = report_warnings(results_);
-  EXPECT_EQ(std::count_if(warnings.begin(), warnings.end(),
-                          [](const std::string& w) {
-                            return w.find("replications") != std::string::npos;
-                          }),
+  EXPECT_EQ(std::count_if(
+                warnings.begin(), warnings.end(),
+                [](const std::string& w) { return w.find("replications") != std::string::npos; }),
             1);
 }
 
@@ -139,7 +142,7 @@ TEST(TimelineChart, DenseTimelinesAreBinned) {
     longest = std::max<size_t>(longest, std::count(pts.begin(), pts.end(), ' ') + 1);
   }
   EXPECT_GT(longest, 0u);
-  EXPECT_LT(longest, 100u);  // unbinned, each throughput line would have 4800 points
+  EXPECT_LT(longest, 100u);                // unbinned, each throughput line would have 4800 points
   EXPECT_EQ(c.table.rows[0][1], "90.00");  // time-weighted mean throughput, from the segments
 }
 

@@ -74,8 +74,8 @@ TEST(Results, NullNumberReadsAsNaN) {
 }
 
 TEST(Results, MissingFieldNamesItsPath) {
-  auto r = parse_results(minimal(R"({"goodput": {"mean": 0.9, "ci95_hi": 0.91, "n": 10}})"),
-                         "m.json");
+  auto r =
+      parse_results(minimal(R"({"goodput": {"mean": 0.9, "ci95_hi": 0.91, "n": 10}})"), "m.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
   EXPECT_NE(r.error().message.find("m.json: strategies[0].summary.goodput.ci95_lo: missing"),
@@ -85,7 +85,8 @@ TEST(Results, MissingFieldNamesItsPath) {
 
 TEST(Results, WrongTypeNamesItsPath) {
   auto r = parse_results(
-      minimal(R"({"goodput": {"mean": "high", "ci95_lo": 0.1, "ci95_hi": 0.2, "n": 3}})"), "m.json");
+      minimal(R"({"goodput": {"mean": "high", "ci95_lo": 0.1, "ci95_hi": 0.2, "n": 3}})"),
+      "m.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("strategies[0].summary.goodput.mean: expected a number"),
             std::string::npos)

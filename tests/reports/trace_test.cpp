@@ -3,9 +3,9 @@
 // the content promised (a job track per strategy, a track per domain that changed state,
 // counters for throughput and failed GPUs).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "reports/report.h"

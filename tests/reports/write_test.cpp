@@ -1,10 +1,10 @@
 // Writing files: atomic (temp + rename, nothing left behind on error), Markdown writes its SVGs
 // beside it, and a timeline needs a timeline.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "reports/report.h"
@@ -80,12 +80,13 @@ TEST(Write, ReportFilesFromAnInMemoryDocument) {
   const auto dir = testing::scratch_dir();
   std::ifstream in(testing::fixture_path("small.json"));
   const nlohmann::json doc = nlohmann::json::parse(in);
-  ASSERT_TRUE(write_report_files(doc, "run", (dir / "r.md").string(), (dir / "t.json").string()).ok());
+  ASSERT_TRUE(
+      write_report_files(doc, "run", (dir / "r.md").string(), (dir / "t.json").string()).ok());
   EXPECT_TRUE(fs::exists(dir / "r.md"));
   EXPECT_TRUE(fs::exists(dir / "r-goodput.svg"));
   EXPECT_TRUE(fs::exists(dir / "t.json"));
   EXPECT_TRUE(write_report_files(doc, "run", "", "").ok());  // nothing asked, nothing written
-  const nlohmann::ordered_json ordered = doc;  // what the engine builds
+  const nlohmann::ordered_json ordered = doc;                // what the engine builds
   ASSERT_TRUE(write_report_files(ordered, "run", (dir / "o.html").string(), "").ok());
   EXPECT_TRUE(fs::exists(dir / "o.html"));
   nlohmann::json broken = doc;

@@ -33,7 +33,8 @@ class ReportCommand final : public Command {
     auto results = reports::load_results(results_);
     if (!results.ok()) return report_error(results.error());
     if (!output_.empty()) {
-      static const std::map<std::string, reports::Format> kFormats = {  // NOLINT: constant
+      static const std::map<std::string, reports::Format> kFormats = {
+          // NOLINT: constant
           {"html", reports::Format::kHtml},
           {"md", reports::Format::kMarkdown},
           {"csv", reports::Format::kCsv}};
