@@ -58,7 +58,7 @@ std::string csv_field(const std::string& text) {
 
 std::string csv_number(double v) {
   if (std::isnan(v)) return "";
-  return fmt::format("{:.10g}", v);
+  return fmt::format("{}", v);  // shortest text that reads back to the same double
 }
 
 // Metric columns: the listed metrics in order, then any other key found in the data, sorted.
