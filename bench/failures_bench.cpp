@@ -66,6 +66,35 @@ BENCHMARK_CAPTURE(BM_ReplicationYear, exponential_plain, std::string("exponentia
 BENCHMARK_CAPTURE(BM_ReplicationYear, weibull, std::string("weibull"), false)
     ->Arg(1024)->Arg(10240)->Arg(102400)->Unit(benchmark::kMicrosecond);
 
+// The published InfiniteHBD trace, looped over 10 years on 400 nodes with a random placement.
+void BM_TraceReplay10Years(benchmark::State& state) {
+  Scenario s;
+  s.cluster.domains = 50;
+  s.cluster.gpus_per_domain = 64;
+  s.cluster.gpus_per_node = 8;
+  TraceConfig c;
+  c.format = "infinitehbd";
+  c.file = std::string(NTPSIM_SHARED_DIR) + "/data/traces/infinitehbd-stepfun/fault_trace.json";
+  c.mapping = "random";
+  c.loop = true;
+  s.failures.trace = c;
+  auto trace = load_trace(c);
+  NTPSIM_CHECK(trace.ok());
+  auto t = Topology::build(s.cluster);
+  NTPSIM_CHECK(t.ok());
+  uint64_t replication = 0;
+  int64_t events = 0;
+  for (auto _ : state) {
+    auto src = FailureSource::make(s, *t, *trace, 1, replication++);
+    NTPSIM_CHECK(src.ok());
+    FailureEvent e;
+    while (src->next(e) && e.time.seconds() < 10 * kYear) ++events;
+    benchmark::DoNotOptimize(e);
+  }
+  state.counters["events/rep"] = benchmark::Counter(static_cast<double>(events) / static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_TraceReplay10Years)->Unit(benchmark::kMicrosecond);
+
 void BM_TopologyBuild(benchmark::State& state) {
   const Scenario s = cluster_of(state.range(0), "exponential");
   for (auto _ : state) {
