@@ -201,3 +201,34 @@ TEST(Analytic, Fp8SpeedsGemmsButNotAttentionOrCommunication) {
 
 }  // namespace
 }  // namespace ntpsim::models
+
+namespace ntpsim::models {
+namespace {
+
+TEST(Analytic, MeasuredGemmTableDrivesComputeTime) {
+  const Workload w = testing::gpt(32, 8192, 64, 4096, 51200, 256);
+  HardwareProfile h = testing::profile("h100-sxm");
+  const Layout l{8, 2, 8, 1};
+  const double spec = AnalyticStepModel(w, l, h).breakdown(8, 1.0, 1.0).compute_s;
+  // A measured table at half the spec efficiency everywhere slows the GEMM part down.
+  h.gemm.table = {GemmPoint{1024, 1024, 1024, 0.4 * 989e12},
+                  GemmPoint{16384, 16384, 16384, 0.4 * 989e12}};
+  const double measured = AnalyticStepModel(w, l, h).breakdown(8, 1.0, 1.0).compute_s;
+  EXPECT_GT(measured, 1.5 * spec);
+  EXPECT_LT(measured, 2.2 * spec);
+}
+
+TEST(Analytic, GpuPowerRisesWithThePowerRatio) {
+  const Workload w = testing::gpt(32, 8192, 64, 4096, 51200, 256);
+  const AnalyticStepModel m(w, Layout{8, 2, 8, 1}, testing::profile("gb200-nvl72"));
+  double prev = 0;
+  for (double r : {0.8, 1.0, 1.1, 1.2, 1.3}) {
+    const double p = m.gpu_power_w(r);
+    EXPECT_GT(p, prev) << r;
+    EXPECT_LE(p, 1200 * r + 1e-9);
+    prev = p;
+  }
+}
+
+}  // namespace
+}  // namespace ntpsim::models
