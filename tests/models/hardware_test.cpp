@@ -122,3 +122,42 @@ TEST(Hardware, MaxPowerBelowTdpIsAnError) {
 
 }  // namespace
 }  // namespace ntpsim::models
+
+namespace ntpsim::models {
+namespace {
+
+TEST(Hardware, MeasuredSectionAndGemmTableRoundTrip) {
+  auto h = read_text(
+      "hardware:\n  name: h200-measured\n  origin: measured\n  peak_bf16_tflops: 989\n"
+      "  hbm: 141GB\n  hbm_bw: 4.8TB/s\n  tdp: 700W\n"
+      "  scale_up: {bw_per_gpu: 450GB/s}\n  scale_out: {bw_per_gpu: 50GB/s}\n"
+      "  gemm:\n    table:\n      - {m: 4096, n: 4096, k: 4096, tflops: 760}\n"
+      "      - {m: 1024, n: 8192, k: 8192, tflops: 640.5}\n"
+      "  measured:\n    context: \"8x H200, CUDA 13, host x\"\n    gemm_max_rel_error: 0.031\n"
+      "    gemm_r2: 0.994\n    points: 42\n");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  ASSERT_EQ(h->gemm.table.size(), 2u);
+  EXPECT_DOUBLE_EQ(h->gemm.table[1].flops_per_s, 640.5e12);
+  EXPECT_EQ(h->measured.points, 42);
+  YAML::Node wrapped;
+  wrapped["hardware"] = to_yaml(*h);
+  auto back = read_text(YAML::Dump(wrapped));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->origin, "measured");
+  EXPECT_EQ(back->measured.context, "8x H200, CUDA 13, host x");
+  EXPECT_DOUBLE_EQ(back->measured.gemm_r2, 0.994);
+  ASSERT_EQ(back->gemm.table.size(), 2u);
+  EXPECT_DOUBLE_EQ(back->gemm.table[0].k, 4096);
+
+  auto bad = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 989\n  hbm: 141GB\n  hbm_bw: 4.8TB/s\n"
+      "  tdp: 700W\n  scale_up: {bw_per_gpu: 450GB/s}\n  scale_out: {bw_per_gpu: 50GB/s}\n"
+      "  gemm:\n    table:\n      - {m: 4096, n: 4096, tflops: 760}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("hardware.gemm.table[0]"), std::string::npos)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("\"k\""), std::string::npos) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace ntpsim::models
