@@ -22,7 +22,8 @@
 namespace ntpsim::sim {
 namespace {
 
-const std::vector<std::string> kShipped = {"hgx-h100-16k", "ntp-paper-b200-nvl32", "quickstart"};
+const std::vector<std::string> kShipped = {"hgx-h100-16k", "ntp-paper-b200-nvl32", "quickstart",
+                                           "stepfun-trace-h100"};
 
 std::string read_text(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
