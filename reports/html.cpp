@@ -130,7 +130,8 @@ std::string render_html(const Results& r) {
     out += "</figure>\n";
   }
 
-  out += "<section id=\"metrics\">\n<h2>All metrics</h2>\n";
+  out += fmt::format("<section id=\"metrics\">\n<h2>All metrics{}</h2>\n",
+                     r.sweep ? " at the first sweep point" : "");
   out += html_table(metrics_table(r), "data", "");
   out += "</section>\n";
 

@@ -125,7 +125,8 @@ std::string render_markdown(const Results& r, const std::string& svg_stem) {
     out += fmt::format("![{}]({})\n\n", ch.title, svg_name(svg_stem, ch.id));
     out += md_table(ch.table) + "\n";
   }
-  out += "## All metrics\n\n" + md_table(metrics_table(r)) + "\n";
+  out += fmt::format("## All metrics{}\n\n", r.sweep ? " at the first sweep point" : "");
+  out += md_table(metrics_table(r)) + "\n";
   if (!r.scenario.is_null()) {
     out += "<details><summary>Resolved scenario</summary>\n\n```json\n";
     out += r.scenario.dump(2);

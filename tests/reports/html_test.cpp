@@ -107,6 +107,7 @@ TEST(HtmlSweep, SweepCurvesLeadAndTheFirstPointIsLabelled) {
   EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep\""), std::string::npos);
   EXPECT_NE(html.find("<td>Varied</td><td>failures.processes[0].rate (6 points)</td>"),
             std::string::npos);
+  EXPECT_NE(html.find("<h2>All metrics at the first sweep point</h2>"), std::string::npos);
 }
 
 }  // namespace
@@ -144,6 +145,35 @@ TEST(TimelineChart, DenseTimelinesAreBinned) {
   EXPECT_GT(longest, 0u);
   EXPECT_LT(longest, 100u);                // unbinned, each throughput line would have 4800 points
   EXPECT_EQ(c.table.rows[0][1], "90.00");  // time-weighted mean throughput, from the segments
+}
+
+}  // namespace
+}  // namespace ntpsim::reports
+
+namespace ntpsim::reports {
+namespace {
+
+// With a token budget the distribution shows the time to train, in days, not goodput.
+TEST(DistributionChart, ShowsTimeToTrainWhenThereIsABudget) {
+  Results r = testing::small_results();
+  r.metrics.push_back({"time_to_train_days", "Time to train", "days"});
+  for (auto& s : r.strategies) {
+    Stat st;
+    st.mean = st.p50 = 40.0;
+    st.p5 = st.min = 38.5;
+    st.p95 = st.max = 42.25;
+    st.ci95_lo = 39.0;
+    st.ci95_hi = 41.0;
+    st.n = 8;
+    s.summary["time_to_train_days"] = st;
+    for (auto& rep : s.replications) rep["time_to_train_days"] = 40.0;
+  }
+  const Chart c = distribution_chart(r);
+  EXPECT_EQ(c.title, "Distribution of Time to train across replications");
+  EXPECT_EQ(c.table.headers[2], "min (days)");
+  EXPECT_EQ(c.table.rows[0][2], "38.5");
+  EXPECT_EQ(c.table.rows[0][5], "42.25");
+  EXPECT_NE(c.svg.find(">Time to train (days)</text>"), std::string::npos);
 }
 
 }  // namespace
