@@ -240,8 +240,9 @@ Chart badput_chart(const Results& r) {
     row.push_back(svg::pct(total));
     row.push_back(g ? svg::pct(g->mean) : "–");
     if (g && std::fabs(g->mean + total - 1.0) > 0.005)
-      ch.table.note = fmt::format("goodput and badput of {} sum to {}%, not 100%", s.label,
-                                  svg::pct(g->mean + total));
+      ch.table.note += fmt::format("{}goodput and badput of {} sum to {}%, not 100%",
+                                   ch.table.note.empty() ? "" : "; ", s.label,
+                                   svg::pct(g->mean + total));
     max_total = std::max(max_total, total);
     parts.push_back(std::move(p));
     ch.table.rows.push_back(std::move(row));

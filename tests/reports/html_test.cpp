@@ -178,3 +178,20 @@ TEST(DistributionChart, ShowsTimeToTrainWhenThereIsABudget) {
 
 }  // namespace
 }  // namespace ntpsim::reports
+
+namespace ntpsim::reports {
+namespace {
+
+// Badput parts that do not add up with goodput to 100% are called out under the chart.
+TEST(BadputChart, FlagsPartsThatDoNotSumToOne) {
+  Results r = testing::small_results();
+  EXPECT_EQ(badput_chart(r).table.note, "");
+  r.strategies[1].summary["badput_stall"].mean = 0.02;
+  r.strategies[2].summary["badput_stall"].mean = 0.03;
+  EXPECT_EQ(badput_chart(r).table.note,
+            "goodput and badput of DP drop sum to 102.00%, not 100%; goodput and badput of NTP "
+            "sum to 103.00%, not 100%");
+}
+
+}  // namespace
+}  // namespace ntpsim::reports
