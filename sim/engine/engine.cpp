@@ -67,7 +67,6 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
 }
 
 Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
-  queue_.reserve(4096);
   shape_hist_.reserve(static_cast<size_t>(cfg.layout.tp) + 1);
 }
 
@@ -88,10 +87,15 @@ void Engine::mix_hash(uint64_t v) {
 
 ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                                StrategyTimeline* timeline) {
+  own_schedule_.build(failures, cfg_.end);
+  return run(strategy, failures, own_schedule_, timeline);
+}
+
+ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
+                               const EventSchedule& schedule, StrategyTimeline* timeline) {
   strategy_ = &strategy;
   tl_ = timeline;
   state_.reset(strategy.rules());
-  queue_.clear();
   now_ = Time::start();
   phase_ = Phase::kRunning;
   set_shape(strategy.shape(state_.histogram()));
@@ -108,38 +112,18 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<Failu
   hash_ = 0xcbf29ce484222325ULL;
   record_segment();
 
-  size_t next = 0;
-  Time last_failure = Time::start();
-  auto push_failure = [&] {
-    if (next >= failures.size() || failures[next].time >= cfg_.end) return;
-    NTPSIM_CHECK_MSG(failures[next].time >= last_failure, "failure events out of time order");
-    last_failure = failures[next].time;
-    queue_.push(failures[next].time, EventPriority::kFailure, EventType::kFailure,
-                static_cast<int64_t>(next));
-    ++next;
-  };
-  push_failure();
-  while (true) {
-    const Time t = queue_.empty() ? cfg_.end : std::min(queue_.top().time, cfg_.end);
-    if (!advance(t)) break;
-    if (queue_.empty() || queue_.top().time >= cfg_.end) break;
-    const QueuedEvent ev = queue_.pop();
-    const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
+  for (const ScheduledEvent& ev : schedule.events()) {
+    if (!advance(ev.time)) break;
+    const FailureEvent& e = failures[static_cast<size_t>(ev.failure)];
     ++events_;
-    if (ev.type == EventType::kFailure) {
-      on_failure(e);
-      if (e.repair < Duration::max()) {
-        queue_.push(e.time + e.repair, EventPriority::kRepair, EventType::kRepair, ev.payload);
-      }
-      push_failure();
-    } else {
-      on_repair(e);
-    }
+    if (ev.type == EventType::kFailure) on_failure(e);
+    else on_repair(e);
     mix_hash(static_cast<uint64_t>(now_.us()));
     mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
     mix_hash(std::bit_cast<uint64_t>(shape_.rate));
     mix_hash(static_cast<uint64_t>(state_.failed_gpus()));
   }
+  advance(cfg_.end);
 
   const Time end_t = finished_ ? now_ : cfg_.end;
   const double el = end_t.seconds();

@@ -1,7 +1,8 @@
 // The event-driven simulation of one training job under one strategy (DESIGN.md §3.3).
 //
-// Events (failures from a pre-generated, time-ordered list, and the repairs they schedule) come
-// from a binary heap keyed by (time, priority, sequence). Between events the job's configuration
+// Events (failures from a pre-generated, time-ordered list, and the repairs they schedule) are
+// ordered by a binary heap keyed by (time, priority, sequence), once per replication
+// (schedule.h), and replayed in that order by every strategy. Between events the job's configuration
 // is fixed and work accrues as rate x duration (work is measured in "ideal seconds": seconds of
 // the healthy job without checkpoints). The periodic checkpoint cycle and the end of a recovery
 // pause are handled analytically inside `advance`, not as queued events, so a year of frequent
@@ -34,6 +35,7 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/job_state.h"
 #include "sim/engine/layout.h"
+#include "sim/engine/schedule.h"
 #include "sim/engine/timeline.h"
 #include "sim/failures/failure_source.h"
 #include "sim/metrics/metrics.h"
@@ -68,8 +70,12 @@ class Engine {
  public:
   explicit Engine(const EngineConfig& cfg);
 
-  // One run of `strategy` over `failures` (sorted by time; events at or after cfg.end ignored).
+  // One run of `strategy` over `failures` (sorted by time; events at or after cfg.end ignored)
+  // replayed in the order of `schedule` (built from the same failures and cfg.end).
   // `timeline`, when given, records segments, marks and domain changes.
+  ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
+                         const EventSchedule& schedule, StrategyTimeline* timeline = nullptr);
+  // The same, building the schedule itself (for a single strategy or a test).
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          StrategyTimeline* timeline = nullptr);
 
@@ -101,7 +107,7 @@ class Engine {
 
   EngineConfig cfg_;
   JobState state_;
-  EventQueue queue_;
+  EventSchedule own_schedule_;  // for run() without a schedule
   const Strategy* strategy_ = nullptr;
   StrategyTimeline* tl_ = nullptr;
 

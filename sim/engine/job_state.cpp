@@ -9,8 +9,7 @@ namespace ntpsim::sim {
 
 JobState::JobState(const JobLayout& layout)
     : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {
-  down_.assign(static_cast<size_t>(layout.cluster_gpus), 0);
-  owner_.assign(static_cast<size_t>(layout.cluster_gpus), -1);
+  gpu_.assign(static_cast<size_t>(layout.cluster_gpus), Gpu{});
   k_.assign(static_cast<size_t>(layout.total_groups), 0);
   bucket_.assign(static_cast<size_t>(layout.total_groups), -1);
   pos_.assign(static_cast<size_t>(layout.total_groups), 0);
@@ -25,12 +24,12 @@ void JobState::reset(const MembershipRules& rules) {
   NTPSIM_CHECK(static_cast<int>(rules.degree_by_failed.size()) == tp_ + 1);
   NTPSIM_CHECK(rules.degree_by_failed[0] == tp_);
   rules_ = &rules;
-  std::fill(down_.begin(), down_.end(), 0);
   const int G = layout_.gpus_per_domain, gpd = layout_.groups_per_domain;
   for (int d = 0; d < layout_.domains(); ++d) {
-    const int64_t base = static_cast<int64_t>(d) * G;
+    Gpu* base = &gpu_[static_cast<size_t>(d) * G];
     for (int i = 0; i < G; ++i) {
-      owner_[base + i] = i < gpd * tp_ ? static_cast<int32_t>(d * gpd + i / tp_) : -1;
+      base[i].owner = i < gpd * tp_ ? static_cast<int32_t>(d * gpd + i / tp_) : -1;
+      base[i].down = 0;
     }
   }
   std::fill(k_.begin(), k_.end(), 0);
@@ -96,9 +95,10 @@ bool JobState::fail(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
   bool hit = false;
   for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
-    if (down_[gpu]++ != 0) continue;
+    Gpu& u = gpu_[static_cast<size_t>(gpu)];
+    if (u.down++ != 0) continue;
     ++failed_gpus_;
-    const int32_t g = owner_[gpu];
+    const int32_t g = u.owner;
     if (g < 0) continue;
     hit = hit || in_job(g);
     ++k_[g];
@@ -110,10 +110,11 @@ bool JobState::fail(GpuRange gpus) {
 void JobState::repair(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
   for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
-    NTPSIM_CHECK(down_[gpu] > 0);
-    if (--down_[gpu] != 0) continue;
+    Gpu& u = gpu_[static_cast<size_t>(gpu)];
+    NTPSIM_CHECK(u.down > 0);
+    if (--u.down != 0) continue;
     --failed_gpus_;
-    const int32_t g = owner_[gpu];
+    const int32_t g = u.owner;
     if (g < 0) continue;
     --k_[g];
     rebucket(g);
@@ -122,18 +123,29 @@ void JobState::repair(GpuRange gpus) {
 
 void JobState::swap_in_domain_spares(int64_t g) {
   const int G = layout_.gpus_per_domain;
-  const int64_t base = static_cast<int64_t>(layout_.domain_of_group(g)) * G;
+  Gpu* base = &gpu_[static_cast<size_t>(layout_.domain_of_group(g)) * G];
   int j = 0;
   for (int i = 0; i < G && k_[g] > 0; ++i) {
-    if (owner_[base + i] != g || down_[base + i] == 0) continue;
-    while (j < G && !(owner_[base + j] == -1 && down_[base + j] == 0)) ++j;
+    if (base[i].owner != g || base[i].down == 0) continue;
+    while (j < G && !(base[j].owner == -1 && base[j].down == 0)) ++j;
     if (j == G) break;
-    owner_[base + j] = static_cast<int32_t>(g);
-    owner_[base + i] = -1;
+    base[j].owner = static_cast<int32_t>(g);
+    base[i].owner = -1;
     --k_[g];
     ++j;
   }
   rebucket(g);
+}
+
+int JobState::next_member_degree(int d) const {
+  // Lowest degree > d with members (or T + 1 when none), from the bitmask.
+  for (int x = d + 1; x <= tp_;) {
+    const size_t w = static_cast<size_t>(x / 64);
+    const uint64_t word = job_mask_[w] & (~uint64_t{0} << (x % 64));
+    if (word != 0) return static_cast<int>(w * 64) + std::countr_zero(word);
+    x = static_cast<int>(w * 64 + 64);
+  }
+  return tp_ + 1;
 }
 
 int JobState::best_free_degree() const {
@@ -158,7 +170,7 @@ void JobState::reassign() {
   if (rules_->in_domain_spares && layout_.idle_per_domain > 0) {
     std::vector<int32_t>& damaged = damaged_scratch_;
     damaged.clear();
-    for (int d = 0; d < tp_; ++d) {
+    for (int d = 0; d < tp_; d = next_member_degree(d)) {
       const auto& v = buckets_[bucket_for(true, d)];
       damaged.insert(damaged.end(), v.begin(), v.end());
     }
@@ -206,9 +218,8 @@ int JobState::domain_min_degree(int domain) const {
 int JobState::domain_failed_gpus(int domain) const {
   const int G = layout_.gpus_per_domain;
   int n = 0;
-  for (int64_t i = static_cast<int64_t>(domain) * G; i < static_cast<int64_t>(domain + 1) * G; ++i) {
-    n += down_[i] > 0 ? 1 : 0;
-  }
+  const Gpu* base = &gpu_[static_cast<size_t>(domain) * G];
+  for (int i = 0; i < G; ++i) n += base[i].down > 0 ? 1 : 0;
   return n;
 }
 

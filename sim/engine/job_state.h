@@ -58,13 +58,17 @@ class JobState {
   void swap_in_domain_spares(int64_t g);
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
   int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
+  int next_member_degree(int d) const; // lowest degree > d with a member, T + 1 = none
 
   JobLayout layout_;
   int tp_;
   int excluded_bucket_;
   const MembershipRules* rules_ = nullptr;
-  std::vector<uint16_t> down_;          // per GPU
-  std::vector<int32_t> owner_;          // per GPU: group or -1
+  struct Gpu {
+    int32_t owner = -1;  // TP group using it, or -1 (idle)
+    uint16_t down = 0;   // failures currently covering it
+  };
+  std::vector<Gpu> gpu_;                // per GPU (one cache line access per GPU event)
   std::vector<int16_t> k_;              // per group: failed GPUs it owns
   std::vector<int16_t> bucket_;         // per group
   std::vector<int32_t> pos_;            // per group: index in its bucket

@@ -57,6 +57,7 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
   std::optional<Error> error;
   auto worker = [&] {
     Engine engine(sh.config);
+    EventSchedule schedule;
     std::vector<FailureEvent> failures;
     failures.reserve(1024);
     uint64_t my_events = 0;
@@ -73,11 +74,12 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
       failures.clear();
       FailureEvent e;
       while (src->next(e) && e.time < sh.config.end) failures.push_back(e);
+      schedule.build(failures, sh.config.end);
       for (size_t k = 0; k < sh.strategies.size(); ++k) {
         StrategyTimeline* tl =
             (i == 0 && opts.timeline) ? &result.strategies[k].timeline : nullptr;
         result.strategies[k].replications[static_cast<size_t>(i)] =
-            engine.run(*sh.strategies[k], failures, tl);
+            engine.run(*sh.strategies[k], failures, schedule, tl);
         my_events += engine.events_processed();
       }
       if (i == 0 && opts.timeline) {
@@ -189,6 +191,16 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
   if (n < 30) {
     r.warnings.push_back(
         fmt::format("only {} replications: confidence intervals are wide", n));
+  }
+  for (const auto& st : r.strategies) {
+    std::vector<double> g;
+    for (const auto& rep : st.replications) g.push_back(at(rep, Metric::kGoodput));
+    const double half = summarize(g).ci95_halfwidth();
+    if (half > 0.01) {
+      r.warnings.push_back(fmt::format(
+          "'{}': goodput 95% CI half-width is {:.2g} (over 1 point); run more replications",
+          st.name, half));
+    }
   }
   for (const auto& st : r.strategies) {
     if (st.timeline.truncated) {

@@ -59,13 +59,14 @@ class Ntp final : public Strategy {
     }
     const int64_t at_cut = need;
     auto used = [&](int d) -> int64_t { return d > cut ? hist[d] : (d == cut ? at_cut : 0); };
+    // Below `cut` nothing is used: every loop below runs over [cut, T] only (usually 1-3 bins).
 
     JobShape s;
     s.active_replicas = static_cast<int>(replicas);
     int64_t damaged = 0;
     int lowest = T;
     double extra_w = 0.0;
-    for (int d = 1; d < T; ++d) {
+    for (int d = cut; d < T; ++d) {
       const int64_t u = used(d);
       if (u == 0) continue;
       damaged += u;
@@ -96,7 +97,7 @@ class Ntp final : public Strategy {
         // Chunks of P groups in decreasing degree; a chunk runs at its lowest degree.
         int64_t fill = 0;  // groups in the open chunk
         int open_degree = T;
-        for (int d = T - 1; d >= 1; --d) {
+        for (int d = T - 1; d >= cut; --d) {
           int64_t u = used(d);
           if (u == 0) continue;
           if (fill > 0) {
@@ -119,7 +120,7 @@ class Ntp final : public Strategy {
       } else {
         // Spread: the `spread` lowest-degree groups each slow down a different replica.
         int64_t left = spread;
-        for (int d = 1; d < T && left > 0; ++d) {
+        for (int d = cut; d < T && left > 0; ++d) {
           const int64_t take = std::min(used(d), left);
           add_replicas(d, take);
           left -= take;

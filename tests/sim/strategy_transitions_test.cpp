@@ -232,6 +232,22 @@ TEST(Transitions, SpareSubstitutionFallsBackToRestart) {
   EXPECT_NEAR(get(m2, Metric::kBadputRecovery), 400.0 / 10000, kTol);
 }
 
+TEST(Transitions, TokenBudgetStopsAtTheTarget) {
+  Scenario sc = small_scenario();
+  sc.horizon_s = 0;
+  sc.train_tokens = 5000;  // the bench's ideal rate is 1 token/s: 5000 ideal seconds
+  Bench b(sc);
+  Engine engine(b.config);
+  auto s = b.strategy("checkpoint_restart");
+  // Pauses at 1000, 2010, 3020, 4030: the work reaches 5000 s at 5040 s.
+  const auto m = engine.run(*s, {});
+  EXPECT_NEAR(get(m, Metric::kTimeToTrainDays), 5040.0 / 86400, kTol);
+  EXPECT_NEAR(get(m, Metric::kGoodput), 5000.0 / 5040, kTol);
+  // A failure at 2500 with a 1000 s repair (no spares): +480 rollback, +1000 stall, +250.
+  const auto f = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
+  EXPECT_NEAR(get(f, Metric::kTimeToTrainDays), (5040.0 + 480 + 1000 + 250) / 86400, kTol);
+}
+
 TEST(Transitions, FingerprintIsStableAcrossReruns) {
   Bench b(small_scenario(1));
   Engine engine(b.config);
