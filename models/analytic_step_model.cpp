@@ -13,8 +13,8 @@ namespace {
 constexpr double kAct = 2.0;                // bytes per bf16 activation element
 constexpr double kCausalWork = 0.5;         // fused causal attention skips the upper triangle
 constexpr double kAttentionBackward = 2.5;  // FlashAttention backward / forward matmul work
-constexpr double kOptimizerBytesPerParam =
-    32.0;  // Adam: grads, master, m, v read; master, m, v, bf16 written
+// Adam per parameter: fp32 grad, master, m, v read (16 B); master, m, v and bf16 weight written.
+constexpr double kOptimizerBytesPerParam = 32.0;
 }  // namespace
 
 struct AnalyticStepModel::MicroCost {
@@ -93,15 +93,15 @@ AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) con
     c.scaled_bwd += gemm_.time_s(n, inner, cols) + wg;
     c.wgrad += wg;
   }
-  const MicroCost before = c;
-  add_attention(s, n, c);
   // Memory-bound kernels: 2 norms (read + write h), 2 residual adds with dropout (~3.5 h each)
   // on the sequence-parallel shard; activation on the FFN shard; rotary on Q and K.
   const double n_sp = w.sequence_parallel ? n / tp : n;
   const double elems = 11.0 * h * n_sp + (w.gated_ffn ? 3.0 : 2.0) * s.ffn * n +
                        2.0 * (s.q_heads + s.kv_heads) * s.head_dim * n;
-  c.memory_fwd = gemm_.memory_time_s(kAct * elems);
-  c.memory_bwd = 2.0 * c.memory_fwd;
+  c.memory_fwd += gemm_.memory_time_s(kAct * elems);
+  c.memory_bwd += 2.0 * gemm_.memory_time_s(kAct * elems);
+  const MicroCost before_attention = c;
+  add_attention(s, n, c);
   if (tp > 1) {
     const Fabric& f = tp_fabric(tp);
     const double bytes = kAct * n * h;
@@ -114,8 +114,8 @@ AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) con
   }
   if (w.recompute == Recompute::kSelective) {
     // Repeat the attention-core forward (scores, softmax, P·V) in backward.
-    c.scaled_bwd += c.scaled_fwd - before.scaled_fwd;
-    c.memory_bwd += c.memory_fwd - before.memory_fwd;
+    c.scaled_bwd += c.scaled_fwd - before_attention.scaled_fwd;
+    c.memory_bwd += c.memory_fwd - before_attention.memory_fwd;
   } else if (w.recompute == Recompute::kFull) {
     c.scaled_bwd += c.scaled_fwd;
     c.memory_bwd += c.memory_fwd;

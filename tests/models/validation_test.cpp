@@ -63,7 +63,7 @@ TEST(Validation, Korthikanti2022IterationTimes) {
                   100 * b.mfu);
       // Every configuration ran on 80 GB GPUs, so the memory model must let it fit.
       EXPECT_TRUE(memory_at(w, l, a100, p.tp).fits()) << p.name;
-      EXPECT_LT(std::fabs(err), 0.30) << p.name << (present ? " present" : " full");
+      EXPECT_LT(std::fabs(err), 0.20) << p.name << (present ? " present" : " full");
       sum_abs += std::fabs(err);
       ++n;
       predicted[present ? 1 : 0] = b.iteration_s;
@@ -73,7 +73,7 @@ TEST(Validation, Korthikanti2022IterationTimes) {
   }
   const double mean_abs = sum_abs / n;
   std::printf("mean absolute error %.1f%% over %d published iteration times\n", 100 * mean_abs, n);
-  EXPECT_LT(mean_abs, 0.15);
+  EXPECT_LT(mean_abs, 0.10);
 }
 
 }  // namespace
