@@ -16,6 +16,7 @@ if [ ! -x "$chromium" ]; then
   exit 77
 fi
 rm -rf "$work" && mkdir -p "$work"
+export HOME="${HOME:-$work}"  # chromium wants a home even with --user-data-dir
 for arg in "$@"; do
   shift
   if [ "$arg" = "@REPORT@" ]; then set -- "$@" "$work/report.html"; else set -- "$@" "$arg"; fi
