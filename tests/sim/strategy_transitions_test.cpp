@@ -168,6 +168,29 @@ TEST(Transitions, NtpPackingPutsDamagedGroupsInOneReplica) {
   EXPECT_NEAR(get(ms, Metric::kBadputDegraded), 7340 * (1 - 1.5 / 2) / 10000, 1e-6);
 }
 
+TEST(Transitions, NtpParityRuleAndTpStep) {
+  Scenario sc = no_checkpoints();
+  sc.layout.pp = 2;
+  sc.layout.dp = 2;
+  Bench b(sc);
+  Engine engine(b.config);
+  // Group 0 (replica 0) loses 1 GPU -> TP 3; group 2 (replica 1) loses 2 -> TP 2. Spread over
+  // both replicas: per_group gives shares 3/4 and 1/2; parity runs both at TP 2 (1/2 each).
+  const std::vector<FailureEvent> f = {gpu_failure(2500, 0, 1, 1e6), gpu_failure(2500, 8, 2, 1e6)};
+  auto per_group = b.strategy("ntp", {{"pack", false}});
+  auto parity = b.strategy("ntp", {{"pack", false}, {"rule", std::string("parity")}});
+  EXPECT_NEAR(get(engine.run(*per_group, f), Metric::kBadputDegraded),
+              7340 * (1 - 1.25 / 2) / 10000, 1e-6);
+  EXPECT_NEAR(get(engine.run(*parity, f), Metric::kBadputDegraded), 7340 * (1 - 1.0 / 2) / 10000,
+              1e-6);
+  // tp_step 2: one failed GPU of 4 leaves TP 3, rounded down to 2: share 1/2 of one replica.
+  Bench b4(no_checkpoints());
+  Engine e4(b4.config);
+  auto step = b4.strategy("ntp", {{"tp_step", int64_t{2}}});
+  EXPECT_NEAR(get(e4.run(*step, {gpu_failure(2500, 0, 1, 1e6)}), Metric::kBadputDegraded),
+              7340 * (1 - 3.5 / 4) / 10000, 1e-6);
+}
+
 TEST(Transitions, NtpWithoutKeepPaceSlowsTheJob) {
   Bench b(no_checkpoints());
   Engine engine(b.config);
