@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "models/base/units.h"
+#include "models/base/utf8.h"
 
 namespace ntpsim {
 
@@ -42,6 +43,12 @@ SourceLocation YamlContext::locate(const YAML::Node& node, const std::string& pa
 }
 
 Result<YAML::Node> load_yaml_string(const std::string& text, const std::string& name) {
+  // Names and strings reach JSON output, which must be UTF-8 (fuzz_scenario finding).
+  if (const auto bad = first_invalid_utf8(text)) {
+    const TextPosition p = position_of(text, *bad);
+    return Error::bad_input(fmt::format("{}:{}:{}: not valid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
+                                        name, p.line, p.column, static_cast<unsigned char>(text[*bad])));
+  }
   try {
     YAML::Node n = YAML::Load(text);
     if (!n.IsDefined() || n.IsNull()) return Error::bad_input(fmt::format("{}: the file is empty", name));

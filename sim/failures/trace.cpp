@@ -9,6 +9,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "models/base/utf8.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace_util.h"
 
@@ -125,6 +126,12 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
   auto at = [&](int line, const std::string& what) {
     return Error::bad_input(file + ":" + std::to_string(line) + ": " + what);
   };
+  // Node and kind names reach JSON output, which must be UTF-8 (fuzz_trace_csv finding).
+  if (const auto bad = first_invalid_utf8(text)) {
+    char byte[8];
+    std::snprintf(byte, sizeof(byte), "0x%02X", static_cast<unsigned char>(text[*bad]));
+    return at(position_of(text, *bad).line, std::string("not valid UTF-8 (byte ") + byte + ")");
+  }
 
   double unit_s = 1.0;
   double span_units = -1.0;

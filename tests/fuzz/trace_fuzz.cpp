@@ -2,7 +2,8 @@
 // NTPSIM_FUZZ_TRACE_CSV=1 fuzzes parse_csv_trace, =0 parse_infinitehbd_trace.
 //
 // Properties of an accepted trace: faults sorted by start, every start and repair finite and
-// non-negative, node and kind indices in range, span >= every start and end; and the trace
+// non-negative, node and kind indices in range, span >= every start and end, names printable as
+// JSON (valid UTF-8: results files carry kind names; dump throws otherwise); and the trace
 // survives the CSV writer: to_csv_trace -> parse_csv_trace gives the same faults (starts exactly,
 // repairs within the rounding of end - start), nodes, kinds and span.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/failures/trace.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -39,6 +41,8 @@ void check_invariants(const sim::TraceData& t) {
     FUZZ_REQUIRE(f.kind < t.kind_names.size(), where);
     previous = f.start_s;
   }
+  FUZZ_REQUIRE(!nlohmann::json(t.node_names).dump().empty(), "node names");
+  FUZZ_REQUIRE(!nlohmann::json(t.kind_names).dump().empty(), "kind names");
   FUZZ_REQUIRE(t.open_faults >= 0 && t.open_faults <= static_cast<int64_t>(t.faults.size()),
                fmt::format("open faults {}", t.open_faults));
 }

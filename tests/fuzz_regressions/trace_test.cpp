@@ -9,6 +9,8 @@
 // exception escaped the parser and terminated the program.
 // Finding 3 (fuzz property "times finite"): times finite in days or hours but not in seconds
 // (1e305 d) became infinite start times, repairs and spans.
+// Finding 4 (fuzz_scenario, same class here): names that are not UTF-8 were accepted and later
+// made JSON output (results, check --json) throw; the CSV parser now refuses them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -39,12 +41,21 @@ void expect_csv_round_trip(const std::string& text) {
   }
 }
 
-TEST(TraceFuzzRegression, ZeroSpanReproducerRoundTrips) {
-  // The crashing input from fuzz_trace_csv, byte for byte: one open fault at time 0.
-  expect_csv_round_trip(
+TEST(TraceFuzzRegression, ZeroSpanReproducer) {
+  // The crashing input from fuzz_trace_csv, byte for byte: one open fault at time 0. Its names are
+  // not UTF-8, which the parser now refuses (finding 4); with UTF-8 names it round-trips.
+  const std::string crash =
       "# A three-fa time_unit: d\n"
       "start,end,unit,kind\n"
       "0,,1\xff\xff\xff\xff\xff\xff\xff,1\xff\xff\xff\xff\xff\xff\xff\x01"
+      "e ntpsim CSi!aVt m\n";
+  const Result<TraceData> t = parse_csv_trace(crash, "crash.csv");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message, "crash.csv:3: not valid UTF-8 (byte 0xFF)");
+  expect_csv_round_trip(
+      "# A three-fa time_unit: d\n"
+      "start,end,unit,kind\n"
+      "0,,1\xc3\xbf,1\xc3\xbf\x01"
       "e ntpsim CSi!aVt m\n");
 }
 
