@@ -83,6 +83,11 @@ TEST(TraceTest, InfiniteHbdReplaysOn400Nodes) {
   EXPECT_NEAR(hardware / (400 * 348) * 1000, 2.14, 0.01);
   // The expected interruption rate of the whole cluster is the trace's mean rate.
   EXPECT_NEAR(expected_interruption_rate_per_s(s, *t, t->gpus(), trace->get()) * (*trace)->span_s, 584, 1e-9);
+  // A job on the first 800 GPUs (nodes 0..99) sees exactly the faults mapped there.
+  const double in_job = static_cast<double>(std::count_if(events.begin(), events.end(),
+                                                          [](const FailureEvent& ev) { return ev.gpus.first < 800; }));
+  EXPECT_GT(in_job, 100);
+  EXPECT_NEAR(expected_interruption_rate_per_s(s, *t, 800, trace->get()) * (*trace)->span_s, in_job, 1e-9);
 }
 
 TEST(TraceTest, RandomPlacementIsInjectiveAndSeeded) {
