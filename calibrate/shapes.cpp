@@ -1,6 +1,8 @@
 #include "calibrate/shapes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <tuple>
@@ -60,8 +62,10 @@ std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>
     const Fwd gemms[] = {{"qkv", q_cols + kv_cols, d.hidden},
                          {"attn_out", d.hidden, q_cols},
                          {"mlp_up", (d.gated_ffn ? 2 : 1) * ffn_cols, d.hidden},
-                         {"mlp_down", d.hidden, ffn_cols}};
+                         {"mlp_down", d.hidden, ffn_cols},
+                         {"lm_head", d.vocab > 0 ? ceil_div(d.vocab, t) : 0, d.hidden}};
     for (const Fwd& g : gemms) {
+      if (g.n == 0) continue;
       set.add(dtype, tokens, g.n, g.k, std::string(g.name) + ".fwd" + tag);
       if (backward) {
         set.add(dtype, tokens, g.k, g.n, std::string(g.name) + ".dgrad" + tag);
@@ -70,6 +74,54 @@ std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>
     }
   }
   return set.take();
+}
+
+Result<LayerDims> parse_flat_workload(const std::string& text, const std::string& name) {
+  LayerDims d;
+  d.kv_heads = 0;
+  std::map<std::string, int*> ints = {{"hidden", &d.hidden},   {"heads", &d.heads},
+                                      {"kv_heads", &d.kv_heads}, {"ffn", &d.ffn},
+                                      {"seq_len", &d.seq_len}, {"micro_batch", &d.micro_batch},
+                                      {"vocab", &d.vocab}};
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos <= text.size()) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    if (line.empty() || line[0] == ' ' || line[0] == '\t') continue;  // comments, nested keys
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, colon);
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    value.erase(value.find_last_not_of(" \t\r") + 1);
+    const std::string where = name + ":" + std::to_string(line_no) + ": ";
+    if (key == "gated_ffn") {
+      if (value != "true" && value != "false") return Error::bad_input(where + "gated_ffn must be true or false");
+      d.gated_ffn = value == "true";
+      continue;
+    }
+    const auto it = ints.find(key);
+    if (it == ints.end()) continue;
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v <= 0 || v > (1L << 30)) {
+      return Error::bad_input(where + key + ": '" + value + "' is not a plain positive integer "
+                              "(ntpcal reads only flat workload files)");
+    }
+    *it->second = static_cast<int>(v);
+  }
+  for (const char* need : {"hidden", "heads", "ffn", "seq_len"}) {
+    if (*ints.at(need) <= 0) return Error::bad_input(name + ": no '" + need + ":' line");
+  }
+  if (d.kv_heads == 0) d.kv_heads = d.heads;
+  if (d.heads % d.kv_heads != 0 || d.hidden % d.heads != 0) {
+    return Error::bad_input(name + ": kv_heads must divide heads and heads must divide hidden");
+  }
+  return d;
 }
 
 std::vector<GemmRequest> grid_shapes(const std::vector<int64_t>& ms, const std::vector<int64_t>& ns,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "calibrate/backend.h"
@@ -23,9 +24,18 @@ struct LayerDims {
   bool gated_ffn = true;    // SwiGLU: up and gate projections fused into one GEMM
   int seq_len = 0;
   int micro_batch = 1;
+  int vocab = 0;            // > 0 adds the LM head (vocabulary-parallel: ceil(vocab / t) rows)
 };
 
-// The per-layer GEMMs at each TP degree in `tps`: QKV, attention output, MLP up(+gate), MLP down;
+// Reads the layer dimensions from a flat workload file (models/workloads/*.yaml: top-level
+// `key: value  # comment` lines). Only hidden, heads, kv_heads, ffn, gated_ffn, seq_len,
+// micro_batch and vocab are used (others are ignored); they must be plain integers / true|false.
+// ntpcal reads workloads this way because GPU machines may lack yaml-cpp. Errors name
+// `name:line`; missing hidden/heads/ffn/seq_len are errors; kv_heads defaults to heads.
+Result<LayerDims> parse_flat_workload(const std::string& text, const std::string& name);
+
+// The per-layer GEMMs at each TP degree in `tps`: QKV, attention output, MLP up(+gate), MLP down,
+// and the LM head when d.vocab > 0;
 // forward, and with `backward` also the data-gradient (m, k, n) and weight-gradient (n, k, m)
 // GEMMs. Identical shapes are measured once (their labels joined with '|'). With sequence
 // parallelism the GEMM's m is still the full micro-batch's tokens (after the all-gather).

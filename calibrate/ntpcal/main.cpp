@@ -6,6 +6,8 @@
 // Exit codes: 0 ok; 2 bad options or no GPU; 1 a CUDA/NCCL/NVML call failed or timed out (every
 // row measured before the failure is already in the output file).
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -51,6 +53,7 @@ void declare(Args& a, const std::string& sub) {
   }
   if (sub == "gemm") {
     a.option("--dtype", "GEMM types: bf16,fp8 (fp8 skipped where unsupported)", "bf16,fp8");
+    a.option("--workload", "layer shapes from a flat workload file (models/workloads/*.yaml), with --tp");
     a.option("--hidden", "layer shapes: hidden size h (with --heads --ffn --seq --tp)");
     a.option("--heads", "attention heads");
     a.option("--kv-heads", "key/value heads (GQA; default = heads)");
@@ -58,6 +61,7 @@ void declare(Args& a, const std::string& sub) {
     a.option("--plain-ffn", "FFN without gate (up + down, not SwiGLU)", "", false);
     a.option("--seq", "sequence length");
     a.option("--micro-batch", "sequences per micro-batch", "1");
+    a.option("--vocab", "vocabulary size (adds the LM head GEMMs)");
     a.option("--tp", "TP degrees of interest, e.g. 72,71,70,64 or 60-72");
     a.option("--forward-only", "only forward GEMMs (no dgrad/wgrad)", "", false);
     a.option("--m", "grid: list of m (with --n, --k)");
@@ -103,6 +107,41 @@ std::string utc_now() {
   return buf;
 }
 
+// Layer dimensions from --workload FILE (a flat models/workloads/*.yaml) and/or the flags, the
+// flags winning.
+Result<LayerDims> layer_dims(const Args& a) {
+  LayerDims d;
+  if (a.has("--workload")) {
+    const std::string path = a.text("--workload");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error::bad_input(path + ": cannot open workload file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto parsed = parse_flat_workload(text.str(), path);
+    if (!parsed.ok()) return parsed.error();
+    d = *parsed;
+  }
+  const std::pair<const char*, int*> fields[] = {
+      {"--hidden", &d.hidden}, {"--heads", &d.heads}, {"--kv-heads", &d.kv_heads}, {"--ffn", &d.ffn},
+      {"--seq", &d.seq_len}, {"--micro-batch", &d.micro_batch}, {"--vocab", &d.vocab}};
+  for (const auto& [flag, field] : fields) {
+    if (!a.has(flag)) continue;
+    auto v = a.integer(flag);
+    if (!v.ok()) return v.error();
+    if (*v < 0 || *v > (int64_t{1} << 30)) return Error::bad_input(std::string(flag) + " is out of range");
+    *field = static_cast<int>(*v);
+  }
+  if (!a.has("--workload") && !a.has("--kv-heads")) d.kv_heads = d.heads;
+  if (a.has("--plain-ffn")) d.gated_ffn = false;
+  if (d.hidden <= 0 || d.heads <= 0 || d.ffn <= 0 || d.seq_len <= 0 || d.micro_batch <= 0) {
+    return Error::bad_input("layer shapes need --hidden, --heads, --ffn, --seq (or --workload) > 0");
+  }
+  if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0 || d.hidden % d.heads != 0) {
+    return Error::bad_input("--kv-heads must divide --heads, and --heads must divide --hidden");
+  }
+  return d;
+}
+
 // The GEMM shapes the options ask for.
 Result<std::vector<GemmRequest>> gemm_shapes(const Args& a) {
   std::vector<GemmRequest> out;
@@ -110,32 +149,10 @@ Result<std::vector<GemmRequest>> gemm_shapes(const Args& a) {
     GemmDType dt;
     if (!parse_dtype(w, dt)) return Error::bad_input("--dtype: '" + w + "' is not bf16 or fp8");
     std::vector<GemmRequest> part;
-    if (a.has("--hidden")) {
-      LayerDims d;
-      for (const char* need : {"--heads", "--ffn", "--seq", "--tp"}) {
-        if (!a.has(need)) return Error::bad_input(std::string("layer shapes need ") + need);
-      }
-      auto h = a.integer("--hidden"), heads = a.integer("--heads"), ffn = a.integer("--ffn"),
-           seq = a.integer("--seq"), mb = a.integer("--micro-batch");
-      for (const auto* r : {&h, &heads, &ffn, &seq, &mb}) {
-        if (!r->ok()) return r->error();
-        if (**r <= 0) return Error::bad_input("layer dimensions must be positive");
-      }
-      d.hidden = static_cast<int>(*h);
-      d.heads = static_cast<int>(*heads);
-      d.kv_heads = d.heads;
-      if (a.has("--kv-heads")) {
-        auto kv = a.integer("--kv-heads");
-        if (!kv.ok()) return kv.error();
-        d.kv_heads = static_cast<int>(*kv);
-      }
-      if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0 || d.hidden % d.heads != 0) {
-        return Error::bad_input("--kv-heads must divide --heads, and --heads must divide --hidden");
-      }
-      d.ffn = static_cast<int>(*ffn);
-      d.gated_ffn = !a.has("--plain-ffn");
-      d.seq_len = static_cast<int>(*seq);
-      d.micro_batch = static_cast<int>(*mb);
+    if (a.has("--workload") || a.has("--hidden")) {
+      auto d = layer_dims(a);
+      if (!d.ok()) return d.error();
+      if (!a.has("--tp")) return Error::bad_input("layer shapes need --tp (the TP degrees of interest)");
       auto tps = a.integers("--tp");
       if (!tps.ok()) return tps.error();
       std::vector<int> tp;
@@ -143,7 +160,7 @@ Result<std::vector<GemmRequest>> gemm_shapes(const Args& a) {
         if (t < 1) return Error::bad_input("--tp values must be >= 1");
         tp.push_back(static_cast<int>(t));
       }
-      part = layer_shapes(d, tp, dt, !a.has("--forward-only"));
+      part = layer_shapes(*d, tp, dt, !a.has("--forward-only"));
     } else if (a.has("--m") || a.has("--n") || a.has("--k")) {
       auto m = a.integers("--m"), n = a.integers("--n"), k = a.integers("--k");
       if (!m.ok()) return m.error();

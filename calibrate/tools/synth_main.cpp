@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   const SyntheticTruth truth;
   SyntheticBackend b(truth, seed);
 
-  LayerDims llama70b{8192, 64, 8, 28672, true, 8192, 1};
+  LayerDims llama70b{8192, 64, 8, 28672, true, 8192, 1, 128256};
   auto shapes = layer_shapes(llama70b, {8, 7, 6}, GemmDType::kBF16, true);
   for (auto& s : square_shapes(geometric(512, 16384, 2.0), GemmDType::kBF16)) shapes.push_back(s);
   for (auto& s : square_shapes(geometric(1024, 16384, 2.0), GemmDType::kFP8)) shapes.push_back(s);

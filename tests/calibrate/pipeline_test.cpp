@@ -30,8 +30,8 @@ models::HardwareProfile spec(const std::string& name) {
   return h.ok() ? *h : models::HardwareProfile{};
 }
 
-// Llama 3 8B shapes (h 4096, 32 heads, 8 KV heads, FFN 14336, seq 8192) at TP 8 and 7.
-const LayerDims kDims{4096, 32, 8, 14336, true, 8192, 1};
+// Llama 3 8B shapes (h 4096, 32 heads, 8 KV heads, FFN 14336, seq 8192, vocab 128256) at TP 8, 7.
+const LayerDims kDims{4096, 32, 8, 14336, true, 8192, 1, 128256};
 
 // Every kind of raw file the harness writes, from the synthetic GPU.
 std::vector<RawData> synthetic_campaign(const SyntheticTruth& truth, uint64_t seed) {

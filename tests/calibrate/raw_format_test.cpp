@@ -7,6 +7,9 @@
 #include "calibrate/backend.h"
 #include "calibrate/raw_reader.h"
 #include "calibrate/shapes.h"
+#include "calibrate_test_util.h"
+#include "models/base/yaml_reader.h"
+#include "models/workload.h"
 
 namespace ntpsim::calibrate {
 namespace {
@@ -146,6 +149,41 @@ TEST(Shapes, LayerShapesUseTheBusiestGpusShards) {
   bool merged = false;
   for (const auto& r : all) merged = merged || r.label.find('|') != std::string::npos;
   EXPECT_TRUE(merged);                      // ... with their labels joined
+}
+
+TEST(Shapes, LmHeadIsVocabularyParallel) {
+  const LayerDims d{4096, 32, 8, 14336, true, 8192, 1, 128256};
+  const auto s = layer_shapes(d, {7}, GemmDType::kBF16, false);
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s[4].n, (128256 + 6) / 7);  // ceil(vocab / t) rows of the LM head
+  EXPECT_EQ(s[4].k, 4096);
+  EXPECT_EQ(s[4].label, "lm_head.fwd tp=7");
+}
+
+TEST(Shapes, FlatWorkloadFilesMatchTheYamlReader) {
+  for (const char* name : {"llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b", "megatron-1t", "ntp-480b"}) {
+    SCOPED_TRACE(name);
+    const std::string path = std::string(NTPSIM_SOURCE_DIR) + "/models/workloads/" + name + ".yaml";
+    auto flat = parse_flat_workload(test::read_text(path), path);
+    ASSERT_TRUE(flat.ok()) << flat.error().message;
+    auto node = load_yaml_file(path);
+    ASSERT_TRUE(node.ok());
+    auto w = models::read_workload(*node, "", YamlContext(path), {});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    EXPECT_EQ(flat->hidden, w->hidden);
+    EXPECT_EQ(flat->heads, w->heads);
+    EXPECT_EQ(flat->kv_heads, w->kv_heads);
+    EXPECT_EQ(flat->ffn, w->ffn);
+    EXPECT_EQ(flat->gated_ffn, w->gated_ffn);
+    EXPECT_EQ(flat->seq_len, w->seq_len);
+    EXPECT_EQ(flat->micro_batch, w->micro_batch);
+    EXPECT_EQ(flat->vocab, w->vocab);
+  }
+  const auto bad = parse_flat_workload("hidden: 4096\nheads: 32\nffn: \"14K\"\nseq_len: 8192\n", "w.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("w.yaml:3: ffn: '\"14K\"' is not a plain positive integer"), std::string::npos);
+  EXPECT_NE(parse_flat_workload("hidden: 4096\n", "w.yaml").error().message.find("w.yaml: no 'heads:' line"),
+            std::string::npos);
 }
 
 TEST(Shapes, GeometricLadder) {
