@@ -66,6 +66,8 @@ class ProcessGenerator final : public EventGenerator {
   int64_t pick_unit_exponential();
   // Emits the batch for a failure of `unit` at `t_s` (plus burst partners), updating repair ends.
   void emit(double t_s, int64_t unit);
+  // Renewal: the unit's next lifetime (>= 1 us; kHorizonS when it never fails).
+  double draw_lifetime(int64_t unit);
 
   const Topology* topology_;
   Component component_;
@@ -94,7 +96,6 @@ class ProcessGenerator final : public EventGenerator {
   std::vector<int32_t> pool_position_;  // per unit: index in its pool, -1 once it failed
   std::vector<std::pair<double, int64_t>> heap_;  // min-heap of (next failure, unit)
   std::vector<double> next_fail_s_;
-  double draw_lifetime(int64_t unit);
 };
 
 class TraceGenerator final : public EventGenerator {
