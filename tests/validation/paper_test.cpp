@@ -1,0 +1,129 @@
+// The NTP paper's published numbers (REFERENCES.md) reproduced with reduced samples: Fig. 3
+// availability, Fig. 4 failed fraction, Fig. 6 loss at 0.4% failed, the InfiniteHBD replay and
+// Little's law. Tolerances are the ones in tools/validate/claims.h (stated before measuring).
+// Deterministic: fixed seeds; no timings.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/validation/fixture.h"
+#include "tools/validate/claims.h"
+#include "tools/validate/studies.h"
+
+namespace ntpsim::validate {
+namespace {
+
+namespace pub = published;
+using testing::scaled;
+using testing::scenario;
+
+std::unique_ptr<Prepared> load(const std::string& rel, const std::vector<std::string>& o = {}) {
+  auto p = prepare(scenario(rel), o);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
+  return p.ok() ? std::move(*p) : nullptr;
+}
+
+TEST(PaperFig3, Tp64AvailabilityAtOneInAThousandClosedForm) {
+  EXPECT_NEAR(availability_closed_form(0.001, 64), pub::kTp64Availability,
+              pub::kTp64AvailabilityTol);
+  EXPECT_NEAR(availability_closed_form(0.001, 8), 0.992, 0.0005);
+}
+
+TEST(PaperFig3, Tp64AvailabilitySampledMatchesClosedForm) {
+  // 36,864 GPUs, 37 failed: sampling without replacement is within a few 1e-4 of (1-f)^T.
+  const double s = availability_sampled(36864, 64, 0.001, scaled(40, 10), 2504);
+  EXPECT_NEAR(s, pub::kTp64Availability, pub::kTp64AvailabilityTol);
+  EXPECT_NEAR(availability_sampled(36864, 72, 0.0, 2, 1), 1.0, 1e-12);
+}
+
+TEST(PaperFig4, ShareOfTimeAboveOneInAThousand) {
+  auto p = load("paper/b200-nvl32.yaml", {"horizon=20d"});
+  ASSERT_NE(p, nullptr);
+  const auto st = failed_gpu_stats(*p, 0.001, 5 * 86400.0, scaled(60, 15));
+  EXPECT_NEAR(st.share_above, pub::kShareAbove01, pub::kShareAbove01Tol);
+}
+
+TEST(PaperFig6, DpDropLossAtFourInAThousand) {
+  auto p = load("paper/b200-nvl32.yaml");
+  ASSERT_NE(p, nullptr);
+  const auto l = static_loss(*p, p->strategy_index("dp_drop"), pub::kFig6Fraction, 1,
+                             scaled(40, 8), 2504);
+  EXPECT_NEAR(l.failed_fraction, pub::kFig6Fraction, 1e-9);
+  EXPECT_NEAR(l.mean, pub::kDpDropLoss, pub::kDpDropLossTol);
+}
+
+TEST(PaperFig6, NtpLossWithinThreePercent) {
+  auto p = load("paper/b200-nvl32.yaml");
+  ASSERT_NE(p, nullptr);
+  const auto l = static_loss(*p, p->strategy_index("ntp"), pub::kFig6Fraction, 1,
+                             scaled(40, 8), 2504);
+  EXPECT_GT(l.mean, 0.0);  // damaged replicas do cost something
+  EXPECT_LE(l.mean, pub::kNtpLossMax);
+}
+
+TEST(PaperFig6, NtpPowerBoostLossUnderOnePercent) {
+  auto p = load("paper/b200-nvl32.yaml");
+  ASSERT_NE(p, nullptr);
+  const auto l = static_loss(*p, p->strategy_index("ntp_power_boost"), pub::kFig6Fraction, 1,
+                             scaled(40, 8), 2504);
+  EXPECT_LT(l.mean, pub::kNtpPwLossMax);
+}
+
+TEST(PaperFig6, NoFailureNoLoss) {
+  auto p = load("paper/b200-nvl32.yaml");
+  ASSERT_NE(p, nullptr);
+  for (int k = 0; k < static_cast<int>(p->strategies.size()); ++k) {
+    EXPECT_NEAR(static_loss(*p, k, 0.0, 1, 2, 1).mean, 0.0, 1e-12) << k;
+  }
+}
+
+TEST(PaperFig7, DpDropSparesToNeverPause) {
+  const int n = *spares_needed(scenario("paper/b200-nvl32.yaml"),
+                               {"failures.processes[0].kinds[0].repair.mean=5d"}, "dp_drop", 256,
+                               scaled(6, 3), pub::kNoPauseTolerance, 2);
+  EXPECT_NEAR(n, pub::kSparesDpDrop, pub::kSparesDpDropTol);
+}
+
+TEST(PaperFig7, NtpSparesToNeverPause) {
+  const int n = *spares_needed(scenario("paper/b200-nvl32.yaml"),
+                               {"failures.processes[0].kinds[0].repair.mean=5d"}, "ntp", 256,
+                               scaled(6, 3), pub::kNoPauseTolerance, 2);
+  EXPECT_NEAR(n, pub::kSparesNtp, pub::kSparesNtpTol);
+}
+
+TEST(PaperFig7, NtpPowerBoostSparesToNeverPause) {
+  const int n = *spares_needed(scenario("paper/b200-nvl32.yaml"),
+                               {"failures.processes[0].kinds[0].repair.mean=5d"},
+                               "ntp_power_boost", 256, scaled(6, 3), pub::kNoPauseTolerance, 2);
+  EXPECT_LE(n, pub::kSparesNtpPwMax);
+}
+
+TEST(InfiniteHbd, ReplayReproducesPublishedStatistics) {
+  auto p = load("paper/infinitehbd-400.yaml");
+  ASSERT_NE(p, nullptr);
+  auto t = trace_stats(*p, pub::kHbdDays);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->faults, pub::kHbdFaults);
+  EXPECT_EQ(t->units, pub::kHbdNodes);
+  EXPECT_EQ(t->distinct_units, 231);  // SOURCE.md: 231 distinct servers
+  EXPECT_NEAR(t->rate_per_1000_unit_days, pub::kHbdRate, pub::kHbdRateTol);
+  EXPECT_NEAR(t->hardware_rate_per_1000_unit_days, pub::kHbdHwRate, pub::kHbdHwRateTol);
+  EXPECT_NEAR(t->repair_median_days, pub::kHbdRepairMedian, pub::kHbdRepairMedianTol);
+  EXPECT_NEAR(t->repair_mean_days, pub::kHbdRepairMean, pub::kHbdRepairMeanTol);
+}
+
+TEST(ClosedForm, LittlesLawAndExpectedFailures) {
+  auto p = load("paper/b200-nvl32.yaml", {"horizon=120d"});
+  ASSERT_NE(p, nullptr);
+  const auto& proc = p->scenario.failures.processes.at(0);
+  const double n = static_cast<double>(p->layout.cluster_gpus);
+  const double h = p->scenario.horizon_s;
+  double repair = 0;
+  for (const auto& k : proc.kinds) repair += k.share * k.repair.mean_s * (1 - k.repair.mean_s / (2 * h));
+  const auto st = failed_gpu_stats(*p, 0.001, 0, scaled(10, 3));
+  EXPECT_NEAR(st.failures / (proc.rate_per_unit_s * n * h), 1.0, pub::kFailureCountTol);
+  EXPECT_NEAR(st.mean_failed / (proc.rate_per_unit_s * n * repair), 1.0, pub::kLittleTol);
+}
+
+}  // namespace
+}  // namespace ntpsim::validate

@@ -1,0 +1,199 @@
+// Closed-form cross-checks (expected failures and Little's law, Young/Daly) and the InfiniteHBD
+// trace replay, as sections of docs/VALIDATION.md.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tools/validate/claims.h"
+#include "tools/validate/doc_builder.h"
+#include "tools/validate/studies.h"
+
+namespace ntpsim::validate {
+namespace {
+
+namespace pub = published;
+
+const char* const kPaper = "scenarios/paper/b200-nvl32.yaml";
+const char* const kHbd = "scenarios/paper/infinitehbd-400.yaml";
+
+std::string rel_diff(double ours, double expected) {
+  return fmt::format("{:+.2f}%", (ours / expected - 1.0) * 100.0);
+}
+
+Status little(Doc& doc) {
+  const int reps = doc.samples(100, 20);
+  std::string& b = doc.body;
+  b += "## Closed form: expected failures and mean failed GPUs (Little's law)\n\n";
+  b += fmt::format(
+      "`{}`: failures arrive at λ·N (λ per GPU-hour, N GPUs), so a horizon H holds λ·N·H of "
+      "them; by Little's law the mean number of failed GPUs is λ·N·E[repair]. A window that "
+      "starts with no failures sees λ·N·Σ share·r·(1 - r/2H) for fixed repairs r ≤ H. "
+      "{} replications.\n\n",
+      kPaper, reps);
+  b += "| horizon | λ·N·H | failures (sim) | mean failed, closed form | mean failed (sim) |\n"
+       "|---|---|---|---|---|\n";
+  std::string rows;
+  for (const auto& [h, days] : std::vector<std::pair<std::string, double>>{{"15d", 15.0},
+                                                                           {"120d", 120.0}}) {
+    auto p = prepare(doc.scenario(kPaper), {"horizon=" + h});
+    if (!p.ok()) return p.error();
+    const auto& proc = (*p)->scenario.failures.processes.at(0);
+    const double n = static_cast<double>((*p)->layout.cluster_gpus);
+    const double hs = days * 86400.0;
+    const double expected_failures = proc.rate_per_unit_s * n * hs;
+    double repair_term = 0;
+    for (const auto& k : proc.kinds) {
+      repair_term += k.share * k.repair.mean_s * (1.0 - k.repair.mean_s / (2.0 * hs));
+    }
+    const double expected_failed = proc.rate_per_unit_s * n * repair_term;
+    const auto st = failed_gpu_stats(**p, 0.001, 0, reps);
+    b += fmt::format("| {} | {:.1f} | {:.1f} | {:.2f} | {:.2f} |\n", h, expected_failures,
+                     st.failures, expected_failed, st.mean_failed);
+    if (days == 120.0) {
+      rows += doc.claim({"failure events in 120 days", "λ·N·H", fmt::format("{:.1f}", expected_failures),
+                         fmt::format("{:.1f}", st.failures),
+                         rel_diff(st.failures, expected_failures),
+                         fmt::format("±{:.0f}%", pub::kFailureCountTol * 100),
+                         std::abs(st.failures / expected_failures - 1) <= pub::kFailureCountTol});
+      rows += doc.claim({"mean failed GPUs (120 days)", "Little's law",
+                         fmt::format("{:.2f}", expected_failed), fmt::format("{:.2f}", st.mean_failed),
+                         rel_diff(st.mean_failed, expected_failed),
+                         fmt::format("±{:.0f}%", pub::kLittleTol * 100),
+                         std::abs(st.mean_failed / expected_failed - 1) <= pub::kLittleTol});
+      double long_run = 0;
+      for (const auto& k : proc.kinds) long_run += k.share * k.repair.mean_s;
+      b += fmt::format("\nLong-run Little's law λ·N·E[repair] = {:.1f} failed GPUs (REFERENCES.md: "
+                       "about 37 with 3-day repair at 32,768 GPUs).\n\n",
+                       proc.rate_per_unit_s * n * long_run);
+    }
+  }
+  b += claim_header() + rows + "\n";
+  return Status::Ok();
+}
+
+Status young_daly(Doc& doc) {
+  const int reps = doc.samples(40, 8);
+  const std::vector<std::string> base = {"strategies=[checkpoint_restart]",
+                                         "cluster.spare_domains=64", "horizon=30d"};
+  auto p = prepare(doc.scenario(kPaper), base);
+  if (!p.ok()) return p.error();
+  const auto& s = (*p)->scenario;
+  const double c = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+  const double m = 1.0 / (*p)->interruption_rate_per_s;
+  const double r = s.recovery.detection_s + s.recovery.restart_s + s.checkpoint.restore_s;
+  const double young = std::sqrt(2 * c * m);
+  const double daly = std::sqrt(2 * c * (m + r));
+  std::string& b = doc.body;
+  b += "## Closed form: Young/Daly checkpoint interval vs the best interval of a sweep\n\n";
+  b += fmt::format(
+      "`{}` with `checkpoint_restart`, 64 spare domains (so restarts do not stall), 30 days, {} "
+      "replications on common random numbers. C = {:.0f} s exposed write, M = {:.0f} s mean "
+      "time between job interruptions, R = {:.0f} s detection + restart + restore: Young "
+      "√(2CM) = {:.0f} s, Daly √(2C(M+R)) = {:.0f} s; the engine's `interval: auto` chose "
+      "{:.0f} s.\n\n",
+      kPaper, reps, c, m, r, young, daly, (*p)->engine.interval_s_chosen);
+  Series curve{"checkpoint_restart", {}, {}};
+  double best_g = -1, best_i = 0;
+  b += "| interval | goodput (mean) |\n|---|---|\n";
+  for (double minutes : {4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 24.0, 30.0, 40.0}) {
+    auto o = base;
+    o.push_back(fmt::format("checkpoint.interval={}s", minutes * 60));
+    auto q = prepare(doc.scenario(kPaper), o);
+    if (!q.ok()) return q.error();
+    auto run = run_engine(**q, 0, reps, doc.options.threads);
+    if (!run.ok()) return run.error();
+    const double g = run->mean(run->goodput);
+    b += fmt::format("| {:.0f} min | {} |\n", minutes, pct(g, 3));
+    curve.x.push_back(minutes);
+    curve.y.push_back(g);
+    if (g > best_g) best_g = g, best_i = minutes * 60;
+  }
+  auto d = prepare(doc.scenario(kPaper), [&] {
+    auto o = base;
+    o.push_back(fmt::format("checkpoint.interval={:.0f}s", daly));
+    return o;
+  }());
+  if (!d.ok()) return d.error();
+  auto run = run_engine(**d, 0, reps, doc.options.threads);
+  if (!run.ok()) return run.error();
+  const double gd = run->mean(run->goodput);
+  b += fmt::format("| Daly {:.0f} s | {} |\n\n", daly, pct(gd, 3));
+  b += doc.chart("young_daly.svg",
+                 {"young_daly", "Goodput vs checkpoint interval (checkpoint_restart)",
+                  "checkpoint interval (min)", "goodput (%)", false, true, curve.y.front() - 0.01,
+                  {}},
+                 {curve});
+  b += claim_header();
+  b += doc.claim({"goodput at the Daly interval vs the sweep's best", "Young 1974, Daly 2006",
+                  fmt::format("best {:.0f} s: {}", best_i, pct(best_g, 2)),
+                  fmt::format("Daly {:.0f} s: {}", daly, pct(gd, 2)),
+                  fmt::format("{:+.2f} pt", (gd - best_g) * 100),
+                  fmt::format("≥ best - {:.1f} pt", pub::kYoungDalyGoodputTol * 100),
+                  gd >= best_g - pub::kYoungDalyGoodputTol});
+  b += "\n";
+  doc.seeds.push_back(fmt::format("Young/Daly ({}) | seed {}, {} replications", kPaper, s.seed,
+                                  reps));
+  return Status::Ok();
+}
+
+Status infinitehbd(Doc& doc) {
+  auto p = prepare(doc.scenario(kHbd), {});
+  if (!p.ok()) return p.error();
+  auto t = trace_stats(**p, pub::kHbdDays);
+  if (!t.ok()) return t.error();
+  auto run = run_engine(**p, 0, 1, 1);
+  if (!run.ok()) return run.error();
+  std::string& b = doc.body;
+  b += "## InfiniteHBD trace replayed on 400 servers\n\n";
+  b += fmt::format(
+      "`{}`: the StepFun fault trace (SIGCOMM 2025) replayed through ntpsim's trace reader on a "
+      "cluster of its own size ({} servers of 8 GPUs). Statistics of the events the failure "
+      "source yields (the simulator's view, not the raw file): {} faults on {} distinct servers, "
+      "repair p90 {:.1f} d. `dp_drop` on this cluster (Llama 3 70B, TP 8 x PP 4 x DP 100): "
+      "goodput {}, mean failed GPUs {:.1f}.\n\n",
+      kHbd, t->units, t->faults, t->distinct_units, t->repair_p90_days,
+      pct(run->goodput.at(0), 2), run->failed_mean.at(0));
+  b += claim_header();
+  b += doc.claim({"faults in 348 days on 400 servers", "InfiniteHBD", fmt::format("{}", pub::kHbdFaults),
+                  fmt::format("{}", t->faults), fmt::format("{:+d}", t->faults - pub::kHbdFaults),
+                  "exact", t->faults == pub::kHbdFaults});
+  b += doc.claim({"faults per 1000 node-days", "InfiniteHBD", fmt::format("{}", pub::kHbdRate),
+                  fmt::format("{:.3f}", t->rate_per_1000_unit_days),
+                  fmt::format("{:+.3f}", t->rate_per_1000_unit_days - pub::kHbdRate),
+                  fmt::format("±{}", pub::kHbdRateTol),
+                  std::abs(t->rate_per_1000_unit_days - pub::kHbdRate) <= pub::kHbdRateTol});
+  b += doc.claim({"hardware faults per 1000 node-days", "InfiniteHBD",
+                  fmt::format("{}", pub::kHbdHwRate),
+                  fmt::format("{:.3f}", t->hardware_rate_per_1000_unit_days),
+                  fmt::format("{:+.3f}", t->hardware_rate_per_1000_unit_days - pub::kHbdHwRate),
+                  fmt::format("±{}", pub::kHbdHwRateTol),
+                  std::abs(t->hardware_rate_per_1000_unit_days - pub::kHbdHwRate) <=
+                      pub::kHbdHwRateTol});
+  b += doc.claim({"repair time median (days)", "InfiniteHBD", fmt::format("{}", pub::kHbdRepairMedian),
+                  fmt::format("{:.3f}", t->repair_median_days),
+                  fmt::format("{:+.3f}", t->repair_median_days - pub::kHbdRepairMedian),
+                  fmt::format("±{}", pub::kHbdRepairMedianTol),
+                  std::abs(t->repair_median_days - pub::kHbdRepairMedian) <=
+                      pub::kHbdRepairMedianTol});
+  b += doc.claim({"repair time mean (days)", "InfiniteHBD", fmt::format("{}", pub::kHbdRepairMean),
+                  fmt::format("{:.3f}", t->repair_mean_days),
+                  fmt::format("{:+.3f}", t->repair_mean_days - pub::kHbdRepairMean),
+                  fmt::format("±{}", pub::kHbdRepairMeanTol),
+                  std::abs(t->repair_mean_days - pub::kHbdRepairMean) <= pub::kHbdRepairMeanTol});
+  b += "\n";
+  doc.seeds.push_back(fmt::format("InfiniteHBD ({}) | seed {}, 1 replication (modulo mapping is "
+                                  "deterministic)",
+                                  kHbd, (*p)->scenario.seed));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status check_sections(Doc& doc) {
+  NTPSIM_RETURN_IF_ERROR(little(doc));
+  NTPSIM_RETURN_IF_ERROR(young_daly(doc));
+  NTPSIM_RETURN_IF_ERROR(infinitehbd(doc));
+  return Status::Ok();
+}
+
+}  // namespace ntpsim::validate

@@ -1,0 +1,351 @@
+#include "tools/validate/studies.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <queue>
+#include <string_view>
+#include <thread>
+
+#include "models/base/check.h"
+#include "models/base/random.h"
+#include "sim/engine/job_state.h"
+#include "sim/metrics/metrics.h"
+#include "sim/scenario/loader.h"
+
+namespace ntpsim::validate {
+
+int Prepared::strategy_index(const std::string& label) const {
+  for (size_t i = 0; i < strategies.size(); ++i) {
+    if (strategies[i]->label() == label || strategies[i]->name() == label) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
+                                          const std::vector<std::string>& overrides) {
+  auto p = std::make_unique<Prepared>();
+  auto s = sim::load_scenario(file, overrides);
+  if (!s.ok()) return s.error();
+  p->scenario = std::move(*s);
+  const sim::Scenario& sc = p->scenario;
+  auto layout = sim::JobLayout::make(sc);
+  if (!layout.ok()) return layout.error();
+  p->layout = *layout;
+  auto topo = sim::Topology::build(sc.cluster);
+  if (!topo.ok()) return topo.error();
+  p->topology = std::make_unique<sim::Topology>(std::move(*topo));
+  if (sc.step_model == "proportional") {
+    p->model = models::make_proportional_model(sc.workload, sc.layout, sc.hardware);
+  } else {
+    auto m = models::make_step_model(sc.step_model, sc.workload, sc.layout, sc.hardware);
+    if (!m.ok()) return m.error();
+    p->model = std::move(*m);
+  }
+  if (sc.failures.trace) {
+    auto trace = sim::load_trace(*sc.failures.trace);
+    if (!trace.ok()) return trace.error();
+    p->trace = *trace;
+  }
+  p->interruption_rate_per_s =
+      sim::expected_interruption_rate_per_s(sc, *p->topology, p->layout.job_gpus, p->trace.get());
+  const double healthy_s = p->model->healthy_iteration_s();
+  if (!(healthy_s > 0)) return Error::bad_input("step model: healthy iteration time is not positive");
+  auto cfg = sim::EngineConfig::make(sc, p->layout, p->interruption_rate_per_s,
+                                     sc.workload.tokens_per_iteration() / healthy_s);
+  if (!cfg.ok()) return cfg.error();
+  p->engine = *cfg;
+  for (const auto& sc_strategy : sc.strategies) {
+    auto st = sim::make_strategy(sc_strategy, *p->model, p->layout, sc.hardware);
+    if (!st.ok()) return st.error();
+    p->strategies.push_back(std::move(*st));
+  }
+  return p;
+}
+
+double availability_closed_form(double f, int tp) { return std::pow(1.0 - f, tp); }
+
+double availability_sampled(int64_t gpus, int tp, double f, int samples, uint64_t seed) {
+  NTPSIM_CHECK(tp > 0 && gpus % tp == 0 && samples > 0);
+  const auto k = static_cast<int64_t>(std::llround(f * static_cast<double>(gpus)));
+  std::vector<uint8_t> down(static_cast<size_t>(gpus));
+  std::vector<uint8_t> group_hit(static_cast<size_t>(gpus / tp));
+  double sum = 0;
+  for (int i = 0; i < samples; ++i) {
+    Stream rng(seed, static_cast<uint64_t>(i), "validate.availability");
+    std::fill(down.begin(), down.end(), 0);
+    std::fill(group_hit.begin(), group_hit.end(), 0);
+    int64_t hit = 0;
+    for (int64_t placed = 0; placed < k;) {
+      const auto g = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(gpus)));
+      if (down[static_cast<size_t>(g)] != 0) continue;
+      down[static_cast<size_t>(g)] = 1;
+      ++placed;
+      auto& gh = group_hit[static_cast<size_t>(g / tp)];
+      if (gh == 0) ++hit;
+      gh = 1;
+    }
+    sum += 1.0 - static_cast<double>(hit) / static_cast<double>(gpus / tp);
+  }
+  return sum / samples;
+}
+
+LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples,
+                       uint64_t seed) {
+  NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size());
+  NTPSIM_CHECK(blast >= 1 && p.layout.gpus_per_domain % blast == 0 && samples > 0);
+  const sim::Strategy& strategy = *p.strategies[static_cast<size_t>(k)];
+  const int64_t gpus = p.layout.cluster_gpus;
+  const int64_t blocks = gpus / blast;
+  const auto events = static_cast<int64_t>(
+      std::llround(f * static_cast<double>(gpus) / static_cast<double>(blast)));
+  NTPSIM_CHECK(events <= blocks);
+  sim::JobState state(p.layout);
+  std::vector<uint8_t> taken(static_cast<size_t>(blocks));
+  std::vector<double> losses;
+  losses.reserve(static_cast<size_t>(samples));
+  for (int i = 0; i < samples; ++i) {
+    Stream rng(seed, static_cast<uint64_t>(i), "validate.placement");
+    state.reset(strategy.rules());
+    std::fill(taken.begin(), taken.end(), 0);
+    for (int64_t placed = 0; placed < events;) {
+      const auto b = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(blocks)));
+      if (taken[static_cast<size_t>(b)] != 0) continue;
+      taken[static_cast<size_t>(b)] = 1;
+      ++placed;
+      state.fail(sim::GpuRange{b * blast, blast});
+    }
+    state.reassign();
+    losses.push_back(1.0 - strategy.shape(state.histogram()).rate);
+  }
+  LossSample out;
+  out.mean = std::accumulate(losses.begin(), losses.end(), 0.0) / samples;
+  double ss = 0;
+  for (double l : losses) ss += (l - out.mean) * (l - out.mean);
+  out.sd = samples > 1 ? std::sqrt(ss / (samples - 1)) : 0.0;
+  out.failed_fraction = static_cast<double>(events * blast) / static_cast<double>(gpus);
+  return out;
+}
+
+namespace {
+
+// The failure events of one replication inside the horizon.
+Result<std::vector<sim::FailureEvent>> events_of(const Prepared& p, uint64_t replication,
+                                                 std::vector<std::string>* kinds = nullptr) {
+  auto src = sim::FailureSource::make(p.scenario, *p.topology, p.trace, p.scenario.seed,
+                                      replication);
+  if (!src.ok()) return src.error();
+  std::vector<sim::FailureEvent> out;
+  sim::FailureEvent e;
+  while (src->next(e) && e.time < p.engine.end) out.push_back(e);
+  if (kinds != nullptr) *kinds = src->kind_names();
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+}  // namespace
+
+FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warmup_s, int reps) {
+  NTPSIM_CHECK(reps > 0);
+  const double end_s = p.engine.end.seconds();
+  NTPSIM_CHECK(warmup_s >= 0 && warmup_s < end_s);
+  const auto gpus = static_cast<double>(p.topology->gpus());
+  const double limit = threshold * gpus;
+  FailedGpuStats out;
+  std::vector<uint16_t> down(static_cast<size_t>(p.topology->gpus()));
+  for (int r = 0; r < reps; ++r) {
+    auto ev = events_of(p, static_cast<uint64_t>(r));
+    NTPSIM_CHECK(ev.ok());
+    std::fill(down.begin(), down.end(), 0);
+    using End = std::pair<double, size_t>;  // (repair time, event index)
+    std::priority_queue<End, std::vector<End>, std::greater<>> repairs;
+    int64_t failed = 0;
+    int64_t peak = 0;
+    double last = 0, above = 0, area = 0;
+    auto advance = [&](double t) {
+      const double a = std::max(last, warmup_s), b = std::max(t, warmup_s);
+      if (b > a) {
+        area += static_cast<double>(failed) * (b - a);
+        if (static_cast<double>(failed) > limit) above += b - a;
+      }
+      if (r == 0) {
+        out.t_days.push_back(t / 86400.0);
+        out.fraction.push_back(static_cast<double>(failed) / gpus);
+      }
+      last = t;
+    };
+    auto apply = [&](const sim::FailureEvent& e, int delta) {
+      for (int64_t g = e.gpus.first; g < e.gpus.end(); ++g) {
+        auto& d = down[static_cast<size_t>(g)];
+        if (delta > 0 && d++ == 0) ++failed;
+        if (delta < 0 && --d == 0) --failed;
+      }
+    };
+    for (size_t i = 0; i <= ev->size(); ++i) {
+      const double t = i < ev->size() ? (*ev)[i].time.seconds() : end_s;
+      while (!repairs.empty() && repairs.top().first <= t) {
+        const auto [rt, j] = repairs.top();
+        repairs.pop();
+        advance(rt);
+        apply((*ev)[j], -1);
+      }
+      advance(t);
+      if (i == ev->size()) break;
+      const auto& e = (*ev)[i];
+      apply(e, +1);
+      if (e.time.seconds() >= warmup_s) peak = std::max(peak, failed);
+      repairs.emplace((e.time + e.repair).seconds(), i);
+    }
+    if (r == 0) {
+      out.t_days.push_back(end_s / 86400.0);
+      out.fraction.push_back(static_cast<double>(failed) / gpus);
+    }
+    const double window = end_s - warmup_s;
+    out.share_above += above / window / reps;
+    out.mean_failed += area / window / reps;
+    out.peak_failed += static_cast<double>(peak) / reps;
+    out.failures += static_cast<double>(ev->size()) / reps;
+  }
+  return out;
+}
+
+Result<TraceStats> trace_stats(const Prepared& p, double span_days) {
+  if (!p.trace) return Error::bad_input("trace_stats: the scenario has no trace");
+  std::vector<std::string> kinds;
+  auto ev = events_of(p, 0, &kinds);
+  if (!ev.ok()) return ev.error();
+  TraceStats out;
+  out.units = static_cast<int>(p.topology->units(p.scenario.failures.trace->component));
+  std::vector<double> repairs;
+  std::vector<int64_t> units;
+  for (const auto& e : *ev) {
+    ++out.faults;
+    if (e.kind < kinds.size() && kinds[e.kind] == "Hardware Failure") ++out.hardware_faults;
+    repairs.push_back(e.repair.seconds() / 86400.0);
+    units.push_back(e.unit);
+  }
+  std::sort(units.begin(), units.end());
+  out.distinct_units =
+      static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
+  const double unit_days = out.units * span_days;
+  out.rate_per_1000_unit_days = 1000.0 * out.faults / unit_days;
+  out.hardware_rate_per_1000_unit_days = 1000.0 * out.hardware_faults / unit_days;
+  out.repair_median_days = quantile(repairs, 0.5);
+  out.repair_p90_days = quantile(repairs, 0.9);
+  out.repair_mean_days =
+      repairs.empty() ? 0
+                      : std::accumulate(repairs.begin(), repairs.end(), 0.0) /
+                            static_cast<double>(repairs.size());
+  return out;
+}
+
+double EngineSummary::mean(const std::vector<double>& v) const {
+  return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads) {
+  NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size() && reps > 0);
+  EngineSummary out;
+  out.goodput.resize(static_cast<size_t>(reps));
+  out.per_gpu_goodput.resize(static_cast<size_t>(reps));
+  out.worst_throughput.resize(static_cast<size_t>(reps));
+  out.failed_mean.resize(static_cast<size_t>(reps));
+  std::atomic<int> next{0};
+  std::mutex mu;
+  std::optional<Error> error;
+  auto worker = [&] {
+    sim::Engine engine(p.engine);
+    while (true) {
+      const int i = next.fetch_add(1);
+      if (i >= reps) break;
+      auto ev = events_of(p, static_cast<uint64_t>(i));
+      if (!ev.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = ev.error();
+        break;
+      }
+      sim::StrategyTimeline tl;
+      tl.limit = 1000000;
+      tl.checkpoint_mark_limit = 0;
+      const auto m = engine.run(*p.strategies[static_cast<size_t>(k)], *ev, &tl);
+      double worst = 1.0;
+      for (const auto& seg : tl.segments) {
+        const std::string_view st = seg.state;
+        if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s) {
+          worst = std::min(worst, seg.throughput);
+        }
+      }
+      const auto u = static_cast<size_t>(i);
+      out.goodput[u] = sim::at(m, sim::Metric::kGoodput);
+      out.per_gpu_goodput[u] = sim::at(m, sim::Metric::kPerGpuGoodput);
+      out.failed_mean[u] = sim::at(m, sim::Metric::kFailedGpusMean);
+      out.worst_throughput[u] = worst;
+    }
+  };
+  const int n = std::max(1, std::min(threads, reps));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) return *error;
+  return out;
+}
+
+Result<SparePoint> spare_point(const std::string& file, std::vector<std::string> overrides,
+                               const std::string& label, int spares, int reps, double tolerance,
+                               int threads) {
+  overrides.push_back("cluster.spare_domains=" + std::to_string(spares));
+  auto p = prepare(file, overrides);
+  if (!p.ok()) return p.error();
+  const int k = (*p)->strategy_index(label);
+  if (k < 0) return Error::bad_input("spare_point: no strategy labelled '" + label + "'");
+  auto run = run_engine(**p, k, reps, threads);
+  if (!run.ok()) return run.error();
+  SparePoint out;
+  out.spares = spares;
+  out.per_gpu_goodput = run->mean(run->per_gpu_goodput);
+  int met = 0;
+  for (double w : run->worst_throughput) met += w >= 1.0 - tolerance - 1e-12 ? 1 : 0;
+  out.met_share = static_cast<double>(met) / reps;
+  return out;
+}
+
+Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
+                          const std::string& label, int hi, int reps, double tolerance,
+                          int threads) {
+  auto met = [&](int s) -> Result<bool> {
+    auto pt = spare_point(file, overrides, label, s, reps, tolerance, threads);
+    if (!pt.ok()) return pt.error();
+    return pt->met_share >= 0.5;
+  };
+  auto at0 = met(0);
+  if (!at0.ok()) return at0.error();
+  if (*at0) return 0;
+  int lo = 0;  // not met
+  int top = hi;
+  auto at_hi = met(top);
+  if (!at_hi.ok()) return at_hi.error();
+  if (!*at_hi) return hi;
+  while (top - lo > 1) {
+    const int mid = lo + (top - lo) / 2;
+    auto m = met(mid);
+    if (!m.ok()) return m.error();
+    (*m ? top : lo) = mid;
+  }
+  return top;
+}
+
+}  // namespace ntpsim::validate

@@ -1,0 +1,122 @@
+// The validation studies behind `ntpsim validate` and tests/validation (issue 9): each function
+// reproduces one published figure or closed-form result with ntpsim's own components (scenario
+// loader, topology, failure sources, JobState, strategies, engine) and returns plain numbers.
+//
+// Two kinds of study:
+//  - static: a fixed set of failed GPUs placed uniformly at random (the NTP paper's Fig. 3, 6 and
+//    10 view: "at a failed fraction f"); the job state is re-picked under a strategy's rules and
+//    its throughput read from the strategy's shape, averaged over `samples` placements;
+//  - dynamic: failure processes or traces over a horizon, through FailureSource and the engine
+//    (Fig. 4, Fig. 7, checkpoint intervals, Little's law, trace replays).
+// Every random draw goes through models/base/random.h with the caller's seed, so results are
+// reproducible; nothing here is tuned to a published value.
+// Ownership: Prepared owns everything it points to; results are plain values.
+// Thread safety: functions are reentrant; a Prepared is read-only after prepare() and may be
+// shared by threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/step_model.h"
+#include "sim/cluster/topology.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/layout.h"
+#include "sim/failures/failure_source.h"
+#include "sim/scenario/scenario.h"
+#include "sim/strategies/strategy.h"
+
+namespace ntpsim::validate {
+
+// A scenario loaded with overrides and turned into the engine's parts (as run_monte_carlo does).
+struct Prepared {
+  sim::Scenario scenario;
+  sim::JobLayout layout;
+  std::unique_ptr<sim::Topology> topology;
+  std::unique_ptr<models::StepModel> model;
+  std::vector<std::unique_ptr<sim::Strategy>> strategies;  // in scenario order
+  std::shared_ptr<const sim::TraceData> trace;             // null without a trace
+  sim::EngineConfig engine;
+  double interruption_rate_per_s = 0;  // expected job interruptions (Young/Daly's 1/M)
+
+  // Index of the strategy with this label (or name); -1 when absent.
+  int strategy_index(const std::string& label) const;
+};
+
+Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
+                                          const std::vector<std::string>& overrides);
+
+// ---- static studies -------------------------------------------------------------------------
+
+// (1 - f)^tp: the chance that a TP group of `tp` GPUs has no failed GPU.
+double availability_closed_form(double f, int tp);
+// The same by sampling: round(f x gpus) distinct failed GPUs out of `gpus` (a multiple of tp),
+// mean share of intact TP groups over `samples` placements.
+double availability_sampled(int64_t gpus, int tp, double f, int samples, uint64_t seed);
+
+struct LossSample {
+  double mean = 0, sd = 0;        // throughput loss 1 - rate over the placements
+  double failed_fraction = 0;     // failed GPUs / cluster GPUs actually placed
+};
+// Throughput loss of strategy `k` with round(f x cluster GPUs / blast) failure events, each
+// taking an aligned block of `blast` GPUs of one domain (blast must divide gpus_per_domain),
+// placed uniformly without overlap. REQUIRES: 0 <= k < strategies.size().
+LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples,
+                       uint64_t seed);
+
+// ---- dynamic studies ------------------------------------------------------------------------
+
+struct FailedGpuStats {
+  double share_above = 0;          // time share with failed GPUs > threshold x cluster GPUs
+  double mean_failed = 0;          // time-average failed GPUs
+  double peak_failed = 0;          // mean over replications of the peak
+  double failures = 0;             // failure events per replication (mean)
+  std::vector<double> t_days;      // replication 0: failed fraction as a step function
+  std::vector<double> fraction;
+};
+// Failure events of replications [0, reps) from FailureSource over [0, horizon), measured over
+// [warmup_s, horizon) (down GPUs counted once however many failures overlap them).
+FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warmup_s, int reps);
+
+struct TraceStats {
+  int faults = 0;                  // failure events inside the horizon
+  int hardware_faults = 0;         // of kind "Hardware Failure"
+  int units = 0;                   // units of the trace's component
+  double rate_per_1000_unit_days = 0;
+  double hardware_rate_per_1000_unit_days = 0;
+  double repair_median_days = 0, repair_mean_days = 0, repair_p90_days = 0;
+  int distinct_units = 0;          // units hit at least once
+};
+// Replays replication 0's events; `span_days` is the observation window the rate is over.
+Result<TraceStats> trace_stats(const Prepared& p, double span_days);
+
+struct EngineSummary {
+  std::vector<double> goodput, per_gpu_goodput;   // per replication
+  std::vector<double> worst_throughput;           // per replication: min while running
+  std::vector<double> failed_mean;                 // per replication
+  double mean(const std::vector<double>& v) const;
+};
+// Runs strategy `k` over replications [0, reps) with a timeline each (for the worst running
+// throughput: the lowest throughput of a running or degraded segment).
+Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads);
+
+struct SparePoint {
+  int spares = 0;
+  double per_gpu_goodput = 0;   // mean over replications
+  double met_share = 0;         // replications whose worst running throughput >= 1 - tolerance
+};
+// Per-GPU goodput and the no-pause criterion with `spares` spare domains (cluster.spare_domains
+// set on top of `overrides`), for the strategy labelled `label`.
+Result<SparePoint> spare_point(const std::string& file, std::vector<std::string> overrides,
+                               const std::string& label, int spares, int reps, double tolerance,
+                               int threads);
+// The least number of spare domains at which at least half the replications keep the worst
+// running throughput >= 1 - tolerance (bisection over [0, hi]; hi when never met).
+Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
+                          const std::string& label, int hi, int reps, double tolerance,
+                          int threads);
+
+}  // namespace ntpsim::validate
