@@ -247,6 +247,8 @@ void CudaBackend::describe(calibrate::RawContext& ctx, bool measure_memory_bw) {
   ctx.set("driver", drv.empty() ? "unknown (NVML unavailable)" : drv);
   double x = 0, y = 0;
   if (s.nvml.max_sm_clock_mhz(s.nvml_dev, x)) ctx.set("sm_clock_max_mhz", calibrate::format_number(x));
+  if (s.nvml.sm_clock_mhz(s.nvml_dev, x)) ctx.set("sm_clock_now_mhz", calibrate::format_number(x));
+  if (s.nvml.power_w(s.nvml_dev, x)) ctx.set("power_now_w", calibrate::format_number(x));
   if (s.nvml.power_limit_w(s.nvml_dev, x)) ctx.set("power_limit_w", calibrate::format_number(x));
   if (s.nvml.default_power_limit_w(s.nvml_dev, x)) ctx.set("power_limit_default_w", calibrate::format_number(x));
   if (s.nvml.power_limit_range_w(s.nvml_dev, x, y)) {
