@@ -12,8 +12,9 @@ JobState::JobState(const JobLayout& layout)
   gpu_.assign(static_cast<size_t>(layout.cluster_gpus), Gpu{});
   k_.assign(static_cast<size_t>(layout.total_groups), 0);
   bucket_.assign(static_cast<size_t>(layout.total_groups), -1);
-  pos_.assign(static_cast<size_t>(layout.total_groups), 0);
-  buckets_.resize(static_cast<size_t>(excluded_bucket_) + 1);
+  next_.assign(static_cast<size_t>(layout.total_groups), -1);
+  prev_.assign(static_cast<size_t>(layout.total_groups), -1);
+  head_.assign(static_cast<size_t>(excluded_bucket_) + 1, -1);
   hist_.assign(static_cast<size_t>(tp_) + 1, 0);
   free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
@@ -34,7 +35,7 @@ void JobState::reset(const MembershipRules& rules) {
   }
   std::fill(k_.begin(), k_.end(), 0);
   std::fill(bucket_.begin(), bucket_.end(), -1);
-  for (auto& b : buckets_) b.clear();
+  std::fill(head_.begin(), head_.end(), -1);
   std::fill(hist_.begin(), hist_.end(), 0);
   std::fill(free_mask_.begin(), free_mask_.end(), 0);
   std::fill(job_mask_.begin(), job_mask_.end(), 0);
@@ -64,21 +65,22 @@ void JobState::place(int64_t g, int bucket) {
   const int old = bucket_[g];
   if (old == bucket) return;
   if (old >= 0) {
-    auto& v = buckets_[old];
-    const int32_t last = v.back();
-    v[pos_[g]] = last;
-    pos_[last] = pos_[g];
-    v.pop_back();
-    if (v.empty()) set_mask_bit(old, false);
+    const int32_t n = next_[g], p = prev_[g];
+    if (p >= 0) next_[p] = n;
+    else head_[old] = n;
+    if (n >= 0) prev_[n] = p;
+    if (head_[old] < 0) set_mask_bit(old, false);
     if (old > tp_ && old != excluded_bucket_) {
       --hist_[old - tp_ - 1];
       --members_;
     }
   }
-  auto& v = buckets_[bucket];
-  pos_[g] = static_cast<int32_t>(v.size());
-  v.push_back(static_cast<int32_t>(g));
-  if (v.size() == 1) set_mask_bit(bucket, true);
+  const int32_t h = head_[bucket];
+  next_[g] = h;
+  prev_[g] = -1;
+  if (h >= 0) prev_[h] = static_cast<int32_t>(g);
+  else set_mask_bit(bucket, true);
+  head_[bucket] = static_cast<int32_t>(g);
   bucket_[g] = static_cast<int16_t>(bucket);
   if (bucket > tp_ && bucket != excluded_bucket_) {
     ++hist_[bucket - tp_ - 1];
@@ -171,26 +173,24 @@ void JobState::reassign() {
     std::vector<int32_t>& damaged = damaged_scratch_;
     damaged.clear();
     for (int d = 0; d < tp_; d = next_member_degree(d)) {
-      const auto& v = buckets_[bucket_for(true, d)];
-      damaged.insert(damaged.end(), v.begin(), v.end());
+      for (int32_t g = head_[bucket_for(true, d)]; g >= 0; g = next_[g]) damaged.push_back(g);
     }
     for (int32_t g : damaged) swap_in_domain_spares(g);
   }
   // Unusable members leave.
-  auto& unusable = buckets_[bucket_for(true, 0)];
-  while (!unusable.empty()) place(unusable.back(), bucket_for(false, 0));
+  while (any_in(bucket_for(true, 0)) >= 0) place(any_in(bucket_for(true, 0)), bucket_for(false, 0));
   // Fill up to R*P with the best free groups, and trade worse members for better free groups.
   while (true) {
     const int bf = best_free_degree();
     if (bf == 0) break;
     if (members_ < layout_.job_groups) {
-      place(buckets_[bucket_for(false, bf)].back(), bucket_for(true, bf));
+      place(any_in(bucket_for(false, bf)), bucket_for(true, bf));
       continue;
     }
     const int wm = worst_member_degree();
     if (wm == 0 || wm >= bf) break;
-    const int32_t in = buckets_[bucket_for(false, bf)].back();
-    place(buckets_[bucket_for(true, wm)].back(), bucket_for(false, wm));
+    const int32_t in = any_in(bucket_for(false, bf));
+    place(any_in(bucket_for(true, wm)), bucket_for(false, wm));
     place(in, bucket_for(true, bf));
   }
   // A job that may shrink keeps whole replicas only.
@@ -198,7 +198,7 @@ void JobState::reassign() {
     const int64_t keep = members_ / layout_.pp * layout_.pp;
     while (members_ > keep) {
       const int wm = worst_member_degree();
-      place(buckets_[bucket_for(true, wm)].back(), bucket_for(false, wm));
+      place(any_in(bucket_for(true, wm)), bucket_for(false, wm));
     }
   }
 }

@@ -5,8 +5,9 @@
 //  - per GPU: a down counter (overlapping failures of a GPU, its node and its domain) and its
 //    owning TP group (-1 = idle; in-domain spare swaps move GPUs between groups);
 //  - per TP group: failed GPUs k, and its bucket: (in the job or free) x degree(k), or excluded
-//    (spare domains a strategy may not use). Buckets are index sets with O(1) insert/erase, so
-//    the job's degree histogram is the bucket sizes.
+//    (spare domains a strategy may not use). Buckets are intrusive doubly linked lists over the
+//    group arrays (O(1) insert/erase, "any member" = the most recently inserted), so the job's
+//    degree histogram is the bucket sizes.
 // `reassign` re-picks the job's groups under the strategy's MembershipRules: in-domain swaps,
 // then drop unusable members, fill up to R*P from the best free groups and trade worse members
 // for better free groups, then (jobs that may shrink) keep only whole replicas.
@@ -53,6 +54,7 @@ class JobState {
   int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
   bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
   void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_, members_, masks
+  int32_t any_in(int bucket) const { return head_[bucket]; }
   void set_mask_bit(int bucket, bool non_empty);
   void rebucket(int64_t g);            // after k[g] changed
   void swap_in_domain_spares(int64_t g);
@@ -71,8 +73,9 @@ class JobState {
   std::vector<Gpu> gpu_;                // per GPU (one cache line access per GPU event)
   std::vector<int16_t> k_;              // per group: failed GPUs it owns
   std::vector<int16_t> bucket_;         // per group
-  std::vector<int32_t> pos_;            // per group: index in its bucket
-  std::vector<std::vector<int32_t>> buckets_;
+  std::vector<int32_t> next_;           // per group: next in its bucket's list, -1 = end
+  std::vector<int32_t> prev_;           // per group: previous, -1 = it is the head
+  std::vector<int32_t> head_;           // per bucket: most recently inserted group, -1 = empty
   // Bit d set when free[d] (job[d]) is non-empty: best/worst degree lookups in O(T/64).
   std::vector<uint64_t> free_mask_;
   std::vector<uint64_t> job_mask_;

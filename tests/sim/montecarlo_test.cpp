@@ -157,7 +157,7 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   }
   // Pinned: any change of event order, strategy decision or failure sampling changes it.
   EXPECT_EQ(events, 2390u);
-  EXPECT_EQ(h, 15533290010509203550ull);
+  EXPECT_EQ(h, 6726606397554336734ull);
 }
 
 TEST(MonteCarlo, AdaptiveStopsInThreadIndependentBatches) {
