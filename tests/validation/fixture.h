@@ -18,4 +18,9 @@ inline int scaled(int full, int reduced) {
   return bi.sanitized || bi.build_type == "Debug" ? reduced : full;
 }
 
+// Dynamic studies whose verdict could flip with fewer replications use the document's full count
+// in every build (they are cheap enough); only static placement samples are scaled.
+inline constexpr int kFig4Reps = 200;
+inline constexpr int kFig7Reps = 20;
+
 }  // namespace ntpsim::validate::testing

@@ -215,6 +215,7 @@ FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warm
     }
     const double window = end_s - warmup_s;
     out.share_above += above / window / reps;
+    out.share_by_rep.push_back(above / window);
     out.mean_failed += area / window / reps;
     out.peak_failed += static_cast<double>(peak) / reps;
     out.failures += static_cast<double>(ev->size()) / reps;
@@ -256,7 +257,8 @@ double EngineSummary::mean(const std::vector<double>& v) const {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads) {
+Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads,
+                                 double warmup_s) {
   NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size() && reps > 0);
   EngineSummary out;
   out.goodput.resize(static_cast<size_t>(reps));
@@ -284,7 +286,8 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
       double worst = 1.0;
       for (const auto& seg : tl.segments) {
         const std::string_view st = seg.state;
-        if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s) {
+        if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s &&
+            seg.end_s > warmup_s) {
           worst = std::min(worst, seg.throughput);
         }
       }
@@ -306,13 +309,13 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
 
 Result<SparePoint> spare_point(const std::string& file, std::vector<std::string> overrides,
                                const std::string& label, int spares, int reps, double tolerance,
-                               int threads) {
+                               int threads, double warmup_s) {
   overrides.push_back("cluster.spare_domains=" + std::to_string(spares));
   auto p = prepare(file, overrides);
   if (!p.ok()) return p.error();
   const int k = (*p)->strategy_index(label);
   if (k < 0) return Error::bad_input("spare_point: no strategy labelled '" + label + "'");
-  auto run = run_engine(**p, k, reps, threads);
+  auto run = run_engine(**p, k, reps, threads, warmup_s);
   if (!run.ok()) return run.error();
   SparePoint out;
   out.spares = spares;
@@ -325,9 +328,9 @@ Result<SparePoint> spare_point(const std::string& file, std::vector<std::string>
 
 Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
                           const std::string& label, int hi, int reps, double tolerance,
-                          int threads) {
+                          int threads, double warmup_s) {
   auto met = [&](int s) -> Result<bool> {
-    auto pt = spare_point(file, overrides, label, s, reps, tolerance, threads);
+    auto pt = spare_point(file, overrides, label, s, reps, tolerance, threads, warmup_s);
     if (!pt.ok()) return pt.error();
     return pt->met_share >= 0.5;
   };

@@ -76,6 +76,7 @@ struct FailedGpuStats {
   double failures = 0;             // failure events per replication (mean)
   std::vector<double> t_days;      // replication 0: failed fraction as a step function
   std::vector<double> fraction;
+  std::vector<double> share_by_rep;  // share_above of each replication
 };
 // Failure events of replications [0, reps) from FailureSource over [0, horizon), measured over
 // [warmup_s, horizon) (down GPUs counted once however many failures overlap them).
@@ -100,8 +101,10 @@ struct EngineSummary {
   double mean(const std::vector<double>& v) const;
 };
 // Runs strategy `k` over replications [0, reps) with a timeline each (for the worst running
-// throughput: the lowest throughput of a running or degraded segment).
-Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads);
+// throughput: the lowest throughput of a running or degraded segment that ends after
+// `warmup_s`, so a run that starts with no failed GPU can be judged on its steady part).
+Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads,
+                                 double warmup_s = 0);
 
 struct SparePoint {
   int spares = 0;
@@ -112,11 +115,11 @@ struct SparePoint {
 // set on top of `overrides`), for the strategy labelled `label`.
 Result<SparePoint> spare_point(const std::string& file, std::vector<std::string> overrides,
                                const std::string& label, int spares, int reps, double tolerance,
-                               int threads);
+                               int threads, double warmup_s);
 // The least number of spare domains at which at least half the replications keep the worst
 // running throughput >= 1 - tolerance (bisection over [0, hi]; hi when never met).
 Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
                           const std::string& label, int hi, int reps, double tolerance,
-                          int threads);
+                          int threads, double warmup_s);
 
 }  // namespace ntpsim::validate

@@ -1,0 +1,77 @@
+// Published statements ntpsim does NOT reproduce within the stated tolerance (issue 9). Each test
+// keeps the paper's number and tolerance (tools/validate/claims.h) and is registered in ctest with
+// WILL_FAIL, so the suite stays green while the difference stands and fails loudly the day the
+// model starts agreeing (then move the test to paper_test.cpp). docs/VALIDATION.md explains each.
+// The replication counts equal the document's, so the verdicts here and there are the same.
+#include <gtest/gtest.h>
+
+#include "tests/validation/fixture.h"
+#include "tools/validate/claims.h"
+#include "tools/validate/studies.h"
+
+namespace ntpsim::validate {
+namespace {
+
+namespace pub = published;
+using testing::scenario;
+
+const std::vector<std::string> kFiveDay20 = {"failures.processes[0].kinds[0].repair.mean=5d",
+                                             "horizon=20d"};
+constexpr double kWarmup = 5 * 86400.0;
+
+std::unique_ptr<Prepared> load(const std::vector<std::string>& o) {
+  auto p = prepare(scenario("paper/b200-nvl32.yaml"), o);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
+  return p.ok() ? std::move(*p) : nullptr;
+}
+
+// Fig. 4: the paper's single 15-day trace has more than 0.1% failed 81% of the time. ntpsim's
+// independent Poisson failures at the Llama 3 rate (mean about 36.5 failed GPUs against a threshold
+// of 32) give about 70% on average over steady 15-day windows; single windows range widely (p10
+// about 47%, p90 about 91%) and about a third of them reach 81%. The paper's number is one sample.
+TEST(KnownDifference, Fig4ShareAboveOneInAThousand) {
+  auto p = load({"horizon=20d"});
+  ASSERT_NE(p, nullptr);
+  const auto st = failed_gpu_stats(*p, 0.001, kWarmup, testing::kFig4Reps);
+  EXPECT_NEAR(st.share_above, pub::kShareAbove01, pub::kShareAbove01Tol);
+}
+
+// 3x the Llama 3 rate: the paper says peak concurrent failures double. With independent failures
+// the peak of a 15-day window sits a few standard deviations above the mean, and the mean triples,
+// so the peak grows about 2.7x (the TP64 availability at that peak, about 77%, does agree with the
+// paper's "about 80%": see paper_test.cpp).
+TEST(KnownDifference, TripleRatePeakDoubles) {
+  auto p1 = load({"horizon=20d"});
+  auto p3 = load({"horizon=20d", "failures.processes[0].rate=5.919e-5/h"});
+  ASSERT_NE(p1, nullptr);
+  ASSERT_NE(p3, nullptr);
+  const double peak1 = failed_gpu_stats(*p1, 0.001, kWarmup, testing::kFig4Reps).peak_failed;
+  const double peak3 = failed_gpu_stats(*p3, 0.001, kWarmup, testing::kFig4Reps).peak_failed;
+  EXPECT_NEAR(peak3 / peak1, pub::kPeakRatio3x, pub::kPeakRatio3xTol);
+}
+
+// Fig. 7, DP-DROP: 90 spare domains in the paper. ntpsim needs about 79 to never drop a replica
+// (the peak of damaged domains in steady 15-day windows at 5-day repair), and about 68 under the
+// common "never below 99%" reading, which tolerates one dropped replica (1/125 = 0.8%). The paper's
+// trace has more concurrent failures than ntpsim's typical window (as in Fig. 4).
+TEST(KnownDifference, Fig7DpDropSparesToNeverPause) {
+  auto n = spares_needed(scenario("paper/b200-nvl32.yaml"), kFiveDay20, "dp_drop", 256,
+                         testing::kFig7Reps, pub::kNoPauseTolerance, 2, kWarmup);
+  ASSERT_TRUE(n.ok());
+  EXPECT_NEAR(*n, pub::kSparesDpDrop, pub::kSparesDpDropTol);
+}
+
+// Fig. 7, NTP: 16 spare domains (2 replicas) in the paper. In ntpsim a spare domain only replaces
+// a damaged domain one for one; spares never run as extra DP replicas that take over the batch
+// share NTP's damaged replicas give up. So NTP keeps damaged replicas in the job until spares
+// replace enough of them that the lost share plus the reshard overhead on healthy replicas (0.73%
+// of an iteration for TP 30 in the analytic model) stays under 1%: about 43 spares.
+TEST(KnownDifference, Fig7NtpSparesToNeverPause) {
+  auto n = spares_needed(scenario("paper/b200-nvl32.yaml"), kFiveDay20, "ntp", 256,
+                         testing::kFig7Reps, pub::kNoPauseTolerance, 2, kWarmup);
+  ASSERT_TRUE(n.ok());
+  EXPECT_NEAR(*n, pub::kSparesNtp, pub::kSparesNtpTol);
+}
+
+}  // namespace
+}  // namespace ntpsim::validate
