@@ -1,7 +1,8 @@
 // The published numbers ntpsim reproduces (REFERENCES.md): Fig. 3 availability, Fig. 6 loss at
 // 0.4% failed, NTP-PW's spares for no pause (Fig. 7), the InfiniteHBD replay and Little's law.
-// Those it does not reproduce are in known_differences_test.cpp (expected failures). Tolerances are the ones in tools/validate/claims.h (stated before measuring).
-// Deterministic: fixed seeds; no timings.
+// Those it does not reproduce are in known_differences_test.cpp (expected failures). Tolerances are
+// the ones in tools/validate/claims.h (stated before measuring). Deterministic: fixed seeds; no
+// timings.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,9 +15,9 @@ namespace ntpsim::validate {
 namespace {
 
 namespace pub = published;
+using testing::kFig7Reps;
 using testing::scaled;
 using testing::scenario;
-using testing::kFig7Reps;
 
 // Fig. 7 runs 20 days and judges days 5-20 (the steady part, as Fig. 4).
 const std::vector<std::string> kFiveDay20 = {"failures.processes[0].kinds[0].repair.mean=5d",
@@ -45,8 +46,8 @@ TEST(PaperFig3, Tp64AvailabilitySampledMatchesClosedForm) {
 TEST(PaperFig6, DpDropLossAtFourInAThousand) {
   auto p = load("paper/b200-nvl32.yaml");
   ASSERT_NE(p, nullptr);
-  const auto l = static_loss(*p, p->strategy_index("dp_drop"), pub::kFig6Fraction, 1,
-                             scaled(40, 8), 2504);
+  const auto l =
+      static_loss(*p, p->strategy_index("dp_drop"), pub::kFig6Fraction, 1, scaled(40, 8), 2504);
   EXPECT_NEAR(l.failed_fraction, pub::kFig6Fraction, 1e-9);
   EXPECT_NEAR(l.mean, pub::kDpDropLoss, pub::kDpDropLossTol);
 }
@@ -54,8 +55,8 @@ TEST(PaperFig6, DpDropLossAtFourInAThousand) {
 TEST(PaperFig6, NtpLossWithinThreePercent) {
   auto p = load("paper/b200-nvl32.yaml");
   ASSERT_NE(p, nullptr);
-  const auto l = static_loss(*p, p->strategy_index("ntp"), pub::kFig6Fraction, 1,
-                             scaled(40, 8), 2504);
+  const auto l =
+      static_loss(*p, p->strategy_index("ntp"), pub::kFig6Fraction, 1, scaled(40, 8), 2504);
   EXPECT_GT(l.mean, 0.0);  // damaged replicas do cost something
   EXPECT_LE(l.mean, pub::kNtpLossMax);
 }
@@ -77,9 +78,8 @@ TEST(PaperFig6, NoFailureNoLoss) {
 }
 
 TEST(PaperFig7, NtpPowerBoostSparesToNeverPause) {
-  const int n = *spares_needed(scenario("paper/b200-nvl32.yaml"),
-                               kFiveDay20,
-                               "ntp_power_boost", 256, kFig7Reps, pub::kNoPauseTolerance, 2, kWarmup);
+  const int n = *spares_needed(scenario("paper/b200-nvl32.yaml"), kFiveDay20, "ntp_power_boost",
+                               256, kFig7Reps, pub::kNoPauseTolerance, 2, kWarmup);
   EXPECT_LE(n, pub::kSparesNtpPwMax);
 }
 
@@ -104,7 +104,8 @@ TEST(ClosedForm, LittlesLawAndExpectedFailures) {
   const double n = static_cast<double>(p->layout.cluster_gpus);
   const double h = p->scenario.horizon_s;
   double repair = 0;
-  for (const auto& k : proc.kinds) repair += k.share * k.repair.mean_s * (1 - k.repair.mean_s / (2 * h));
+  for (const auto& k : proc.kinds)
+    repair += k.share * k.repair.mean_s * (1 - k.repair.mean_s / (2 * h));
   const auto st = failed_gpu_stats(*p, 0.001, 0, scaled(10, 3));
   EXPECT_NEAR(st.failures / (proc.rate_per_unit_s * n * h), 1.0, pub::kFailureCountTol);
   EXPECT_NEAR(st.mean_failed / (proc.rate_per_unit_s * n * repair), 1.0, pub::kLittleTol);

@@ -33,8 +33,8 @@ Status little(Doc& doc) {
   b += "| horizon | λ·N·H | failures (sim) | mean failed, closed form | mean failed (sim) |\n"
        "|---|---|---|---|---|\n";
   std::string rows;
-  for (const auto& [h, days] : std::vector<std::pair<std::string, double>>{{"15d", 15.0},
-                                                                           {"120d", 120.0}}) {
+  for (const auto& [h, days] :
+       std::vector<std::pair<std::string, double>>{{"15d", 15.0}, {"120d", 120.0}}) {
     auto p = prepare(doc.scenario(kPaper), {"horizon=" + h});
     if (!p.ok()) return p.error();
     const auto& proc = (*p)->scenario.failures.processes.at(0);
@@ -50,21 +50,22 @@ Status little(Doc& doc) {
     b += fmt::format("| {} | {:.1f} | {:.1f} | {:.2f} | {:.2f} |\n", h, expected_failures,
                      st.failures, expected_failed, st.mean_failed);
     if (days == 120.0) {
-      rows += doc.claim({"failure events in 120 days", "λ·N·H", fmt::format("{:.1f}", expected_failures),
-                         fmt::format("{:.1f}", st.failures),
-                         rel_diff(st.failures, expected_failures),
-                         fmt::format("±{:.0f}%", pub::kFailureCountTol * 100),
-                         std::abs(st.failures / expected_failures - 1) <= pub::kFailureCountTol});
-      rows += doc.claim({"mean failed GPUs (120 days)", "Little's law",
-                         fmt::format("{:.2f}", expected_failed), fmt::format("{:.2f}", st.mean_failed),
-                         rel_diff(st.mean_failed, expected_failed),
-                         fmt::format("±{:.0f}%", pub::kLittleTol * 100),
-                         std::abs(st.mean_failed / expected_failed - 1) <= pub::kLittleTol});
+      rows += doc.claim(
+          {"failure events in 120 days", "λ·N·H", fmt::format("{:.1f}", expected_failures),
+           fmt::format("{:.1f}", st.failures), rel_diff(st.failures, expected_failures),
+           fmt::format("±{:.0f}%", pub::kFailureCountTol * 100),
+           std::abs(st.failures / expected_failures - 1) <= pub::kFailureCountTol});
+      rows += doc.claim(
+          {"mean failed GPUs (120 days)", "Little's law", fmt::format("{:.2f}", expected_failed),
+           fmt::format("{:.2f}", st.mean_failed), rel_diff(st.mean_failed, expected_failed),
+           fmt::format("±{:.0f}%", pub::kLittleTol * 100),
+           std::abs(st.mean_failed / expected_failed - 1) <= pub::kLittleTol});
       double long_run = 0;
       for (const auto& k : proc.kinds) long_run += k.share * k.repair.mean_s;
-      b += fmt::format("\nLong-run Little's law λ·N·E[repair] = {:.1f} failed GPUs (REFERENCES.md: "
-                       "about 37 with 3-day repair at 32,768 GPUs).\n\n",
-                       proc.rate_per_unit_s * n * long_run);
+      b += fmt::format(
+          "\nLong-run Little's law λ·N·E[repair] = {:.1f} failed GPUs (REFERENCES.md: "
+          "about 37 with 3-day repair at 32,768 GPUs).\n\n",
+          proc.rate_per_unit_s * n * long_run);
     }
   }
   b += claim_header() + rows + "\n";
@@ -119,8 +120,13 @@ Status young_daly(Doc& doc) {
   const double gd = run->mean(run->goodput);
   b += fmt::format("| Daly {:.0f} s | {} |\n\n", daly, pct(gd, 3));
   b += doc.chart("young_daly.svg",
-                 {"young_daly", "Goodput vs checkpoint interval (checkpoint_restart)",
-                  "checkpoint interval (min)", "goodput (%)", false, true, curve.y.front() - 0.01,
+                 {"young_daly",
+                  "Goodput vs checkpoint interval (checkpoint_restart)",
+                  "checkpoint interval (min)",
+                  "goodput (%)",
+                  false,
+                  true,
+                  curve.y.front() - 0.01,
                   {}},
                  {curve});
   b += claim_header();
@@ -131,8 +137,8 @@ Status young_daly(Doc& doc) {
                   fmt::format("≥ best - {:.1f} pt", pub::kYoungDalyGoodputTol * 100),
                   gd >= best_g - pub::kYoungDalyGoodputTol});
   b += "\n";
-  doc.seeds.push_back(fmt::format("Young/Daly ({}) | seed {}, {} replications", kPaper, s.seed,
-                                  reps));
+  doc.seeds.push_back(
+      fmt::format("Young/Daly ({}) | seed {}, {} replications", kPaper, s.seed, reps));
   return Status::Ok();
 }
 
@@ -151,39 +157,40 @@ Status infinitehbd(Doc& doc) {
       "source yields (the simulator's view, not the raw file): {} faults on {} distinct servers, "
       "repair p90 {:.1f} d. `dp_drop` on this cluster (Llama 3 70B, TP 8 x PP 4 x DP 100): "
       "goodput {}, mean failed GPUs {:.1f}.\n\n",
-      kHbd, t->units, t->faults, t->distinct_units, t->repair_p90_days,
-      pct(run->goodput.at(0), 2), run->failed_mean.at(0));
+      kHbd, t->units, t->faults, t->distinct_units, t->repair_p90_days, pct(run->goodput.at(0), 2),
+      run->failed_mean.at(0));
   b += claim_header();
-  b += doc.claim({"faults in 348 days on 400 servers", "InfiniteHBD", fmt::format("{}", pub::kHbdFaults),
-                  fmt::format("{}", t->faults), fmt::format("{:+d}", t->faults - pub::kHbdFaults),
-                  "exact", t->faults == pub::kHbdFaults});
+  b += doc.claim({"faults in 348 days on 400 servers", "InfiniteHBD",
+                  fmt::format("{}", pub::kHbdFaults), fmt::format("{}", t->faults),
+                  fmt::format("{:+d}", t->faults - pub::kHbdFaults), "exact",
+                  t->faults == pub::kHbdFaults});
   b += doc.claim({"faults per 1000 node-days", "InfiniteHBD", fmt::format("{}", pub::kHbdRate),
                   fmt::format("{:.3f}", t->rate_per_1000_unit_days),
                   fmt::format("{:+.3f}", t->rate_per_1000_unit_days - pub::kHbdRate),
                   fmt::format("±{}", pub::kHbdRateTol),
                   std::abs(t->rate_per_1000_unit_days - pub::kHbdRate) <= pub::kHbdRateTol});
-  b += doc.claim({"hardware faults per 1000 node-days", "InfiniteHBD",
-                  fmt::format("{}", pub::kHbdHwRate),
-                  fmt::format("{:.3f}", t->hardware_rate_per_1000_unit_days),
-                  fmt::format("{:+.3f}", t->hardware_rate_per_1000_unit_days - pub::kHbdHwRate),
-                  fmt::format("±{}", pub::kHbdHwRateTol),
-                  std::abs(t->hardware_rate_per_1000_unit_days - pub::kHbdHwRate) <=
-                      pub::kHbdHwRateTol});
-  b += doc.claim({"repair time median (days)", "InfiniteHBD", fmt::format("{}", pub::kHbdRepairMedian),
-                  fmt::format("{:.3f}", t->repair_median_days),
-                  fmt::format("{:+.3f}", t->repair_median_days - pub::kHbdRepairMedian),
-                  fmt::format("±{}", pub::kHbdRepairMedianTol),
-                  std::abs(t->repair_median_days - pub::kHbdRepairMedian) <=
-                      pub::kHbdRepairMedianTol});
+  b += doc.claim(
+      {"hardware faults per 1000 node-days", "InfiniteHBD", fmt::format("{}", pub::kHbdHwRate),
+       fmt::format("{:.3f}", t->hardware_rate_per_1000_unit_days),
+       fmt::format("{:+.3f}", t->hardware_rate_per_1000_unit_days - pub::kHbdHwRate),
+       fmt::format("±{}", pub::kHbdHwRateTol),
+       std::abs(t->hardware_rate_per_1000_unit_days - pub::kHbdHwRate) <= pub::kHbdHwRateTol});
+  b += doc.claim(
+      {"repair time median (days)", "InfiniteHBD", fmt::format("{}", pub::kHbdRepairMedian),
+       fmt::format("{:.3f}", t->repair_median_days),
+       fmt::format("{:+.3f}", t->repair_median_days - pub::kHbdRepairMedian),
+       fmt::format("±{}", pub::kHbdRepairMedianTol),
+       std::abs(t->repair_median_days - pub::kHbdRepairMedian) <= pub::kHbdRepairMedianTol});
   b += doc.claim({"repair time mean (days)", "InfiniteHBD", fmt::format("{}", pub::kHbdRepairMean),
                   fmt::format("{:.3f}", t->repair_mean_days),
                   fmt::format("{:+.3f}", t->repair_mean_days - pub::kHbdRepairMean),
                   fmt::format("±{}", pub::kHbdRepairMeanTol),
                   std::abs(t->repair_mean_days - pub::kHbdRepairMean) <= pub::kHbdRepairMeanTol});
   b += "\n";
-  doc.seeds.push_back(fmt::format("InfiniteHBD ({}) | seed {}, 1 replication (modulo mapping is "
-                                  "deterministic)",
-                                  kHbd, (*p)->scenario.seed));
+  doc.seeds.push_back(
+      fmt::format("InfiniteHBD ({}) | seed {}, 1 replication (modulo mapping is "
+                  "deterministic)",
+                  kHbd, (*p)->scenario.seed));
   return Status::Ok();
 }
 

@@ -53,8 +53,8 @@ inline constexpr double kHbdRepairMean = 5.5;
 inline constexpr double kHbdRepairMeanTol = 0.05;
 
 // Closed-form cross-checks (relative tolerances for Monte Carlo estimates).
-inline constexpr double kLittleTol = 0.05;       // mean failed GPUs vs lambda N E[repair]
-inline constexpr double kFailureCountTol = 0.03;  // failures vs lambda N H
+inline constexpr double kLittleTol = 0.05;             // mean failed GPUs vs lambda N E[repair]
+inline constexpr double kFailureCountTol = 0.03;       // failures vs lambda N H
 inline constexpr double kYoungDalyGoodputTol = 0.002;  // goodput at Daly vs the sweep's best
 
 }  // namespace ntpsim::validate::published

@@ -36,7 +36,7 @@ Status fig3(Doc& doc) {
       "Share of TP groups with no failed GPU when a fraction f of {} GPUs is failed uniformly at "
       "random (sampled, {} placements each, seed {}), against the closed form (1-f)^T.\n\n",
       gpus, samples, kSeed);
-  b += "| f | " ;
+  b += "| f | ";
   for (int t : tps) b += fmt::format("TP{} sampled | TP{} (1-f)^T | ", t, t);
   b += "\n|---|";
   for (size_t i = 0; i < tps.size(); ++i) b += "---|---|";
@@ -57,8 +57,14 @@ Status fig3(Doc& doc) {
     b += "\n";
   }
   b += "\n" + doc.chart("fig3_availability.svg",
-                        {"fig3", "Availability vs failed-GPU fraction (sampled)",
-                         "failed GPUs (%)", "TP groups intact (%)", true, true, 0.0, {}},
+                        {"fig3",
+                         "Availability vs failed-GPU fraction (sampled)",
+                         "failed GPUs (%)",
+                         "TP groups intact (%)",
+                         true,
+                         true,
+                         0.0,
+                         {}},
                         series);
   const double cf = availability_closed_form(0.001, 64);
   b += claim_header();
@@ -88,8 +94,8 @@ Status fig4(Doc& doc) {
   const auto st = failed_gpu_stats(**p, 0.001, warmup, reps);
   const auto cold = failed_gpu_stats(**p15, 0.001, 0, reps);
   const auto st3 = failed_gpu_stats(**p3, 0.001, warmup, reps);
-  doc.seeds.push_back(fmt::format("Fig. 4 ({}) | seed {}, {} replications", kPaper,
-                                  (*p)->scenario.seed, reps));
+  doc.seeds.push_back(
+      fmt::format("Fig. 4 ({}) | seed {}, {} replications", kPaper, (*p)->scenario.seed, reps));
   const double gpus = static_cast<double>((*p)->layout.cluster_gpus);
   std::string& b = doc.body;
   b += "## Fig. 4: failed-GPU fraction over a 15-day run at Llama 3 rates\n\n";
@@ -107,14 +113,16 @@ Status fig4(Doc& doc) {
                    cold.mean_failed, st3.mean_failed);
   b += fmt::format("| peak failed GPUs (mean over replications) | {:.1f} | {:.1f} | {:.1f} |\n",
                    st.peak_failed, cold.peak_failed, st3.peak_failed);
-  b += fmt::format("| failure events per replication | {:.1f} | {:.1f} | {:.1f} |\n\n",
-                   st.failures, cold.failures, st3.failures);
+  b += fmt::format("| failure events per replication | {:.1f} | {:.1f} | {:.1f} |\n\n", st.failures,
+                   cold.failures, st3.failures);
   {
     auto v = st.share_by_rep;
     std::sort(v.begin(), v.end());
-    auto q = [&](double x) { return v[static_cast<size_t>(x * static_cast<double>(v.size() - 1))]; };
-    const auto at_least = std::count_if(v.begin(), v.end(),
-                                        [](double x) { return x >= pub::kShareAbove01; });
+    auto q = [&](double x) {
+      return v[static_cast<size_t>(x * static_cast<double>(v.size() - 1))];
+    };
+    const auto at_least =
+        std::count_if(v.begin(), v.end(), [](double x) { return x >= pub::kShareAbove01; });
     b += fmt::format(
         "One 15-day window is one sample: across the {} replications the steady share above "
         "0.1% ranges p10 {} / p50 {} / p90 {}; {} of the windows reach the paper's 81% or "
@@ -125,8 +133,14 @@ Status fig4(Doc& doc) {
   Series s1{"1x Llama 3 rate (replication 0)", st.t_days, st.fraction, true, false};
   Series s3{"3x rate (replication 0)", st3.t_days, st3.fraction, true, false};
   b += doc.chart("fig4_failed_fraction.svg",
-                 {"fig4", "Failed GPUs over 20 days (first 5 days: warm-up)", "day",
-                  "failed GPUs (%)", false, true, 0.0, {0.001}},
+                 {"fig4",
+                  "Failed GPUs over 20 days (first 5 days: warm-up)",
+                  "day",
+                  "failed GPUs (%)",
+                  false,
+                  true,
+                  0.0,
+                  {0.001}},
                  {s1, s3});
   const double ratio = st3.peak_failed / st.peak_failed;
   const double avail3 = availability_closed_form(st3.peak_failed / gpus, 64);
@@ -180,7 +194,7 @@ Result<std::vector<Series>> loss_curves(Doc& doc, const std::string& file,
 
 Status fig6(Doc& doc) {
   const int samples = doc.samples(200, 30);
-  const std::vector<double> fs = {0, 0.0005, 0.001, 0.0015, 0.002, 0.0025,
+  const std::vector<double> fs = {0,     0.0005, 0.001, 0.0015, 0.002, 0.0025,
                                   0.003, 0.0035, 0.004, 0.0045, 0.005};
   std::string table;
   auto series = loss_curves(doc, kPaper, fs, 1, samples, table);
@@ -195,13 +209,19 @@ Status fig6(Doc& doc) {
       kPaper, samples, kSeed);
   b += table + "\n";
   b += doc.chart("fig6_loss.svg",
-                 {"fig6", "Throughput loss vs failed GPUs (NVL32, TP 32)", "failed GPUs (%)",
-                  "throughput loss (%)", true, true, 0.0, {}},
+                 {"fig6",
+                  "Throughput loss vs failed GPUs (NVL32, TP 32)",
+                  "failed GPUs (%)",
+                  "throughput loss (%)",
+                  true,
+                  true,
+                  0.0,
+                  {}},
                  *series);
   auto at = [&](size_t k) { return (*series)[k].y[8]; };  // f = 0.4%
   b += claim_header();
-  b += doc.claim({"DP-DROP loss at 0.4% failed", "NTP Fig. 6", pct(pub::kDpDropLoss, 0),
-                  pct(at(0)), diff_abs(at(0), pub::kDpDropLoss, true),
+  b += doc.claim({"DP-DROP loss at 0.4% failed", "NTP Fig. 6", pct(pub::kDpDropLoss, 0), pct(at(0)),
+                  diff_abs(at(0), pub::kDpDropLoss, true),
                   fmt::format("±{:.0f} pt", pub::kDpDropLossTol * 100),
                   std::abs(at(0) - pub::kDpDropLoss) <= pub::kDpDropLossTol});
   b += doc.claim({"NTP loss at 0.4% failed", "NTP Fig. 6", "within 3%", pct(at(1), 2),
@@ -243,8 +263,8 @@ Status fig7(Doc& doc) {
   for (int s : grid) {
     b += fmt::format("| {} |", s);
     for (size_t k = 0; k < labels.size(); ++k) {
-      auto pt = spare_point(doc.scenario(kPaper), over, labels[k], s, reps,
-                            pub::kNoPauseTolerance, threads, warmup);
+      auto pt = spare_point(doc.scenario(kPaper), over, labels[k], s, reps, pub::kNoPauseTolerance,
+                            threads, warmup);
       if (!pt.ok()) return pt.error();
       b += fmt::format(" {} | {} of reps |", pct(pt->per_gpu_goodput, 2), pct(pt->met_share, 0));
       series[k].x.push_back(s);
@@ -253,8 +273,14 @@ Status fig7(Doc& doc) {
     b += "\n";
   }
   b += "\n" + doc.chart("fig7_spares.svg",
-                        {"fig7", "Per-GPU goodput vs spare domains (5-day repair)",
-                         "spare domains", "per-GPU goodput (%)", false, true, 0.8, {}},
+                        {"fig7",
+                         "Per-GPU goodput vs spare domains (5-day repair)",
+                         "spare domains",
+                         "per-GPU goodput (%)",
+                         false,
+                         true,
+                         0.8,
+                         {}},
                         series);
   std::vector<int> need;
   for (const auto& l : labels) {
@@ -271,14 +297,16 @@ Status fig7(Doc& doc) {
   }
   b += " (NTP's reshard overhead on healthy replicas keeps NTP and NTP-PW below 100% whenever "
        "a damaged domain is in the job.)\n\n";
-  doc.seeds.push_back(fmt::format("Fig. 7 ({} + 5-day repair) | seed 2504, {} replications per "
-                                  "point",
-                                  kPaper, reps));
+  doc.seeds.push_back(
+      fmt::format("Fig. 7 ({} + 5-day repair) | seed 2504, {} replications per "
+                  "point",
+                  kPaper, reps));
   b += claim_header();
-  b += doc.claim({"DP-DROP spares for no pause", "NTP Fig. 7", fmt::format("{}", pub::kSparesDpDrop),
-                  fmt::format("{}", need[0]), fmt::format("{:+d}", need[0] - pub::kSparesDpDrop),
-                  fmt::format("±{}", pub::kSparesDpDropTol),
-                  std::abs(need[0] - pub::kSparesDpDrop) <= pub::kSparesDpDropTol});
+  b +=
+      doc.claim({"DP-DROP spares for no pause", "NTP Fig. 7", fmt::format("{}", pub::kSparesDpDrop),
+                 fmt::format("{}", need[0]), fmt::format("{:+d}", need[0] - pub::kSparesDpDrop),
+                 fmt::format("±{}", pub::kSparesDpDropTol),
+                 std::abs(need[0] - pub::kSparesDpDrop) <= pub::kSparesDpDropTol});
   b += doc.claim({"NTP spares for no pause", "NTP Fig. 7", fmt::format("{}", pub::kSparesNtp),
                   fmt::format("{}", need[1]), fmt::format("{:+d}", need[1] - pub::kSparesNtp),
                   fmt::format("±{}", pub::kSparesNtpTol),
@@ -290,8 +318,8 @@ Status fig7(Doc& doc) {
   return Status::Ok();
 }
 
-Status blast(Doc& doc, const std::string& file, const std::string& title,
-             const std::string& svg, const std::vector<int>& radii) {
+Status blast(Doc& doc, const std::string& file, const std::string& title, const std::string& svg,
+             const std::vector<int>& radii) {
   const int samples = doc.samples(100, 20);
   auto p = prepare(doc.scenario(file), {});
   if (!p.ok()) return p.error();
@@ -320,8 +348,15 @@ Status blast(Doc& doc, const std::string& file, const std::string& title,
     }
     b += "\n";
   }
-  b += "\n" + doc.chart(svg, {svg.substr(0, svg.size() - 4), title, "GPUs per failure",
-                             "throughput loss (%)", false, true, 0.0, {}},
+  b += "\n" + doc.chart(svg,
+                        {svg.substr(0, svg.size() - 4),
+                         title,
+                         "GPUs per failure",
+                         "throughput loss (%)",
+                         false,
+                         true,
+                         0.0,
+                         {}},
                         series);
   return Status::Ok();
 }
@@ -344,8 +379,14 @@ Status gb200(Doc& doc) {
     b += fmt::format("### `{}`: loss vs failed fraction ({} placements)\n\n", file, samples);
     b += table + "\n";
     b += doc.chart("gb200_" + name + "_loss.svg",
-                   {"gb200_" + name, "Throughput loss vs failed GPUs (NVL72, " + name + ")",
-                    "failed GPUs (%)", "throughput loss (%)", true, true, 0.0, {}},
+                   {"gb200_" + name,
+                    "Throughput loss vs failed GPUs (NVL72, " + name + ")",
+                    "failed GPUs (%)",
+                    "throughput loss (%)",
+                    true,
+                    true,
+                    0.0,
+                    {}},
                    *series);
     NTPSIM_RETURN_IF_ERROR(blast(doc, file, "Loss vs GPUs per failure (NVL72, " + name + ")",
                                  "gb200_" + name + "_blast.svg", {1, 2, 4, 8, 18, 36, 72}));

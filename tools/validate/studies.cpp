@@ -55,7 +55,8 @@ Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
   p->interruption_rate_per_s =
       sim::expected_interruption_rate_per_s(sc, *p->topology, p->layout.job_gpus, p->trace.get());
   const double healthy_s = p->model->healthy_iteration_s();
-  if (!(healthy_s > 0)) return Error::bad_input("step model: healthy iteration time is not positive");
+  if (!(healthy_s > 0))
+    return Error::bad_input("step model: healthy iteration time is not positive");
   auto cfg = sim::EngineConfig::make(sc, p->layout, p->interruption_rate_per_s,
                                      sc.workload.tokens_per_iteration() / healthy_s);
   if (!cfg.ok()) return cfg.error();
@@ -68,7 +69,9 @@ Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
   return p;
 }
 
-double availability_closed_form(double f, int tp) { return std::pow(1.0 - f, tp); }
+double availability_closed_form(double f, int tp) {
+  return std::pow(1.0 - f, tp);
+}
 
 double availability_sampled(int64_t gpus, int tp, double f, int samples, uint64_t seed) {
   NTPSIM_CHECK(tp > 0 && gpus % tp == 0 && samples > 0);
@@ -95,8 +98,7 @@ double availability_sampled(int64_t gpus, int tp, double f, int samples, uint64_
   return sum / samples;
 }
 
-LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples,
-                       uint64_t seed) {
+LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples, uint64_t seed) {
   NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size());
   NTPSIM_CHECK(blast >= 1 && p.layout.gpus_per_domain % blast == 0 && samples > 0);
   const sim::Strategy& strategy = *p.strategies[static_cast<size_t>(k)];
@@ -137,8 +139,8 @@ namespace {
 // The failure events of one replication inside the horizon.
 Result<std::vector<sim::FailureEvent>> events_of(const Prepared& p, uint64_t replication,
                                                  std::vector<std::string>* kinds = nullptr) {
-  auto src = sim::FailureSource::make(p.scenario, *p.topology, p.trace, p.scenario.seed,
-                                      replication);
+  auto src =
+      sim::FailureSource::make(p.scenario, *p.topology, p.trace, p.scenario.seed, replication);
   if (!src.ok()) return src.error();
   std::vector<sim::FailureEvent> out;
   sim::FailureEvent e;
@@ -239,17 +241,15 @@ Result<TraceStats> trace_stats(const Prepared& p, double span_days) {
     units.push_back(e.unit);
   }
   std::sort(units.begin(), units.end());
-  out.distinct_units =
-      static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
+  out.distinct_units = static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
   const double unit_days = out.units * span_days;
   out.rate_per_1000_unit_days = 1000.0 * out.faults / unit_days;
   out.hardware_rate_per_1000_unit_days = 1000.0 * out.hardware_faults / unit_days;
   out.repair_median_days = quantile(repairs, 0.5);
   out.repair_p90_days = quantile(repairs, 0.9);
-  out.repair_mean_days =
-      repairs.empty() ? 0
-                      : std::accumulate(repairs.begin(), repairs.end(), 0.0) /
-                            static_cast<double>(repairs.size());
+  out.repair_mean_days = repairs.empty() ? 0
+                                         : std::accumulate(repairs.begin(), repairs.end(), 0.0) /
+                                               static_cast<double>(repairs.size());
   return out;
 }
 
@@ -257,8 +257,7 @@ double EngineSummary::mean(const std::vector<double>& v) const {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads,
-                                 double warmup_s) {
+Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads, double warmup_s) {
   NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size() && reps > 0);
   EngineSummary out;
   out.goodput.resize(static_cast<size_t>(reps));
@@ -286,8 +285,7 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
       double worst = 1.0;
       for (const auto& seg : tl.segments) {
         const std::string_view st = seg.state;
-        if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s &&
-            seg.end_s > warmup_s) {
+        if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s && seg.end_s > warmup_s) {
           worst = std::min(worst, seg.throughput);
         }
       }
@@ -327,8 +325,8 @@ Result<SparePoint> spare_point(const std::string& file, std::vector<std::string>
 }
 
 Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
-                          const std::string& label, int hi, int reps, double tolerance,
-                          int threads, double warmup_s) {
+                          const std::string& label, int hi, int reps, double tolerance, int threads,
+                          double warmup_s) {
   auto met = [&](int s) -> Result<bool> {
     auto pt = spare_point(file, overrides, label, s, reps, tolerance, threads, warmup_s);
     if (!pt.ok()) return pt.error();

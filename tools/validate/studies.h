@@ -58,23 +58,22 @@ double availability_closed_form(double f, int tp);
 double availability_sampled(int64_t gpus, int tp, double f, int samples, uint64_t seed);
 
 struct LossSample {
-  double mean = 0, sd = 0;        // throughput loss 1 - rate over the placements
-  double failed_fraction = 0;     // failed GPUs / cluster GPUs actually placed
+  double mean = 0, sd = 0;     // throughput loss 1 - rate over the placements
+  double failed_fraction = 0;  // failed GPUs / cluster GPUs actually placed
 };
 // Throughput loss of strategy `k` with round(f x cluster GPUs / blast) failure events, each
 // taking an aligned block of `blast` GPUs of one domain (blast must divide gpus_per_domain),
 // placed uniformly without overlap. REQUIRES: 0 <= k < strategies.size().
-LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples,
-                       uint64_t seed);
+LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples, uint64_t seed);
 
 // ---- dynamic studies ------------------------------------------------------------------------
 
 struct FailedGpuStats {
-  double share_above = 0;          // time share with failed GPUs > threshold x cluster GPUs
-  double mean_failed = 0;          // time-average failed GPUs
-  double peak_failed = 0;          // mean over replications of the peak
-  double failures = 0;             // failure events per replication (mean)
-  std::vector<double> t_days;      // replication 0: failed fraction as a step function
+  double share_above = 0;      // time share with failed GPUs > threshold x cluster GPUs
+  double mean_failed = 0;      // time-average failed GPUs
+  double peak_failed = 0;      // mean over replications of the peak
+  double failures = 0;         // failure events per replication (mean)
+  std::vector<double> t_days;  // replication 0: failed fraction as a step function
   std::vector<double> fraction;
   std::vector<double> share_by_rep;  // share_above of each replication
 };
@@ -83,21 +82,21 @@ struct FailedGpuStats {
 FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warmup_s, int reps);
 
 struct TraceStats {
-  int faults = 0;                  // failure events inside the horizon
-  int hardware_faults = 0;         // of kind "Hardware Failure"
-  int units = 0;                   // units of the trace's component
+  int faults = 0;           // failure events inside the horizon
+  int hardware_faults = 0;  // of kind "Hardware Failure"
+  int units = 0;            // units of the trace's component
   double rate_per_1000_unit_days = 0;
   double hardware_rate_per_1000_unit_days = 0;
   double repair_median_days = 0, repair_mean_days = 0, repair_p90_days = 0;
-  int distinct_units = 0;          // units hit at least once
+  int distinct_units = 0;  // units hit at least once
 };
 // Replays replication 0's events; `span_days` is the observation window the rate is over.
 Result<TraceStats> trace_stats(const Prepared& p, double span_days);
 
 struct EngineSummary {
-  std::vector<double> goodput, per_gpu_goodput;   // per replication
-  std::vector<double> worst_throughput;           // per replication: min while running
-  std::vector<double> failed_mean;                 // per replication
+  std::vector<double> goodput, per_gpu_goodput;  // per replication
+  std::vector<double> worst_throughput;          // per replication: min while running
+  std::vector<double> failed_mean;               // per replication
   double mean(const std::vector<double>& v) const;
 };
 // Runs strategy `k` over replications [0, reps) with a timeline each (for the worst running
@@ -108,8 +107,8 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
 
 struct SparePoint {
   int spares = 0;
-  double per_gpu_goodput = 0;   // mean over replications
-  double met_share = 0;         // replications whose worst running throughput >= 1 - tolerance
+  double per_gpu_goodput = 0;  // mean over replications
+  double met_share = 0;        // replications whose worst running throughput >= 1 - tolerance
 };
 // Per-GPU goodput and the no-pause criterion with `spares` spare domains (cluster.spare_domains
 // set on top of `overrides`), for the strategy labelled `label`.
@@ -119,7 +118,7 @@ Result<SparePoint> spare_point(const std::string& file, std::vector<std::string>
 // The least number of spare domains at which at least half the replications keep the worst
 // running throughput >= 1 - tolerance (bisection over [0, hi]; hi when never met).
 Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
-                          const std::string& label, int hi, int reps, double tolerance,
-                          int threads, double warmup_s);
+                          const std::string& label, int hi, int reps, double tolerance, int threads,
+                          double warmup_s);
 
 }  // namespace ntpsim::validate
