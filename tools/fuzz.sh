@@ -29,6 +29,13 @@ for t in "${targets[@]}"; do
   fi
 done
 
+# libFuzzer ships with clang's runtime libraries (Debian: clang and libclang-rt-14-dev).
+if ! command -v clang++ >/dev/null ||
+   ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+     clang++ -x c++ -fsanitize=fuzzer,address,undefined - -o /dev/null 2>/dev/null; then
+  echo "fuzz.sh: clang++ with libFuzzer not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+  exit 1
+fi
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j "${NTPSIM_FUZZ_BUILD_JOBS:-2}" --target ntpsim_fuzzers
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 #include "models/base/check.h"
 #include "sim/failures/process.h"
@@ -11,6 +12,10 @@ namespace ntpsim::sim {
 namespace {
 
 Error bad(const std::string& path, const std::string& what) { return Error::bad_input(path + ": " + what); }
+
+// A looped trace may yield at most this many events per replication (the scenario loader's bound
+// for the stochastic processes); beyond it a run would not finish (issue 11, limits).
+constexpr double kMaxLoopedTraceEvents = 1e7;
 
 bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }
 
@@ -133,6 +138,19 @@ Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
     }
     if (tc->loop && !(trace->span_s > 0.0)) {
       return bad("failures.trace.loop", trace->file + ": cannot loop a trace whose span is 0");
+    }
+    if (tc->loop) {
+      const double run_s = s.horizon_s > 0.0 ? s.horizon_s : s.max_time_s;
+      const double events = static_cast<double>(trace->faults.size()) * run_s /
+                            (trace->span_s * tc->time_scale);
+      if (events > kMaxLoopedTraceEvents) {
+        char what[256];
+        std::snprintf(what, sizeof(what),
+                      ": looping %zu faults every %.6g s yields about %.3g events per replication; "
+                      "more than %.0e cannot be simulated",
+                      trace->faults.size(), trace->span_s * tc->time_scale, events, kMaxLoopedTraceEvents);
+        return bad("failures.trace.loop", trace->file + what);
+      }
     }
     if (state->kind_names.size() + trace->kind_names.size() > 65535) return bad("failures.trace", "too many kinds");
     const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
