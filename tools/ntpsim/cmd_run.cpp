@@ -71,20 +71,17 @@ class RunCommand final : public Command {
     if (!result.ok()) return report_error(result.error());
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
     const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
+    // Both files or neither: a failed second write removes the first.
     if (!out.empty()) {
       const auto st = sim::write_file_atomic(out, sim::run_document(s, *result).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv.empty()) {
       const auto st = sim::write_file_atomic(csv, sim::results_csv(s, *result));
-      if (!st.ok()) return report_error(st.error());
-    }
-    const std::string report = !report_.empty() ? report_ : s.outputs.report;
-    const std::string timeline = !timeline_.empty() ? timeline_ : s.outputs.timeline;
-    if (!report.empty() || !timeline.empty()) {
-      const auto st = reports::write_report_files(sim::run_document(s, *result), file_, report,
-                                                  timeline);
-      if (!st.ok()) return report_error(st.error());
+      if (!st.ok()) {
+        if (!out.empty()) std::remove(out.c_str());
+        return report_error(st.error());
+      }
     }
     if (!quiet_) {
       std::fputs(sim::run_table(s, *result).c_str(), stdout);
