@@ -83,6 +83,14 @@ class RunCommand final : public Command {
         return report_error(st.error());
       }
     }
+    // Report and timeline (reports/report.h), after the results files.
+    const std::string report = !report_.empty() ? report_ : s.outputs.report;
+    const std::string timeline = !timeline_.empty() ? timeline_ : s.outputs.timeline;
+    if (!report.empty() || !timeline.empty()) {
+      const auto st = reports::write_report_files(sim::run_document(s, *result), file_, report,
+                                                  timeline);
+      if (!st.ok()) return report_error(st.error());
+    }
     if (!quiet_) {
       std::fputs(sim::run_table(s, *result).c_str(), stdout);
       // Wall time goes to stderr only: stdout and the files stay identical across machines.
