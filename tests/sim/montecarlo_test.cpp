@@ -11,6 +11,7 @@
 #include "sim/io/results_json.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/montecarlo/montecarlo.h"
+#include "sim/scenario/loader.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {
@@ -178,6 +179,27 @@ TEST(MonteCarlo, AdaptiveStopsInThreadIndependentBatches) {
   auto r2 = run_monte_carlo(s, o);
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(r2->replications, 4);
+}
+
+TEST(MonteCarlo, InfiniteHbdTraceReplaysThroughTheEngine) {
+  // The example scenario replays the published StepFun trace (584 faults over about 348 days).
+  auto s = load_scenario(std::string(NTPSIM_SOURCE_DIR) + "/scenarios/stepfun-trace-h100.yaml",
+                         {"replications=2"});
+  if (!s.ok() && s.error().message.find("no such file") != std::string::npos) {
+    GTEST_SKIP() << s.error().message;
+  }
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  RunOptions o;
+  o.threads = 2;
+  auto r = run_monte_carlo(*s, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_GT(r->failures.size(), 500u);  // replication 0's failures, all inside the horizon
+  for (const auto& st : r->strategies) {
+    const double g = at(st.replications[0], Metric::kGoodput);
+    EXPECT_GT(g, 0.0);
+    EXPECT_LE(g, 1.0);
+    EXPECT_GT(at(st.replications[0], Metric::kInterruptions), 0.0);
+  }
 }
 
 TEST(MonteCarlo, BadLayoutIsBadInput) {
