@@ -390,6 +390,21 @@ Status gb200(Doc& doc) {
                    *series);
     NTPSIM_RETURN_IF_ERROR(blast(doc, file, "Loss vs GPUs per failure (NVL72, " + name + ")",
                                  "gb200_" + name + "_blast.svg", {1, 2, 4, 8, 18, 36, 72}));
+    // Fig. 7's question on NVL72: spare racks to never run below 99% (5-day repair, steady).
+    auto p = prepare(doc.scenario(file), {});
+    if (!p.ok()) return p.error();
+    const int reps = doc.samples(20, 6);
+    b += fmt::format(
+        "Spare racks for no pause (never below {:.0f}% after the 5-day warm-up, "
+        "5-day repair, {} replications of 20 days):",
+        (1 - pub::kNoPauseTolerance) * 100, reps);
+    for (const auto& s : (*p)->strategies) {
+      auto n = spares_needed(doc.scenario(file), {kFiveDay, "horizon=20d"}, s->label(), 128, reps,
+                             pub::kNoPauseTolerance, doc.options.threads, 5 * 86400.0);
+      if (!n.ok()) return n.error();
+      b += fmt::format(" {} {};", s->label(), *n);
+    }
+    b += "\n\n";
   }
   return Status::Ok();
 }
