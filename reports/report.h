@@ -50,6 +50,10 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
 Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,
                           const std::string& report_path, const std::string& timeline_path);
 
+// The planner's page for a plan document (kind "plan"; reports/planner_section.cpp, owner:
+// planner). Throws nlohmann::json::exception on a malformed document (caught by the writer).
+std::string render_plan_html(const nlohmann::json& plan_doc);
+
 // Writes `text` to `path` atomically (see above).
 Status write_file_atomic(const std::string& path, const std::string& text);
 

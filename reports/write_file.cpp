@@ -21,6 +21,17 @@ Format format_for_path(const std::string& path) {
 Status write_report_files(const nlohmann::json& results_doc, const std::string& source,
                           const std::string& report_path, const std::string& timeline_path) {
   if (report_path.empty() && timeline_path.empty()) return Status::Ok();
+  if (results_doc.is_object() && results_doc.value("kind", "") == "plan") {  // owner: planner
+    if (!timeline_path.empty() || format_for_path(report_path) != Format::kHtml) {
+      return Error::bad_input(source + ": a plan has only an HTML report (.html), no timeline");
+    }
+    try {
+      return write_file_atomic(report_path, render_plan_html(results_doc));
+    } catch (const nlohmann::json::exception& e) {
+      return Error::runtime(source + ": plan document does not follow docs/results-schema.md: " +
+                            e.what());
+    }
+  }
   auto results = read_results(results_doc, source);
   if (!results.ok()) {
     // The document came from the engine, not the user: a mismatch is a bug, not bad input.

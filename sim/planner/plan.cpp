@@ -1,0 +1,217 @@
+// Reading a plan file (plan.h): strict, every key known, every error located.
+#include "sim/planner/plan.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "models/base/units.h"
+#include "models/base/yaml_reader.h"
+#include "sim/strategies/registry.h"
+
+namespace ntpsim::sim {
+namespace {
+
+constexpr int kMaxListValues = 64;
+
+Error at_node(const YamlContext& ctx, const YAML::Node& n, const std::string& path,
+              const std::string& what) {
+  return Error::at(ctx.locate(n, path), path, what);
+}
+
+// A scalar or a list of scalars at `key`, each parsed by `parse`; absent leaves `out` empty.
+template <typename T, typename Parse>
+Status read_list(MapReader& r, std::string_view key, std::vector<T>& out, Parse parse) {
+  if (!r.has(key)) return Status::Ok();
+  const YAML::Node n = r.child(key);
+  const std::string path = join_path(r.path(), key);
+  std::vector<YAML::Node> items;
+  if (n.IsSequence()) {
+    for (const auto& item : n) items.push_back(item);
+  } else if (n.IsScalar()) {
+    items.push_back(n);
+  } else {
+    return at_node(r.context(), n, path, "expected a value or a list, found a " + yaml_kind(n));
+  }
+  if (items.empty()) return at_node(r.context(), n, path, "the list is empty");
+  if (items.size() > kMaxListValues) {
+    return at_node(r.context(), n, path, fmt::format("at most {} values", kMaxListValues));
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string ipath = n.IsSequence() ? fmt::format("{}[{}]", path, i) : path;
+    if (!items[i].IsScalar()) {
+      return at_node(r.context(), items[i], ipath, "expected a value, found a " + yaml_kind(items[i]));
+    }
+    auto v = parse(items[i].Scalar());
+    if (!v.ok()) return at_node(r.context(), items[i], ipath, v.error().message);
+    out.push_back(*v);
+  }
+  return Status::Ok();
+}
+
+Result<int> parse_int(std::string_view text, int min, int max) {
+  auto v = units::parse_number(text);
+  if (!v.ok()) return v.error();
+  if (*v != std::floor(*v) || *v < min || *v > max) {
+    return Error::bad_input(fmt::format("'{}' is not an integer in [{}, {}]", text, min, max));
+  }
+  return static_cast<int>(*v);
+}
+
+Result<PlanStrategy> parse_strategy(std::string_view text) {
+  PlanStrategy s;
+  const auto at_pos = text.find('@');
+  s.name = std::string(text.substr(0, at_pos));
+  if (!find_strategy(s.name)) {
+    std::vector<std::string> names;
+    for (const auto& info : strategy_registry()) names.push_back(info.name);
+    const std::string near = nearest_key(s.name, names);
+    return Error::bad_input(fmt::format("unknown strategy '{}'{}", s.name,
+                                        near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+  }
+  if (at_pos != std::string_view::npos) {
+    if (s.name != "ntp_power_boost") {
+      return Error::bad_input("a power cap ('@30%') is only for ntp_power_boost");
+    }
+    auto cap = units::parse_fraction(text.substr(at_pos + 1));
+    if (!cap.ok()) return cap.error();
+    if (!(*cap > 0 && *cap <= 2)) return Error::bad_input("power cap must be in (0%, 200%]");
+    s.cap = *cap;
+  }
+  return s;
+}
+
+Status read_search(MapReader& top, Plan& p) {
+  if (!top.has("search")) return top.error_here("missing required field \"search\"");
+  auto r = MapReader::make(top.child("search"), "search", top.context());
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "hardware", p.search.hardware,
+                                   [](std::string_view t) -> Result<std::string> {
+                                     if (t.empty()) return Error::bad_input("empty profile name");
+                                     return std::string(t);
+                                   }));
+  auto ints = [](int min, int max) {
+    return [min, max](std::string_view t) { return parse_int(t, min, max); };
+  };
+  if (!r->has("domains")) return r->error_here("missing required field \"domains\"");
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "domains", p.search.domains, ints(1, 100000)));
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "spare_domains", p.search.spare_domains, ints(0, 100000)));
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "tp", p.search.tp, ints(1, 4096)));
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "pp", p.search.pp, ints(1, 4096)));
+  if (r->has("dp") && r->child("dp").IsScalar() && r->child("dp").Scalar() == "derive") {
+    r->mark_used("dp");
+  } else {
+    NTPSIM_RETURN_IF_ERROR(read_list(*r, "dp", p.search.dp, ints(1, 1000000)));
+  }
+  if (!r->has("strategies")) return r->error_here("missing required field \"strategies\"");
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "strategies", p.search.strategies, parse_strategy));
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "checkpoint_interval", p.search.checkpoint_interval_s,
+                                   [](std::string_view t) -> Result<double> {
+                                     if (t == "auto") return 0.0;
+                                     auto v = units::parse_duration_s(t);
+                                     if (!v.ok()) return v.error();
+                                     if (!(*v >= 1)) return Error::bad_input("at least 1 s");
+                                     return *v;
+                                   }));
+  return r->finish();
+}
+
+Status read_target(MapReader& top, Plan& p) {
+  if (!top.has("target")) return top.error_here("missing required field \"target\"");
+  auto r = MapReader::make(top.child("target"), "target", top.context());
+  if (!r.ok()) return r.error();
+  PlanTarget& t = p.target;
+  const bool tokens = r->has("tokens");
+  if (tokens == r->has("goodput")) {
+    return r->error_here("give either tokens (with deadline) or goodput, not both or neither");
+  }
+  if (tokens) {
+    NTPSIM_RETURN_IF_ERROR(r->quantity("tokens", t.tokens, units::parse_count, true, 1, 1e18));
+    NTPSIM_RETURN_IF_ERROR(
+        r->quantity("deadline", t.deadline_s, units::parse_duration_s, true, 3600, 10 * 365 * 86400.0));
+  } else {
+    NTPSIM_RETURN_IF_ERROR(r->quantity("goodput", t.goodput, units::parse_fraction, true, 0.01, 1));
+  }
+  NTPSIM_RETURN_IF_ERROR(
+      r->quantity("confidence", t.confidence, units::parse_fraction, false, 0.5, 0.99));
+  return r->finish();
+}
+
+Status read_prices(MapReader& top, Plan& p) {
+  if (!top.has("prices")) return top.error_here("missing required field \"prices\"");
+  auto r = MapReader::make(top.child("prices"), "prices", top.context());
+  if (!r.ok()) return r.error();
+  PlanPrices& c = p.prices;
+  if (r->has("gpu_hour") == r->has("rack_capex")) {
+    return r->error_here("give either gpu_hour or rack_capex (with amortisation), not both or neither");
+  }
+  NTPSIM_RETURN_IF_ERROR(r->number("gpu_hour", c.gpu_hour, false, 1e-6, 1e6));
+  if (r->has("rack_capex")) {
+    NTPSIM_RETURN_IF_ERROR(r->number("rack_capex", c.rack_capex, true, 1, 1e12));
+    NTPSIM_RETURN_IF_ERROR(r->quantity("amortisation", c.amortisation_s, units::parse_duration_s,
+                                       true, 86400, 50 * 365 * 86400.0));
+  }
+  NTPSIM_RETURN_IF_ERROR(r->quantity("spare_factor", c.spare_factor, units::parse_fraction, false, 0, 1));
+  NTPSIM_RETURN_IF_ERROR(r->number("energy_per_mwh", c.energy_per_mwh, false, 0, 1e6));
+  return r->finish();
+}
+
+Status read_confirm(MapReader& top, Plan& p) {
+  if (!top.has("confirm")) return Status::Ok();
+  auto r = MapReader::make(top.child("confirm"), "confirm", top.context());
+  if (!r.ok()) return r.error();
+  PlanConfirm& c = p.confirm;
+  NTPSIM_RETURN_IF_ERROR(r->integer("min_replications", c.min_replications, false, 2, 10000));
+  NTPSIM_RETURN_IF_ERROR(
+      r->integer("max_replications", c.max_replications, false, c.min_replications, 100000));
+  NTPSIM_RETURN_IF_ERROR(r->integer("max_finalists", c.max_finalists, false, 1, 1000));
+  NTPSIM_RETURN_IF_ERROR(r->number("screen_margin", c.screen_margin, false, 1, 10));
+  return r->finish();
+}
+
+}  // namespace
+
+std::string PlanStrategy::label() const {
+  return cap ? fmt::format("{}@{:g}%", name, *cap * 100) : name;
+}
+
+Result<Plan> read_plan(const std::string& path) {
+  auto doc = load_yaml_file(path);
+  if (!doc.ok()) return doc.error();
+  YamlContext ctx(path);
+  auto r = MapReader::make(*doc, "", ctx);
+  if (!r.ok()) return r.error();
+  Plan p;
+  p.file = path;
+  p.name = std::filesystem::path(path).stem().string();
+  NTPSIM_RETURN_IF_ERROR(r->string("name", p.name, false));
+  NTPSIM_RETURN_IF_ERROR(r->string("description", p.description, false));
+  NTPSIM_RETURN_IF_ERROR(r->string("base", p.base, true));
+  const std::filesystem::path base(p.base);
+  p.base = base.is_absolute() ? p.base
+                              : (std::filesystem::path(path).parent_path() / base).string();
+  if (!std::filesystem::exists(p.base)) {
+    return r->error("base", fmt::format("base scenario '{}' does not exist", p.base));
+  }
+  NTPSIM_RETURN_IF_ERROR(read_list(*r, "overrides", p.overrides,
+                                   [](std::string_view t) -> Result<std::string> {
+                                     if (t.find('=') == std::string_view::npos) {
+                                       return Error::bad_input("expected 'path=value'");
+                                     }
+                                     return std::string(t);
+                                   }));
+  NTPSIM_RETURN_IF_ERROR(read_search(*r, p));
+  NTPSIM_RETURN_IF_ERROR(read_target(*r, p));
+  NTPSIM_RETURN_IF_ERROR(read_prices(*r, p));
+  NTPSIM_RETURN_IF_ERROR(read_confirm(*r, p));
+  if (r->has("seed")) {
+    int64_t seed = 0;
+    NTPSIM_RETURN_IF_ERROR(r->integer("seed", seed, true, 0, INT64_MAX));
+    p.seed = static_cast<uint64_t>(seed);
+  }
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  return p;
+}
+
+}  // namespace ntpsim::sim

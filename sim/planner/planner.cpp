@@ -1,0 +1,425 @@
+// The capacity planner's search (planner.h): enumerate, screen, confirm.
+#include "sim/planner/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include "models/base/check.h"
+#include "sim/montecarlo/montecarlo.h"
+#include "sim/planner/screen.h"
+#include "sim/scenario/loader.h"
+
+namespace ntpsim::sim {
+namespace {
+
+constexpr double kDay = 86400.0;
+constexpr double kZ = 1.959964;  // Wilson interval, 95%
+
+// The q-quantile of `v` (nearest rank). REQUIRES: !v.empty().
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const auto n = static_cast<double>(v.size());
+  const auto k = static_cast<size_t>(std::clamp(std::ceil(q * n) - 1, 0.0, n - 1));
+  return v[k];
+}
+
+// Wilson score interval of a proportion k / n at 95%.
+void wilson(int k, int n, double& lo, double& hi) {
+  const double p = static_cast<double>(k) / n, z2 = kZ * kZ, nn = n;
+  const double center = (p + z2 / (2 * nn)) / (1 + z2 / nn);
+  const double half = kZ / (1 + z2 / nn) * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
+  lo = center - half;
+  hi = center + half;
+}
+
+std::string strategy_yaml(const PlanStrategy& s) {
+  if (!s.cap) return fmt::format("strategies=[{}]", s.name);
+  return fmt::format("strategies=[{{name: {}, label: \"{}\", max_power: {:.17g}}}]", s.name,
+                     s.label(), *s.cap);
+}
+
+std::string interval_text(double s) { return s > 0 ? fmt::format("{:.17g}s", s) : "auto"; }
+
+struct Searcher {
+  const Plan& plan;
+  const PlanOptions& opts;
+  PlanResult out;
+  std::vector<Scenario> scenarios;  // per candidate (valid ones), same index
+
+  void progress(const std::string& line) const {
+    if (opts.progress) opts.progress(line);
+  }
+
+  // Loads the base (with the plan's overrides) and checks it suits the target.
+  Result<Scenario> load_base() {
+    auto base = load_scenario(plan.base, plan.overrides);
+    if (!base.ok()) return base.error();
+    if (plan.target.time_to_train() && !(base->train_tokens > 0)) {
+      return Error::bad_input(fmt::format(
+          "{}: target.tokens: the base scenario '{}' has a horizon; a token target needs a base "
+          "scenario with train:",
+          plan.file, plan.base));
+    }
+    if (!plan.target.time_to_train() && base->train_tokens > 0) {
+      return Error::bad_input(fmt::format(
+          "{}: target.goodput: the base scenario '{}' has a token budget; a goodput target needs "
+          "a base scenario with horizon:",
+          plan.file, plan.base));
+    }
+    return base;
+  }
+
+  Status enumerate(const Scenario& base) {
+    const PlanSearch& sp = plan.search;
+    auto or_base = [](const std::vector<int>& v, int b) { return v.empty() ? std::vector<int>{b} : v; };
+    const auto hardware = sp.hardware.empty() ? std::vector<std::string>{base.hardware.name} : sp.hardware;
+    const auto spares = or_base(sp.spare_domains, base.cluster.spare_domains);
+    const auto tps = or_base(sp.tp, base.layout.tp);
+    const auto pps = or_base(sp.pp, base.layout.pp);
+    const auto intervals = sp.checkpoint_interval_s.empty()
+                               ? std::vector<double>{base.checkpoint.auto_interval ? 0.0 : base.checkpoint.interval_s}
+                               : sp.checkpoint_interval_s;
+    std::vector<std::string> target_overrides;
+    if (plan.target.time_to_train()) {
+      target_overrides.push_back(fmt::format("train.tokens={:.17g}", plan.target.tokens));
+      target_overrides.push_back(fmt::format("train.max_time={:.17g}s", 1.5 * plan.target.deadline_s));
+    }
+    for (const auto& hw : hardware) {
+      // The profile's domain size replaces the base's when the hardware changes.
+      std::vector<std::string> hw_overrides;
+      if (hw != base.hardware.name) {
+        hw_overrides.push_back("hardware=" + hw);
+        auto probe = load_scenario(plan.base, concat(plan.overrides, hw_overrides));
+        if (!probe.ok()) return probe.error();
+        const int g = probe->hardware.gpus_per_domain;
+        if (g > 0 && g != base.cluster.gpus_per_domain) {
+          hw_overrides.push_back(fmt::format("cluster.gpus_per_domain={}", g));
+          if (base.cluster.gpus_per_node > 0 && g % base.cluster.gpus_per_node != 0) {
+            hw_overrides.push_back("cluster.gpus_per_node=0");
+          }
+        }
+      }
+      for (int d : sp.domains) {
+        for (int sd : spares) {
+          for (int tp : tps) {
+            for (int pp : pps) {
+              for (double iv : intervals) {
+                for (const auto& st : sp.strategies) {
+                  add(base, hw, hw_overrides, target_overrides, d, sd, tp, pp, iv, st);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  static std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+
+  void add(const Scenario& base, const std::string& hw, const std::vector<std::string>& hw_overrides,
+           const std::vector<std::string>& target_overrides, int d, int sd, int tp, int pp,
+           double iv, const PlanStrategy& st) {
+    const int g = base.cluster.gpus_per_domain;  // replaced below once loaded
+    std::vector<int> dps = plan.search.dp;
+    Candidate c;
+    c.family = st.label();
+    c.strategy = st.name;
+    c.power_cap = st.cap.value_or(0.0);
+    c.hardware = hw;
+    c.domains = d;
+    c.spare_domains = sd;
+    c.tp = tp;
+    c.pp = pp;
+    c.auto_interval = iv <= 0;
+    c.checkpoint_interval_s = iv;
+    c.overrides = concat(hw_overrides, target_overrides);
+    c.overrides.push_back(fmt::format("cluster.domains={}", d));
+    c.overrides.push_back(fmt::format("cluster.spare_domains={}", sd));
+    c.overrides.push_back(fmt::format("layout.tp={}", tp));
+    c.overrides.push_back(fmt::format("layout.pp={}", pp));
+    c.overrides.push_back("checkpoint.interval=" + interval_text(iv));
+    c.overrides.push_back(strategy_yaml(st));
+    if (dps.empty()) {  // derive: the most replicas the job domains hold
+      int gd = g;
+      for (const auto& o : hw_overrides) {
+        if (o.rfind("cluster.gpus_per_domain=", 0) == 0) gd = std::stoi(o.substr(24));
+      }
+      dps.push_back(std::max(1, static_cast<int>(static_cast<int64_t>(d) * (gd / std::max(1, tp)) / pp)));
+    }
+    for (int dp : dps) {
+      Candidate x = c;
+      x.dp = dp;
+      x.overrides.push_back(fmt::format("layout.dp={}", dp));
+      evaluate(std::move(x));
+    }
+  }
+
+  // Loads and screens one candidate; appends it to the result.
+  void evaluate(Candidate c) {
+    auto s = load_scenario(plan.base, concat(plan.overrides, c.overrides));
+    Scenario sc;
+    if (!s.ok()) {
+      c.status = CandidateStatus::kInvalid;
+      c.reason = "invalid: " + s.error().message;
+    } else {
+      sc = std::move(*s);
+      if (plan.seed) sc.seed = *plan.seed;
+      screen(c, sc);
+    }
+    out.candidates.push_back(std::move(c));
+    scenarios.push_back(std::move(sc));
+  }
+
+  void screen(Candidate& c, const Scenario& s) {
+    auto r = screen_candidate(s);
+    if (!r.ok()) {
+      c.status = CandidateStatus::kInvalid;
+      c.reason = "invalid: " + r.error().message;
+      return;
+    }
+    c.gpus_per_domain = s.cluster.gpus_per_domain;
+    c.cluster_gpus = s.cluster.total_gpus();
+    c.checkpoint_interval_s = r->interval_s;
+    const double dh = plan.prices.domain_hour(c.gpus_per_domain);
+    c.domain_hour = dh * (c.domains + plan.prices.spare_factor * c.spare_domains);
+    c.interruptions_per_day = r->interruptions_per_s * kDay;
+    c.goodput_bound = r->goodput_bound;
+    c.goodput_expected = r->goodput_expected;
+    const double energy_price_per_s = r->power_w / 3.6e9 * plan.prices.energy_per_mwh;
+    const double margin = plan.confirm.screen_margin;
+    if (plan.target.time_to_train()) {
+      const double work_s = plan.target.tokens / r->ideal_tokens_per_s;
+      const double ckpts = std::isfinite(r->interval_s) && r->interval_s > 0
+                               ? std::max(0.0, std::floor(work_s / r->interval_s) - 1)
+                               : 0.0;
+      c.ideal_days = work_s / kDay;
+      c.days_bound = (work_s + ckpts * r->exposed_s) / kDay;
+      c.days_expected = c.goodput_expected > 0 ? c.ideal_days / c.goodput_expected : std::numeric_limits<double>::infinity();
+      c.cost_bound = c.domain_hour * c.days_bound * 24;
+      c.cost_expected = c.domain_hour * c.days_expected * 24 + energy_price_per_s * c.days_expected * kDay;
+      const double deadline = plan.target.deadline_s / kDay;
+      if (c.days_bound > deadline) {
+        c.status = CandidateStatus::kRejected;
+        c.reason = fmt::format("deadline: failure-free time to train {:.1f} d > {:.1f} d", c.days_bound, deadline);
+      } else if (c.days_expected > margin * deadline) {
+        c.status = CandidateStatus::kPruned;
+        c.reason = fmt::format("closed form: expected time to train {:.1f} d > {:.2g} x {:.1f} d "
+                               "(expected goodput {:.1f}%)", c.days_expected, margin, deadline,
+                               100 * c.goodput_expected);
+      } else {
+        c.status = CandidateStatus::kUnexplored;
+      }
+    } else {
+      const double horizon = s.horizon_s;
+      c.cost_bound = c.domain_hour * horizon / 3600;
+      c.cost_expected = c.cost_bound + energy_price_per_s * horizon;
+      const double floor = plan.target.goodput;
+      // A window edge can add at most one checkpoint pause to the bound.
+      const double bound = std::min(1.0, c.goodput_bound + r->exposed_s / horizon);
+      if (bound < floor) {
+        c.status = CandidateStatus::kRejected;
+        c.reason = fmt::format("goodput: checkpoint overhead alone leaves {:.2f}% < {:.2f}%", 100 * bound, 100 * floor);
+      } else if (1 - c.goodput_expected > margin * (1 - floor)) {
+        c.status = CandidateStatus::kPruned;
+        c.reason = fmt::format("closed form: expected badput {:.2f}% > {:.2g} x {:.2f}%",
+                               100 * (1 - c.goodput_expected), margin, 100 * (1 - floor));
+      } else {
+        c.status = CandidateStatus::kUnexplored;
+      }
+    }
+  }
+
+  // Monte Carlo of candidate i in doubling batches until the confidence statement is decided.
+  Status confirm(int i) {
+    Candidate& c = out.candidates[static_cast<size_t>(i)];
+    const Scenario& s = scenarios[static_cast<size_t>(i)];
+    const PlanTarget& t = plan.target;
+    int n = plan.confirm.min_replications;
+    while (true) {
+      RunOptions ro;
+      ro.replications = n;
+      ro.threads = opts.threads;
+      ro.timeline = false;
+      auto r = run_monte_carlo(s, ro);
+      if (!r.ok()) return r.error();
+      ++out.monte_carlo_runs;
+      out.replications += n;
+      const auto& reps = r->strategies.front().replications;
+      std::vector<double> days, goodput, energy;
+      int k = 0;
+      for (const auto& m : reps) {
+        const double d = at(m, Metric::kTimeToTrainDays);
+        const double gp = at(m, Metric::kGoodput);
+        days.push_back(d);
+        goodput.push_back(gp);
+        energy.push_back(at(m, Metric::kEnergyMwh));
+        const bool met = t.time_to_train() ? (std::isfinite(d) && d * kDay <= t.deadline_s) : gp >= t.goodput;
+        k += met ? 1 : 0;
+      }
+      double lo = 0, hi = 1;
+      wilson(k, n, lo, hi);
+      const bool decided = lo >= t.confidence || hi < t.confidence || n >= plan.confirm.max_replications;
+      if (!decided) {
+        n = std::min(2 * n, plan.confirm.max_replications);
+        continue;
+      }
+      c.replications = n;
+      c.p_meet = static_cast<double>(k) / n;
+      c.goodput_mean = std::accumulate(goodput.begin(), goodput.end(), 0.0) / n;
+      c.goodput_q = quantile(goodput, 1 - t.confidence);
+      c.energy_mwh = std::accumulate(energy.begin(), energy.end(), 0.0) / n;
+      const double hours = t.time_to_train()
+                               ? std::accumulate(days.begin(), days.end(), 0.0) / n * 24
+                               : s.horizon_s / 3600;
+      if (t.time_to_train()) {
+        c.days_p50 = quantile(days, 0.5);
+        c.days_q = quantile(days, t.confidence);
+      }
+      c.cost = c.domain_hour * hours + c.energy_mwh * plan.prices.energy_per_mwh;
+      const bool ok = lo >= t.confidence || (hi >= t.confidence && c.p_meet >= t.confidence);
+      c.status = ok ? CandidateStatus::kConfirmed : CandidateStatus::kRefuted;
+      const std::string what = t.time_to_train()
+                                   ? fmt::format("time to train <= {:.1f} d", t.deadline_s / kDay)
+                                   : fmt::format("goodput >= {:.2f}%", 100 * t.goodput);
+      c.reason = fmt::format("Monte Carlo: P({}) = {:.3f} (95% CI {:.3f}..{:.3f}, n = {}) {} {:.2f}",
+                             what, c.p_meet, std::max(0.0, lo), std::min(1.0, hi), n,
+                             ok ? ">=" : "<", t.confidence);
+      return Status::Ok();
+    }
+  }
+
+  Status confirm_families() {
+    for (const auto& st : plan.search.strategies) {
+      FamilyResult fr;
+      fr.family = st.label();
+      std::vector<int> order;
+      for (size_t i = 0; i < out.candidates.size(); ++i) {
+        const auto& c = out.candidates[i];
+        if (c.family == fr.family && c.status == CandidateStatus::kUnexplored) order.push_back(static_cast<int>(i));
+      }
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return out.candidates[static_cast<size_t>(a)].cost_expected <
+               out.candidates[static_cast<size_t>(b)].cost_expected;
+      });
+      int confirmed = 0;
+      for (int i : order) {
+        Candidate& c = out.candidates[static_cast<size_t>(i)];
+        if (fr.best >= 0 && c.cost_bound >= out.candidates[static_cast<size_t>(fr.best)].cost) {
+          c.status = CandidateStatus::kDominated;
+          c.reason = fmt::format("dominated: cost lower bound ${:.4g} >= confirmed ${:.4g}", c.cost_bound,
+                                 out.candidates[static_cast<size_t>(fr.best)].cost);
+          continue;
+        }
+        if (confirmed >= plan.confirm.max_finalists) {
+          c.reason = fmt::format("unexplored: over the cap of {} finalists", plan.confirm.max_finalists);
+          continue;
+        }
+        ++confirmed;
+        NTPSIM_RETURN_IF_ERROR(confirm(i));
+        progress(fmt::format("{}: {}", describe(c), c.reason));
+        if (c.status == CandidateStatus::kConfirmed &&
+            (fr.best < 0 || c.cost < out.candidates[static_cast<size_t>(fr.best)].cost)) {
+          fr.best = i;
+        }
+      }
+      if (fr.best < 0) fr.why_not = why_not(fr.family);
+      out.families.push_back(fr);
+    }
+    return Status::Ok();
+  }
+
+  // The first binding constraint of the family's closest candidate: the refuted one with the
+  // highest chance, else the pruned one with the best expectation, else a rejected, else invalid.
+  std::string why_not(const std::string& family) const {
+    const Candidate* best = nullptr;
+    auto rank = [](const Candidate& c) {
+      switch (c.status) {
+        case CandidateStatus::kRefuted: return 3.0 + c.p_meet;
+        case CandidateStatus::kPruned: return 2.0 + c.goodput_expected;
+        case CandidateStatus::kRejected: return 1.0 + c.goodput_bound;
+        default: return 0.0;
+      }
+    };
+    for (const auto& c : out.candidates) {
+      if (c.family != family) continue;
+      if (!best || rank(c) > rank(*best)) best = &c;
+    }
+    if (!best) return "no candidates";
+    return fmt::format("{} -> {}", describe(*best), best->reason);
+  }
+
+  void finish() {
+    for (const auto& f : out.families) {
+      if (f.best >= 0 && (out.best < 0 || out.candidates[static_cast<size_t>(f.best)].cost <
+                                              out.candidates[static_cast<size_t>(out.best)].cost)) {
+        out.best = f.best;
+      }
+    }
+    // Pareto front over the Monte Carlo candidates: cheaper first, each strictly better in time
+    // (the confidence quantile) or, with a goodput target, in the goodput quantile.
+    std::vector<int> mc;
+    for (size_t i = 0; i < out.candidates.size(); ++i) {
+      const auto st = out.candidates[i].status;
+      if (st == CandidateStatus::kConfirmed || st == CandidateStatus::kRefuted) mc.push_back(static_cast<int>(i));
+    }
+    std::stable_sort(mc.begin(), mc.end(), [&](int a, int b) {
+      return out.candidates[static_cast<size_t>(a)].cost < out.candidates[static_cast<size_t>(b)].cost;
+    });
+    const bool ttt = plan.target.time_to_train();
+    double best_score = std::numeric_limits<double>::infinity();
+    for (int i : mc) {
+      const auto& c = out.candidates[static_cast<size_t>(i)];
+      const double score = ttt ? c.days_q : -c.goodput_q;
+      if (score < best_score) {
+        out.frontier.push_back(i);
+        best_score = score;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::string describe(const Candidate& c) {
+  std::string s = fmt::format("{} {} {}+{} domains TP{} PP{} DP{}", c.family, c.hardware, c.domains,
+                              c.spare_domains, c.tp, c.pp, c.dp);
+  if (!c.auto_interval) s += fmt::format(" ckpt {:g}s", c.checkpoint_interval_s);
+  return s;
+}
+
+const char* to_string(CandidateStatus s) {
+  switch (s) {
+    case CandidateStatus::kInvalid: return "invalid";
+    case CandidateStatus::kRejected: return "rejected";
+    case CandidateStatus::kPruned: return "pruned";
+    case CandidateStatus::kDominated: return "dominated";
+    case CandidateStatus::kUnexplored: return "unexplored";
+    case CandidateStatus::kRefuted: return "refuted";
+    case CandidateStatus::kConfirmed: return "confirmed";
+  }
+  return "?";
+}
+
+Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options) {
+  Searcher s{plan, options, {}, {}};
+  s.out.plan = plan;
+  auto base = s.load_base();
+  if (!base.ok()) return base.error();
+  s.out.seed = plan.seed.value_or(base->seed);
+  NTPSIM_RETURN_IF_ERROR(s.enumerate(*base));
+  NTPSIM_RETURN_IF_ERROR(s.confirm_families());
+  s.finish();
+  return std::move(s.out);
+}
+
+}  // namespace ntpsim::sim

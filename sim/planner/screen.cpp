@@ -1,0 +1,136 @@
+// Closed-form screening (screen.h; formulas in README.md).
+#include "sim/planner/screen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <variant>
+
+#include "models/base/check.h"
+#include "models/step_model.h"
+#include "sim/cluster/topology.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/layout.h"
+#include "sim/failures/failure_source.h"
+
+namespace ntpsim::sim {
+namespace {
+
+// P(X = k) for X ~ Poisson(mean), k = 0..n, by recurrence (mean may be 0).
+std::vector<double> poisson_pmf(double mean, int n) {
+  std::vector<double> p(static_cast<size_t>(n) + 1, 0.0);
+  p[0] = std::exp(-mean);
+  for (int k = 1; k <= n; ++k) p[static_cast<size_t>(k)] = p[static_cast<size_t>(k - 1)] * mean / k;
+  return p;
+}
+
+// P(X > k) and E[max(0, X - k)] for X ~ Poisson(mean).
+void poisson_tail(double mean, int64_t k, double& p_over, double& e_over) {
+  const int n = static_cast<int>(std::min<double>(1e6, k + 20 + 10 * mean + 10 * std::sqrt(mean)));
+  double cdf = 0, e_below = 0;  // sum over x <= k of p, and of (x - k) p
+  double p = std::exp(-mean);
+  for (int x = 0; x <= n && x <= k; ++x) {
+    if (x > 0) p *= mean / x;
+    cdf += p;
+    e_below += static_cast<double>(x - k) * p;
+  }
+  p_over = std::max(0.0, 1.0 - cdf);
+  e_over = std::max(0.0, (mean - static_cast<double>(k)) - e_below);
+}
+
+double param_number(const StrategyConfig& c, const char* key, double fallback) {
+  const auto it = c.params.find(key);
+  if (it == c.params.end()) return fallback;
+  if (const auto* d = std::get_if<double>(&it->second)) return *d;
+  return fallback;
+}
+
+}  // namespace
+
+Result<Screen> screen_candidate(const Scenario& s) {
+  NTPSIM_CHECK(s.strategies.size() == 1);
+  auto layout = JobLayout::make(s);
+  if (!layout.ok()) return layout.error();
+  auto topo = Topology::build(s.cluster);
+  if (!topo.ok()) return topo.error();
+  auto model = s.step_model == "proportional"
+                   ? Result<std::unique_ptr<models::StepModel>>(
+                         models::make_proportional_model(s.workload, s.layout, s.hardware))
+                   : models::make_step_model(s.step_model, s.workload, s.layout, s.hardware);
+  if (!model.ok()) return model.error();
+  const models::StepModel& m = **model;
+  std::shared_ptr<const TraceData> trace;
+  if (s.failures.trace) {
+    auto t = load_trace(*s.failures.trace);
+    if (!t.ok()) return t.error();
+    trace = *t;
+  }
+  const JobLayout& l = *layout;
+  Screen r;
+  r.healthy_iteration_s = m.healthy_iteration_s();
+  if (!(r.healthy_iteration_s > 0)) return Error::bad_input("step model: no healthy iteration time");
+  r.ideal_tokens_per_s = s.workload.tokens_per_iteration() / r.healthy_iteration_s;
+  r.interruptions_per_s = expected_interruption_rate_per_s(s, *topo, l.job_gpus, trace.get());
+  auto cfg = EngineConfig::make(s, l, r.interruptions_per_s, r.ideal_tokens_per_s);
+  if (!cfg.ok()) return cfg.error();
+  r.interval_s = cfg->interval_s_chosen;
+  r.exposed_s = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+  const double tau = std::isfinite(r.interval_s) && r.interval_s > 0 ? r.interval_s : 1e30;
+  const double f_ck = tau / (tau + r.exposed_s);
+
+  // Share of GPUs down: each process takes a GPU's unit down at rate x mean repair time.
+  double down = 0;
+  for (const auto& p : s.failures.processes) {
+    double repair = 0;
+    for (const auto& k : p.kinds) repair += k.share * k.repair.mean_s;
+    down += p.rate_per_unit_s * (1 + p.lemon_fraction * (p.lemon_multiplier - 1)) * repair;
+  }
+  r.down_fraction = std::min(1.0, down);
+
+  // Per domain, failed GPUs ~ Poisson(G u); a domain re-forms floor((G - N) / T) groups.
+  const int G = l.gpus_per_domain;
+  const auto pmf = poisson_pmf(G * r.down_fraction, G);
+  double lost_per_domain = 0, p_damaged = 0;
+  for (int n = 0; n <= G; ++n) {
+    const double pn = pmf[static_cast<size_t>(n)];
+    lost_per_domain += pn * std::max(0, l.groups_per_domain - (G - n) / l.tp);
+    if (n > l.idle_per_domain) p_damaged += pn;
+  }
+  const int64_t free_groups = l.total_groups - l.job_groups;
+  poisson_tail(lost_per_domain * l.domains(), free_groups, r.short_probability, r.short_groups);
+  r.damaged_domains = p_damaged * l.job_domains;
+
+  const double lambda = r.interruptions_per_s;
+  const double it = r.healthy_iteration_s;
+  const auto& rc = s.recovery;
+  const double restart_loss =
+      rc.detection_s + rc.restart_s + s.checkpoint.restore_s + 0.5 * (tau + r.exposed_s);
+  const double reconf_loss = rc.detection_s + 2 * rc.reconfigure_s + 0.5 * it;
+  const StrategyConfig& sc = s.strategies.front();
+  const double avail = 1 - r.short_probability;
+  double g = 0;
+  if (sc.name == "checkpoint_restart") {
+    g = (1 - lambda * restart_loss) * avail;
+  } else if (sc.name == "spare_substitution") {
+    const double swap_loss = rc.detection_s + rc.spare_swap_s + 0.5 * it;
+    g = (1 - lambda * (avail * swap_loss + r.short_probability * restart_loss)) * avail;
+  } else if (sc.name == "dp_drop") {
+    g = (1 - lambda * reconf_loss) * std::max(0.0, 1 - r.short_groups / l.dp);
+  } else {  // ntp, ntp_power_boost: damaged replicas carry a smaller share of the batch
+    double ratio = 1.0;
+    if (sc.name == "ntp_power_boost") {
+      ratio = std::min(m.max_power_ratio(), 1 + param_number(sc, "max_power", 0.0));
+    }
+    const int tp1 = std::max(m.min_tp(), l.tp - 1);
+    const double share = l.tp > m.min_tp() ? models::max_batch_share(m, tp1, ratio, it) : 0.0;
+    const double damaged = std::min<double>(l.dp, r.damaged_domains);
+    g = (1 - lambda * reconf_loss) * std::max(0.0, 1 - damaged * (1 - share) / l.dp);
+  }
+  r.goodput_bound = f_ck;
+  r.goodput_expected = std::clamp(g, 0.0, 1.0) * f_ck;
+  r.power_w = static_cast<double>(l.job_gpus) * m.gpu_power_w(1.0) +
+              static_cast<double>(l.cluster_gpus - l.job_gpus) * s.hardware.idle_power_w;
+  return r;
+}
+
+}  // namespace ntpsim::sim
