@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace ntpsim::calibrate {
 namespace {
@@ -116,8 +117,18 @@ Result<GemmFit> fit_gemm(GemmDType dtype, const std::vector<GemmSample>& s, int 
     predicted.push_back(best.overhead_s +
                         qflops(g.m, g.n, g.k, sms, best.tile_m, best.tile_n, 64) / best.rate_flops);
     what.push_back(g.what);
+  }
+  // The table: one point per shape, the mean throughput of its measurements (several GPUs or files).
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::pair<double, int>> per_shape;
+  for (const GemmSample& g : s) {
     const double f = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) / g.t;
-    best.table.push_back({g.m, g.n, g.k, f});
+    auto& [sum, count] = per_shape[{g.m, g.n, g.k}];
+    sum += f;
+    ++count;
+  }
+  for (const auto& [shape, acc] : per_shape) {
+    const double f = acc.first / acc.second;
+    best.table.push_back({std::get<0>(shape), std::get<1>(shape), std::get<2>(shape), f});
     best.best_flops = std::max(best.best_flops, f);
   }
   best.quality = quality_of(measured, predicted, what);

@@ -53,7 +53,7 @@ struct GemmFit {
     int64_t m, n, k;
     double flops_per_s;          // measured median throughput
   };
-  std::vector<Point> table;
+  std::vector<Point> table;      // one point per distinct shape (mean over repeated measurements)
   FitQuality quality;
 };
 

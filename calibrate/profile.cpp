@@ -56,6 +56,13 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
   const bool has_base = opt.base.has_value();
   if (has_base) {
     h = *opt.base;
+    // The measured GPU's own power limits replace the datasheet's (e.g. an H200 NVL at 600 W).
+    if (const double tdp = ctx_number(fit, "power_limit_default_w"); tdp > 0) {
+      h.tdp_w = tdp;
+      h.idle_power_w = std::min(h.idle_power_w, tdp);
+    }
+    const double max_limit = ctx_number(fit, "power_limit_max_w");
+    h.max_power_w = std::max(h.tdp_w, max_limit > 0 ? max_limit : h.max_power_w);
   } else {
     h.gpu = ctx_text(fit, "gpu");
     h.hbm_bytes = ctx_number(fit, "gpu_memory_bytes");

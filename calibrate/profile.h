@@ -2,8 +2,9 @@
 //
 // With a base profile (a spec profile such as h200-sxm) the measured parts replace the base's:
 // GEMM tile-model parameters, efficiency and measured table; per-collective latency/bandwidth
-// (pooled, and per group size) on scale_up / scale_out; power elasticity and clock ceiling when a
-// power-limit sweep was fitted. Everything not measured stays as in the base. Without a base,
+// (pooled, and per group size) on scale_up / scale_out; power elasticity (from a power-limit
+// sweep) and clock ceiling; TDP and maximum power from the GPU's default and maximum power limit
+// (NVML, in the context header). Everything not measured stays as in the base. Without a base,
 // only what the raw files determine is written (peaks = fitted sustained rates with efficiency 1,
 // HBM and TDP from the context header); a required value that was not measured is an error that
 // asks for --base.

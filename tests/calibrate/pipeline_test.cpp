@@ -219,6 +219,24 @@ TEST(Pipeline, ProfileChecksAgreeWithTheMeasurements) {
   }
 }
 
+TEST(Pipeline, MeasuredPowerLimitsReplaceTheDatasheets) {
+  const auto raw = synthetic_campaign(SyntheticTruth{}, 26);
+  auto fit = fit_raw(raw);
+  ASSERT_TRUE(fit.ok());
+  FitResult f = *fit;
+  for (RawContext& c : f.contexts) c.set("power_limit_default_w", "600");  // an H200 NVL, say
+  ProfileOptions opt;
+  opt.base = spec("h200-sxm");
+  auto made = make_profile(f, opt);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  EXPECT_DOUBLE_EQ(made->tdp_w, 600);
+  EXPECT_DOUBLE_EQ(made->max_power_w, 700);  // no maximum recorded: the base's stays
+  f.contexts[0].set("power_limit_max_w", "650");
+  made = make_profile(f, opt);
+  ASSERT_TRUE(made.ok());
+  EXPECT_DOUBLE_EQ(made->max_power_w, 650);
+}
+
 TEST(Pipeline, WithoutABaseOnlyMeasuredValuesAreWritten) {
   const auto raw = synthetic_campaign(SyntheticTruth{}, 25);
   auto fit = fit_raw(raw);
