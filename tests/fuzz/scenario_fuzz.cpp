@@ -2,13 +2,15 @@
 //
 // The input is written to <scratch>/main.yaml and loaded. If it holds a line "#--- base.yaml",
 // the text after that line goes to <scratch>/base.yaml instead, so `include: base.yaml` merges a
-// second fuzzed file. Workload and profile names resolve in the source tree's models/.
+// second fuzzed file. Every line "#set a.b=value" of the main part is also passed as an override
+// (`--set`). Workload and profile names resolve in the source tree's models/.
 // Properties: load_scenario returns a Scenario or a bad-input Error (no throw, crash or hang); an
 // accepted scenario prints (YAML, JSON, hash, check text), and its resolved YAML loads again and
 // resolves to the same text (printer.h's promise).
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
@@ -19,6 +21,21 @@ namespace {
 using namespace ntpsim;
 
 constexpr std::string_view kSplit = "#--- base.yaml\n";
+constexpr std::string_view kSet = "#set ";
+
+// The "#set " lines of `text`, without the prefix.
+std::vector<std::string> overrides_in(std::string_view text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    if (line.substr(0, kSet.size()) == kSet) out.emplace_back(line.substr(kSet.size()));
+    pos = nl + 1;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -31,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    split == std::string_view::npos ? "" : text.substr(split + kSplit.size()));
   sim::LoadOptions options;
   options.data_dir = NTPSIM_SOURCE_DIR;
+  options.overrides = overrides_in(text.substr(0, split));
   const Result<sim::Scenario> s = sim::load_scenario((dir / "main.yaml").string(), options);
   if (!s.ok()) {
     fuzz::require_bad_input(s.error());
@@ -40,6 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_REQUIRE(!sim::check_text(*s).empty() && !sim::scenario_hash(*s).empty(), resolved);
   FUZZ_REQUIRE(!sim::to_json(*s).dump().empty(), resolved);
   fuzz::write_file(dir / "resolved.yaml", resolved);
+  options.overrides.clear();  // already applied in `resolved`
   const Result<sim::Scenario> again = sim::load_scenario((dir / "resolved.yaml").string(), options);
   FUZZ_REQUIRE(again.ok(), "resolved scenario does not load: " +
                                (again.ok() ? std::string() : again.error().message) + "\n" + resolved);
