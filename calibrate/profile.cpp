@@ -206,6 +206,10 @@ std::string profile_text(const models::HardwareProfile& profile, const FitResult
                      c.quality.points, 100 * c.quality.max_abs_rel_error,
                      100 * c.quality.mean_abs_rel_error);
   }
+  for (const ReshardFit& r : fit.reshards) {
+    s += fmt::format("# note: {}.collectives.all_to_all.group_sizes.{} holds the reshard fit (the analytic "
+                     "model uses all_to_all at n = T only for the NTP reshard)\n", r.fabric, r.tp);
+  }
   YAML::Emitter out;
   out << models::to_yaml(profile);
   s += out.c_str();

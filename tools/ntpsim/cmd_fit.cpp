@@ -84,6 +84,11 @@ class FitCommand final : public Command {
     if (!quiet_) {
       fmt::print("{}", calibrate::describe(*fit));
       fmt::print("profile's cost models against the measurements:\n{}", calibrate::describe(checks));
+      for (const auto& r : fit->reshards) {
+        fmt::print("note: {} all_to_all at group size {} holds the reshard fit (the step model uses "
+                   "it only for the NTP reshard), so all_to_all's own points may differ there\n",
+                   r.fabric, r.tp);
+      }
       fmt::print("wrote profile '{}' ({} points from {} files) to {}\n", profile->name, fit->points,
                  files.size(), output_);
       for (const auto& c : fit->contexts) {
