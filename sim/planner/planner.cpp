@@ -342,11 +342,15 @@ struct Searcher {
   // highest chance, else the pruned one with the best expectation, else a rejected, else invalid.
   std::string why_not(const std::string& family) const {
     const Candidate* best = nullptr;
-    auto rank = [](const Candidate& c) {
+    const bool ttt = plan.target.time_to_train();
+    // Within a status, closer = higher chance, shorter expected/bound time, or higher goodput.
+    auto rank = [ttt](const Candidate& c) {
       switch (c.status) {
         case CandidateStatus::kRefuted: return 3.0 + c.p_meet;
-        case CandidateStatus::kPruned: return 2.0 + c.goodput_expected;
-        case CandidateStatus::kRejected: return 1.0 + c.goodput_bound;
+        case CandidateStatus::kPruned:
+          return 2.0 + (ttt ? 1 / (1 + c.days_expected) : c.goodput_expected);
+        case CandidateStatus::kRejected:
+          return 1.0 + (ttt ? 1 / (1 + c.days_bound) : c.goodput_bound);
         default: return 0.0;
       }
     };

@@ -18,9 +18,11 @@ namespace {
 
 // P(X = k) for X ~ Poisson(mean), k = 0..n, by recurrence (mean may be 0).
 std::vector<double> poisson_pmf(double mean, int n) {
-  std::vector<double> p(static_cast<size_t>(n) + 1, 0.0);
-  p[0] = std::exp(-mean);
-  for (int k = 1; k <= n; ++k) p[static_cast<size_t>(k)] = p[static_cast<size_t>(k - 1)] * mean / k;
+  std::vector<double> p;
+  p.reserve(static_cast<size_t>(n) + 1);
+  double v = std::exp(-mean);
+  p.push_back(v);
+  for (int k = 1; k <= n; ++k) p.push_back(v *= mean / k);
   return p;
 }
 

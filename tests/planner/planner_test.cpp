@@ -1,0 +1,285 @@
+// Capacity planner tests: the planner's pick equals the optimum found by running the full Monte
+// Carlo on every candidate of a small plan; a looser deadline never costs more and a higher
+// goodput floor never costs less; invalid plans give located errors (exit 2); same plan and seed
+// give byte-identical output for any thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "reports/report.h"
+#include "sim/montecarlo/montecarlo.h"
+#include "sim/planner/plan.h"
+#include "sim/planner/plan_output.h"
+#include "sim/planner/planner.h"
+#include "sim/scenario/loader.h"
+
+namespace ntpsim::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 32-GPU-class job (Llama 3 8B, HGX H100 domains of 8) with a high failure rate, so that
+// candidates differ within a few simulated days.
+constexpr const char* kBase = R"(name: tiny-plan-base
+cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
+workload: llama3-8b
+layout: {tp: 8, pp: 1, dp: 4}
+hardware: h100-sxm
+model: proportional
+failures:
+  processes:
+    - component: gpu
+      rate: "2e-3/h"
+      kinds:
+        - {name: hardware, share: 0.5, repair: {distribution: fixed, mean: "2d"}}
+        - {name: software, share: 0.5, repair: {distribution: fixed, mean: "1h"}}
+checkpoint: {interval: auto, write: "60s", restore: "5min"}
+recovery: {detection: "2min", restart: "10min", reconfigure: "1min", spare_swap: "5min"}
+strategies: [checkpoint_restart]
+)";
+
+class PlanFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ntpsim_planner_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    write("train.yaml", std::string(kBase) + "train: {tokens: \"6e10\"}\nseed: 7\n");
+    write("window.yaml", std::string(kBase) + "horizon: \"10d\"\nseed: 7\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // A plan over 3..6 domains, 0..1 spare domains and three strategies, with a fixed number of
+  // replications (min = max) so that the planner and the exhaustive check see the same runs.
+  std::string plan(const std::string& target, const std::string& base = "train.yaml") {
+    return write("plan.yaml", "base: " + base + R"(
+search:
+  domains: [3, 4, 5, 6]
+  spare_domains: [0, 1]
+  dp: derive
+  strategies: [checkpoint_restart, dp_drop, ntp]
+target:
+)" + target + R"(
+prices: {gpu_hour: 2.0, energy_per_mwh: 100}
+confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
+)");
+  }
+
+  Result<PlanResult> run(const std::string& path, int threads = 1) {
+    auto p = read_plan(path);
+    if (!p.ok()) return p.error();
+    PlanOptions o;
+    o.threads = threads;
+    return run_plan(*p, o);
+  }
+
+  fs::path dir_;
+};
+
+// Runs the full Monte Carlo on every valid candidate; returns the cheapest meeting the target
+// (-1 when none) and checks the planner's status agrees wherever the planner ran Monte Carlo.
+int exhaustive_best(const PlanResult& r) {
+  const PlanTarget& t = r.plan.target;
+  int best = -1;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    const Candidate& c = r.candidates[i];
+    if (c.status == CandidateStatus::kInvalid) continue;
+    std::vector<std::string> ov = r.plan.overrides;
+    ov.insert(ov.end(), c.overrides.begin(), c.overrides.end());
+    auto s = load_scenario(r.plan.base, ov);
+    EXPECT_TRUE(s.ok());
+    if (!s.ok()) continue;
+    RunOptions o;
+    o.replications = r.plan.confirm.max_replications;
+    o.threads = 2;
+    o.timeline = false;
+    auto mc = run_monte_carlo(*s, o);
+    EXPECT_TRUE(mc.ok());
+    if (!mc.ok()) continue;
+    int met = 0;
+    double days = 0, energy = 0;
+    const auto& reps = mc->strategies.front().replications;
+    for (const auto& m : reps) {
+      const double d = at(m, Metric::kTimeToTrainDays);
+      met += t.time_to_train() ? (d * 86400 <= t.deadline_s) : (at(m, Metric::kGoodput) >= t.goodput);
+      days += d;
+      energy += at(m, Metric::kEnergyMwh);
+    }
+    const double n = static_cast<double>(reps.size());
+    const double hours = t.time_to_train() ? days / n * 24 : s->horizon_s / 3600;
+    const double cost = c.domain_hour * hours + energy / n * r.plan.prices.energy_per_mwh;
+    const bool ok = met / n >= t.confidence;
+    if (c.status == CandidateStatus::kConfirmed || c.status == CandidateStatus::kRefuted) {
+      EXPECT_EQ(c.status == CandidateStatus::kConfirmed, ok) << describe(c);
+      EXPECT_NEAR(c.cost, cost, 1e-9 * cost) << describe(c);
+    }
+    if (c.status == CandidateStatus::kRejected) {
+      EXPECT_FALSE(ok) << describe(c) << ": " << c.reason;
+    }
+    if (ok && cost < best_cost) {
+      best_cost = cost;
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+double best_cost(const PlanResult& r) {
+  return r.best >= 0 ? r.candidates[static_cast<size_t>(r.best)].cost : std::numeric_limits<double>::infinity();
+}
+
+TEST_F(PlanFiles, DeadlinePlanFindsTheExhaustiveOptimum) {
+  auto r = run(plan("  tokens: \"6e10\"\n  deadline: \"1.2d\"\n  confidence: \"80%\""));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->candidates.size(), 24u);
+  const int best = exhaustive_best(*r);
+  ASSERT_GE(best, 0) << "the test plan should have a feasible candidate";
+  EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
+  // Fewer Monte Carlo runs than candidates: the screen and the cost bound pruned some.
+  EXPECT_LT(r->monte_carlo_runs, static_cast<int>(r->candidates.size()));
+}
+
+TEST_F(PlanFiles, GoodputPlanFindsTheExhaustiveOptimum) {
+  auto r = run(plan("  goodput: \"93%\"\n  confidence: \"80%\"", "window.yaml"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const int best = exhaustive_best(*r);
+  ASSERT_GE(best, 0);
+  EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
+}
+
+TEST_F(PlanFiles, LooserDeadlineNeverCostsMore) {
+  double previous = std::numeric_limits<double>::infinity();
+  std::set<double> seen;
+  for (const char* deadline : {"1d", "1.2d", "2d", "4d"}) {
+    auto r = run(plan(std::string("  tokens: \"6e10\"\n  deadline: \"") + deadline +
+                      "\"\n  confidence: \"80%\""));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_LE(best_cost(*r), previous) << deadline;
+    previous = best_cost(*r);
+    seen.insert(previous);
+  }
+  EXPECT_TRUE(std::isfinite(previous));
+  EXPECT_GE(seen.size(), 2u) << "the deadlines should change the answer";
+}
+
+TEST_F(PlanFiles, HigherGoodputFloorNeverCostsLess) {
+  double previous = 0;
+  std::set<double> seen;
+  for (const char* floor : {"70%", "90%", "93%", "95%"}) {
+    auto r = run(plan(std::string("  goodput: \"") + floor + "\"\n  confidence: \"80%\"", "window.yaml"));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_GE(best_cost(*r), previous) << floor;
+    previous = best_cost(*r);
+    seen.insert(previous);
+  }
+  EXPECT_GE(seen.size(), 3u) << "the floors should change the answer";
+}
+
+TEST_F(PlanFiles, SameSeedSameBytesForAnyThreadCount) {
+  const std::string p = plan("  tokens: \"6e10\"\n  deadline: \"4d\"\n  confidence: \"80%\"");
+  auto one = run(p, 1);
+  auto two = run(p, 2);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(plan_document(*one).dump(1), plan_document(*two).dump(1));
+  EXPECT_EQ(plan_csv(*one), plan_csv(*two));
+  EXPECT_EQ(plan_table(*one), plan_table(*two));
+}
+
+TEST_F(PlanFiles, HtmlPlannerSection) {
+  auto r = run(plan("  tokens: \"6e10\"\n  deadline: \"4d\"\n  confidence: \"80%\""));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::string html = reports::render_plan_html(nlohmann::json(plan_document(*r)));
+  EXPECT_NE(html.find("<section id=\"planner\">"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("Recommended:"), std::string::npos);
+  const std::string path = (dir_ / "plan.html").string();
+  ASSERT_TRUE(reports::write_report_files(plan_document(*r), "plan.json", path, "").ok());
+  EXPECT_TRUE(fs::exists(path));
+  // A plan has only an HTML report and no timeline: bad input, nothing written.
+  auto md = reports::write_report_files(plan_document(*r), "plan.json", (dir_ / "p.md").string(), "");
+  ASSERT_FALSE(md.ok());
+  EXPECT_EQ(md.error().exit_code, ExitCode::kBadInput);
+  EXPECT_FALSE(fs::exists(dir_ / "p.md"));
+}
+
+struct BadPlan {
+  std::string text;
+  int line;            // the line the message must point at
+  const char* expect;  // substring of the message
+};
+
+TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
+  const std::string head = "base: train.yaml\n";
+  const std::string search = "search: {domains: [4], strategies: [ntp]}\n";
+  const std::string target = "target: {tokens: 6e10, deadline: 4d}\n";
+  const std::string prices = "prices: {gpu_hour: 2}\n";
+  const BadPlan cases[] = {
+      {head + "search: {domains: [4], strategies: [ntp], spares: [1]}\n" + target + prices, 2,
+       "search.spares: unknown key"},
+      {head + "search: {domains: [4], strategies: [ntpp]}\n" + target + prices, 2, "did you mean 'ntp'"},
+      {head + "search: {domains: [0], strategies: [ntp]}\n" + target + prices, 2, "search.domains[0]: "},
+      {head + "search: {domains: [4], strategies: [\"dp_drop@30%\"]}\n" + target + prices, 2,
+       "only for ntp_power_boost"},
+      {head + search + "target: {tokens: 6e10, deadline: 4d, goodput: 90%}\n" + prices, 3,
+       "target: give either tokens"},
+      {head + search + target + "prices: {energy_per_mwh: 80}\n", 4, "prices: give either gpu_hour"},
+      {head + search + "target: {tokens: 6e10, deadline: 4 parsecs}\n" + prices, 3, "target.deadline: "},
+      {"base: missing.yaml\n" + search + target + prices, 1, "base: base scenario"},
+      {head + search + target + prices + "confirm: {min_replications: 1}\n", 5,
+       "confirm.min_replications: "},
+      {head + search + prices, 1, "missing required field \"target\""},
+  };
+  for (const auto& c : cases) {
+    const std::string path = write("bad.yaml", c.text);
+    auto p = read_plan(path);
+    ASSERT_FALSE(p.ok()) << c.text;
+    EXPECT_EQ(p.error().exit_code, ExitCode::kBadInput) << c.text;
+    EXPECT_NE(p.error().message.find(path + ":" + std::to_string(c.line) + ":"), std::string::npos)
+        << p.error().message;
+    EXPECT_NE(p.error().message.find(c.expect), std::string::npos) << p.error().message;
+  }
+}
+
+TEST_F(PlanFiles, TargetMustSuitTheBaseScenario) {
+  const std::string path = write("p.yaml", R"(base: window.yaml
+search: {domains: [4], strategies: [ntp]}
+target: {tokens: 6e10, deadline: 4d}
+prices: {gpu_hour: 2}
+)");
+  auto r = run(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
+  EXPECT_NE(r.error().message.find("needs a base scenario with train:"), std::string::npos);
+}
+
+TEST_F(PlanFiles, InvalidCombinationsAreReportedNotFatal) {
+  // TP 16 does not fit a domain of 8 GPUs: the loader's own message, kept per candidate.
+  const std::string path = write("p.yaml", R"(base: train.yaml
+search: {domains: [4], tp: [8, 16], strategies: [ntp]}
+target: {tokens: 6e10, deadline: 8d}
+prices: {gpu_hour: 2}
+confirm: {min_replications: 8, max_replications: 8}
+)");
+  auto r = run(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->candidates.size(), 2u);
+  EXPECT_EQ(r->candidates[1].status, CandidateStatus::kInvalid);
+  EXPECT_NE(r->candidates[1].reason.find("does not fit"), std::string::npos) << r->candidates[1].reason;
+  EXPECT_EQ(r->best, 0);
+}
+
+}  // namespace
+}  // namespace ntpsim::sim
