@@ -20,12 +20,14 @@ std::string num(double v) {
   return fmt::format("{:.6g}", v);
 }
 
+// Lexically (symlinks are not resolved), so a ../shared that is a link prints as written.
 std::string relative_to_scenario(const std::string& file, const std::string& scenario_file) {
-  fs::path folder = fs::path(scenario_file).parent_path();
-  if (folder.empty()) folder = ".";
   std::error_code ec;
-  const fs::path rel = fs::relative(file, folder, ec);
-  return ec || rel.empty() ? file : rel.generic_string();
+  const fs::path target = fs::absolute(file, ec).lexically_normal();
+  const fs::path folder = fs::absolute(scenario_file, ec).parent_path().lexically_normal();
+  if (ec) return file;
+  const fs::path rel = target.lexically_relative(folder);
+  return rel.empty() ? file : rel.generic_string();
 }
 
 YAML::Node repair_yaml(const RepairDist& r) {
