@@ -245,6 +245,8 @@ Result<TraceStats> trace_stats(const Prepared& p, double span_days) {
   const double unit_days = out.units * span_days;
   out.rate_per_1000_unit_days = 1000.0 * out.faults / unit_days;
   out.hardware_rate_per_1000_unit_days = 1000.0 * out.hardware_faults / unit_days;
+  std::sort(repairs.begin(), repairs.end());
+  out.repair_days = repairs;
   out.repair_median_days = quantile(repairs, 0.5);
   out.repair_p90_days = quantile(repairs, 0.9);
   out.repair_mean_days = repairs.empty() ? 0

@@ -89,6 +89,7 @@ struct TraceStats {
   double hardware_rate_per_1000_unit_days = 0;
   double repair_median_days = 0, repair_mean_days = 0, repair_p90_days = 0;
   int distinct_units = 0;  // units hit at least once
+  std::vector<double> repair_days;  // every fault's repair time, sorted
 };
 // Replays replication 0's events; `span_days` is the observation window the rate is over.
 Result<TraceStats> trace_stats(const Prepared& p, double span_days);
