@@ -176,7 +176,22 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
   int batch_end = min_n;
   while (true) {
     for (auto& st : r.strategies) st.replications.resize(static_cast<size_t>(batch_end));
-    NTPSIM_RETURN_IF_ERROR(run_batch(sh, n, batch_end, threads, max_n, opts, r, done));
+    const Distribution& dist = opts.distribution;
+    if (dist.ranks <= 1) {
+      NTPSIM_RETURN_IF_ERROR(run_batch(sh, n, batch_end, threads, max_n, opts, r, done));
+    } else {
+      const int64_t span = batch_end - n;
+      const int mine_begin = n + static_cast<int>(span * dist.rank / dist.ranks);
+      const int mine_end = n + static_cast<int>(span * (dist.rank + 1) / dist.ranks);
+      const uint64_t events_before = r.events;
+      const Status st = run_batch(sh, mine_begin, mine_end, threads, max_n, opts, r, done);
+      uint64_t batch_events = r.events - events_before;
+      if (!dist.exchange(n, batch_end, st.ok(), r.strategies, batch_events)) {
+        if (!st.ok()) return st.error();
+        return Error::runtime("another MPI rank failed; its message is in its own output");
+      }
+      r.events = events_before + batch_events;
+    }
     n = batch_end;
     if (fixed || n >= max_n || ci_target_met(r, n, s.replications.target_ci_halfwidth)) break;
     batch_end = std::min(max_n, 2 * n);

@@ -25,11 +25,28 @@
 
 namespace ntpsim::sim {
 
+struct StrategyRun;
+
+// Replications spread over processes (MPI ranks, tools/ntpsim/mpi_world.h). Rank r of `ranks`
+// runs the contiguous block [b + (n r) / ranks, b + (n (r + 1)) / ranks) of each batch [b, b + n)
+// (rank 0 holds replication 0 and so the timeline); `exchange` then fills every rank's runs with
+// the other ranks' blocks and sums the events. Every rank calls it once per batch, also when its
+// own block failed (`ok` false); it returns false when any rank failed. Results stay indexed by
+// replication, so the output is identical for any rank count.
+struct Distribution {
+  int rank = 0;
+  int ranks = 1;
+  std::function<bool(int begin, int end, bool ok, std::vector<StrategyRun>& runs,
+                     uint64_t& events)>
+      exchange;
+};
+
 struct RunOptions {
   int replications = 0;   // > 0: this many, overriding the scenario's replications
   int threads = 0;        // 0 = std::thread::hardware_concurrency()
   bool timeline = true;   // record replication 0's timeline
   std::function<void(int done, int total)> progress;  // optional, after each replication
+  Distribution distribution;  // default: this process runs every replication
 };
 
 // One failure of replication 0, for the timeline.

@@ -17,6 +17,7 @@
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/loader.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/mpi_world.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -51,8 +52,11 @@ class RunCommand final : public Command {
     sim::RunOptions opts;
     opts.replications = replications_;
     opts.threads = threads_;
+    // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
+    const auto world = MpiWorld::join();
+    if (world) opts.distribution = world->distribution();
     std::mutex mu;
-    const bool bar = !quiet_ && isatty(fileno(stderr)) != 0;
+    const bool bar = !quiet_ && is_root(world) && isatty(fileno(stderr)) != 0;
     if (bar) {
       opts.progress = [&mu](int done, int total) {
         std::lock_guard<std::mutex> lock(mu);
@@ -69,6 +73,7 @@ class RunCommand final : public Command {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (bar) fmt::print(stderr, "\r{}\r", std::string(60, ' '));
     if (!result.ok()) return report_error(result.error());
+    if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
     const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
     // Both files or neither: a failed second write removes the first.

@@ -10,6 +10,7 @@
 #include "sim/io/results_table.h"
 #include "sim/montecarlo/sweep.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/mpi_world.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -51,8 +52,12 @@ class SweepCommand final : public Command {
     opts.replications = replications_;
     opts.threads = threads_;
     opts.timeline = false;
+    // Under mpirun / srun: each point's replications split across ranks, rank 0 writes.
+    const auto world = MpiWorld::join();
+    if (world) opts.distribution = world->distribution();
     auto sweep = sim::run_sweep(file_, overrides, specs, opts);
     if (!sweep.ok()) return report_error(sweep.error());
+    if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : sweep->base.outputs.results_json;
     if (!out.empty()) {
       const auto st = sim::write_file_atomic(out, sim::sweep_document(*sweep).dump(1) + "\n");
