@@ -26,7 +26,7 @@ std::unique_ptr<Prepared> load(const std::vector<std::string>& o) {
 }
 
 // Fig. 4: the paper's single 15-day trace has more than 0.1% failed 81% of the time. ntpsim's
-// independent Poisson failures at the Llama 3 rate (mean about 36.5 failed GPUs against a threshold
+// independent Poisson failures at the Llama 3 rate (mean about 36 failed GPUs against a threshold
 // of 32) give about 70% on average over steady 15-day windows; single windows range widely (p10
 // about 47%, p90 about 91%) and about a third of them reach 81%. The paper's number is one sample.
 TEST(KnownDifference, Fig4ShareAboveOneInAThousand) {

@@ -48,7 +48,7 @@ const std::map<std::string, std::string>& explanations() {
       // NOLINT: immutable table
       {"time share with more than 0.1% of GPUs failed",
        "The paper's 81% comes from one 15-day trace. ntpsim draws independent exponential "
-       "failures at the Llama 3 rate (the paper's own assumption): the steady mean is about 36.5 "
+       "failures at the Llama 3 rate (the paper's own assumption): the steady mean is about 36 "
        "failed GPUs against a threshold of 32, so the expected share of time above it is about "
        "70%. Single windows vary widely (see the percentiles in the Fig. 4 section) and about a "
        "third of them reach 81%, so the paper's trace is plausible but on the high side of the "
