@@ -14,24 +14,19 @@ threads="${2:-$(nproc)}"
 measure() {
   local name="$1" reps="$2" scenario="$3" log
   log="$(mktemp)"
-  /usr/bin/time -v "$bin" run "$scenario" --replications "$reps" --threads "$threads" -q \
+  /usr/bin/time -v "$bin" run "$scenario" --replications "$reps" --threads "$threads" \
     >/dev/null 2>"$log" || { cat "$log" >&2; rm -f "$log"; return 1; }
   awk -v name="$name" -v reps="$reps" -v threads="$threads" '
     /Elapsed \(wall clock\)/ { n = split($NF, p, ":"); wall = (n == 3) ? p[1]*3600 + p[2]*60 + p[3] : p[1]*60 + p[2] }
     /User time/ { user = $NF } /System time/ { sys = $NF }
     /Maximum resident set size/ { rss = $NF }
-    END { printf "%-16s reps %5d threads %2d  wall %7.2f s  cpu %7.2f s  %8.1f reps/s  peak RSS %7.1f MB\n",
-            name, reps, threads, wall, user + sys, reps / (wall > 0 ? wall : 1e-9), rss / 1024 }' "$log"
+    /^ntpsim: [0-9]+ events/ { events = $2 }
+    END { cpu = user + sys; if (wall <= 0) wall = 1e-9; if (cpu <= 0) cpu = 1e-9
+          printf "%-12s reps %5d threads %2d  wall %7.2f s  cpu %7.2f s  %8.1f reps/s  %6.2f M events/s (%5.2f M per CPU-s)  peak RSS %7.1f MB\n",
+            name, reps, threads, wall, cpu, reps / wall, events / wall / 1e6, events / cpu / 1e6, rss / 1024 }' "$log"
   rm -f "$log"
-}
-
-# Events per second: the engine's own count over its wall time (stderr line of a non-quiet run).
-events() {
-  local reps="$1" scenario="$2"
-  "$bin" run "$scenario" --replications "$reps" --threads "$threads" 2>&1 >/dev/null | grep events
 }
 
 measure quickstart 20 "$here/../scenarios/quickstart.yaml"
 measure 100k-year "${REPS_100K:-1000}" "$here/llama3-100k-year.yaml"
-events "${REPS_100K:-1000}" "$here/llama3-100k-year.yaml"
 measure 1m-year "${REPS_1M:-10}" "$here/llama3-1m-year.yaml"
