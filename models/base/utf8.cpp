@@ -18,14 +18,14 @@ std::optional<size_t> first_invalid_utf8(std::string_view text) {
       len = 2;
     } else if (c >= 0xE0 && c <= 0xEF) {
       len = 3;
-      if (c == 0xE0) lo = 0xA0;        // overlong
-      if (c == 0xED) hi = 0x9F;        // surrogates
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
     } else if (c >= 0xF0 && c <= 0xF4) {
       len = 4;
-      if (c == 0xF0) lo = 0x90;        // overlong
-      if (c == 0xF4) hi = 0x8F;        // above U+10FFFF
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
     } else {
-      return i;                        // continuation byte, overlong C0/C1, or F5..FF
+      return i;  // continuation byte, overlong C0/C1, or F5..FF
     }
     if (i + len > text.size()) return i;
     if (byte(i + 1) < lo || byte(i + 1) > hi) return i;

@@ -21,13 +21,13 @@
 
 #include "models/base/status.h"
 
-#define FUZZ_REQUIRE(cond, detail)                                                          \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
+#define FUZZ_REQUIRE(cond, detail)                                                           \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "fuzz: %s:%d: property violated: %s\n  %s\n", __FILE__, __LINE__, \
-                   #cond, std::string(detail).c_str());                                     \
-      std::abort();                                                                         \
-    }                                                                                       \
+                   #cond, std::string(detail).c_str());                                      \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (false)
 
 namespace ntpsim::fuzz {

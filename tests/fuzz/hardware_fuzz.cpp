@@ -36,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const YamlContext ctx("fuzz.yaml");
-  const Result<models::HardwareProfile> h = models::read_hardware(*doc, "hardware", ctx, search_dirs());
+  const Result<models::HardwareProfile> h =
+      models::read_hardware(*doc, "hardware", ctx, search_dirs());
   if (!h.ok()) {
     fuzz::require_bad_input(h.error());
     return 0;
@@ -49,6 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_REQUIRE(back.ok(), "printed profile does not read back: " +
                               (back.ok() ? std::string() : back.error().message) + "\n" + printed);
   const std::string reprinted = emit(models::to_yaml(*back));
-  FUZZ_REQUIRE(reprinted == printed, "profile changed on read-back:\n" + printed + "\n---\n" + reprinted);
+  FUZZ_REQUIRE(reprinted == printed,
+               "profile changed on read-back:\n" + printed + "\n---\n" + reprinted);
   return 0;
 }

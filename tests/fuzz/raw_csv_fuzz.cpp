@@ -2,11 +2,11 @@
 //
 // Properties: parse_raw returns rows or a bad-input Error; rows carry 1-based line numbers in
 // file order, and only the row vector that matches the file's kind is filled.
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "calibrate/raw_reader.h"
 #include "tests/fuzz/fuzz_util.h"

@@ -61,7 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.overrides.clear();  // already applied in `resolved`
   const Result<sim::Scenario> again = sim::load_scenario((dir / "resolved.yaml").string(), options);
   FUZZ_REQUIRE(again.ok(), "resolved scenario does not load: " +
-                               (again.ok() ? std::string() : again.error().message) + "\n" + resolved);
-  FUZZ_REQUIRE(sim::to_yaml_text(*again) == resolved, "resolved scenario changes on reload:\n" + resolved);
+                               (again.ok() ? std::string() : again.error().message) + "\n" +
+                               resolved);
+  FUZZ_REQUIRE(sim::to_yaml_text(*again) == resolved,
+               "resolved scenario changes on reload:\n" + resolved);
   return 0;
 }

@@ -6,14 +6,14 @@
 // JSON (valid UTF-8: results files carry kind names; dump throws otherwise); and the trace
 // survives the CSV writer: to_csv_trace -> parse_csv_trace gives the same faults (starts exactly,
 // repairs within the rounding of end - start), nodes, kinds and span.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/failures/trace.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -31,8 +31,8 @@ void check_invariants(const sim::TraceData& t) {
   double previous = 0;
   for (size_t i = 0; i < t.faults.size(); ++i) {
     const sim::TraceFault& f = t.faults[i];
-    const std::string where = fmt::format("fault {}: start {} repair {} span {}", i, f.start_s,
-                                          f.repair_s, t.span_s);
+    const std::string where =
+        fmt::format("fault {}: start {} repair {} span {}", i, f.start_s, f.repair_s, t.span_s);
     FUZZ_REQUIRE(std::isfinite(f.start_s) && f.start_s >= 0 && f.start_s >= previous, where);
     FUZZ_REQUIRE(std::isfinite(f.repair_s) && f.repair_s >= 0, where);
     FUZZ_REQUIRE(f.start_s <= t.span_s, where);
@@ -77,8 +77,9 @@ void check_round_trip(const sim::TraceData& t) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = fuzz::as_text(data, size);
-  const Result<sim::TraceData> t = NTPSIM_FUZZ_TRACE_CSV ? sim::parse_csv_trace(text, "fuzz.csv")
-                                                         : sim::parse_infinitehbd_trace(text, "fuzz.json");
+  const Result<sim::TraceData> t = NTPSIM_FUZZ_TRACE_CSV
+                                       ? sim::parse_csv_trace(text, "fuzz.csv")
+                                       : sim::parse_infinitehbd_trace(text, "fuzz.json");
   if (!t.ok()) {
     fuzz::require_bad_input(t.error());
     return 0;

@@ -3,11 +3,11 @@
 // The first byte picks the parser, the rest is the text. Properties: parsing returns a finite,
 // non-negative value (parse_number: any finite value) or a bad-input Error; a parsed value printed
 // by the matching format_* parses back to the same value within the printer's 6 significant digits.
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "models/base/units.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -69,15 +69,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view text = fuzz::as_text(data + 1, size - 1);
   switch (data[0] % 9) {
-    case 0: check_quantity(text, units::parse_duration_s, units::format_duration); break;
-    case 1: check_quantity(text, units::parse_power_w, units::format_power); break;
-    case 2: check_quantity(text, units::parse_bandwidth_Bps, units::format_bandwidth); break;
-    case 3: check_quantity(text, units::parse_size_bytes, units::format_size); break;
-    case 4: check_quantity(text, units::parse_count, units::format_count); break;
-    case 5: check_quantity(text, units::parse_fraction, units::format_fraction); break;
-    case 6: check_quantity(text, units::parse_energy_j, units::format_energy); break;
-    case 7: check_rate(text); break;
-    default: check_number(text); break;
+    case 0:
+      check_quantity(text, units::parse_duration_s, units::format_duration);
+      break;
+    case 1:
+      check_quantity(text, units::parse_power_w, units::format_power);
+      break;
+    case 2:
+      check_quantity(text, units::parse_bandwidth_Bps, units::format_bandwidth);
+      break;
+    case 3:
+      check_quantity(text, units::parse_size_bytes, units::format_size);
+      break;
+    case 4:
+      check_quantity(text, units::parse_count, units::format_count);
+      break;
+    case 5:
+      check_quantity(text, units::parse_fraction, units::format_fraction);
+      break;
+    case 6:
+      check_quantity(text, units::parse_energy_j, units::format_energy);
+      break;
+    case 7:
+      check_rate(text);
+      break;
+    default:
+      check_number(text);
+      break;
   }
   return 0;
 }

@@ -4,11 +4,11 @@
 // Properties: read_workload / read_layout return a value or a bad-input Error (no throw, no
 // crash); an accepted workload is self-consistent (positive sizes, kv_heads dividing heads) and
 // reads back from its to_yaml print to the same print; likewise the layout.
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "models/workload.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -47,7 +47,8 @@ void check_workload(const YAML::Node& node, const YamlContext& ctx) {
       models::read_workload(*again, "workload", YamlContext("printed.yaml"), search_dirs());
   FUZZ_REQUIRE(back.ok(), "printed workload does not read back: " +
                               (back.ok() ? std::string() : back.error().message) + "\n" + printed);
-  FUZZ_REQUIRE(emit(models::to_yaml(*back)) == printed, "workload changed on read-back:\n" + printed);
+  FUZZ_REQUIRE(emit(models::to_yaml(*back)) == printed,
+               "workload changed on read-back:\n" + printed);
 }
 
 void check_layout(const YAML::Node& node, const YamlContext& ctx) {
@@ -61,7 +62,8 @@ void check_layout(const YAML::Node& node, const YamlContext& ctx) {
   const std::string printed = emit(models::to_yaml(*l));
   const Result<YAML::Node> again = load_yaml_string(printed, "printed.yaml");
   FUZZ_REQUIRE(again.ok(), "printed layout is not YAML:\n" + printed);
-  const Result<models::Layout> back = models::read_layout(*again, "layout", YamlContext("printed.yaml"));
+  const Result<models::Layout> back =
+      models::read_layout(*again, "layout", YamlContext("printed.yaml"));
   FUZZ_REQUIRE(back.ok() && emit(models::to_yaml(*back)) == printed,
                "layout does not read back:\n" + printed);
 }

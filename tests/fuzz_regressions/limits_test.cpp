@@ -96,9 +96,9 @@ TEST_F(Limits, ThousandYearsIsTheLongestHorizon) {
 
 TEST_F(Limits, ThousandYearsOfABigClusterAreRefused) {
   // 16,392 GPUs at 1e-4/h for 1000 years: about 1.4e7 failures per replication.
-  expect_refused({"horizon=1000y", "cluster.domains=2048"},
-                 {"failures.processes[0].rate", "failures per replication expected",
-                  "cannot be simulated"});
+  expect_refused(
+      {"horizon=1000y", "cluster.domains=2048"},
+      {"failures.processes[0].rate", "failures per replication expected", "cannot be simulated"});
 }
 
 TEST_F(Limits, TenMillionReplicationsAreRefused) {

@@ -58,7 +58,8 @@ TEST(TraceLoopLimit, TimeScaleCountsToo) {
   ASSERT_TRUE(topo.ok());
   const Result<FailureSource> src = FailureSource::make(s, *topo, trace, 1, 0);
   ASSERT_FALSE(src.ok());
-  EXPECT_NE(src.error().message.find("failures.trace.loop"), std::string::npos) << src.error().message;
+  EXPECT_NE(src.error().message.find("failures.trace.loop"), std::string::npos)
+      << src.error().message;
 }
 
 TEST(TraceLoopLimit, DailyLoopOverAYearIsAccepted) {

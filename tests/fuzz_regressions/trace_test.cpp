@@ -11,11 +11,11 @@
 // (1e305 d) became infinite start times, repairs and spans.
 // Finding 4 (fuzz_scenario, same class here): names that are not UTF-8 were accepted and later
 // made JSON output (results, check --json) throw; the CSV parser now refuses them.
+#include "sim/failures/trace.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "sim/failures/trace.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -70,8 +70,10 @@ TEST(TraceFuzzRegression, ZeroSpanTraceRoundTrips) {
 }
 
 TEST(TraceFuzzRegression, PositiveSpanIsStillWritten) {
-  expect_csv_round_trip("#! time_unit: h\n#! span: 8760\nstart,end,unit,kind\n1,3,n0,hard\n10,,n2,soft\n");
-  const Result<TraceData> t = parse_csv_trace("#! span: 50\nstart,end,unit,kind\n1,3,n0,hard\n", "s.csv");
+  expect_csv_round_trip(
+      "#! time_unit: h\n#! span: 8760\nstart,end,unit,kind\n1,3,n0,hard\n10,,n2,soft\n");
+  const Result<TraceData> t =
+      parse_csv_trace("#! span: 50\nstart,end,unit,kind\n1,3,n0,hard\n", "s.csv");
   ASSERT_TRUE(t.ok()) << t.error().message;
   const Result<std::string> csv = to_csv_trace(*t);
   ASSERT_TRUE(csv.ok()) << csv.error().message;
@@ -84,11 +86,13 @@ TEST(TraceFuzzRegression, HugeJsonNumberIsBadInput) {
   const Result<TraceData> t = parse_infinitehbd_trace(crash, "crash.json");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().exit_code, ExitCode::kBadInput);
-  EXPECT_NE(t.error().message.find("crash.json: not valid JSON"), std::string::npos) << t.error().message;
+  EXPECT_NE(t.error().message.find("crash.json: not valid JSON"), std::string::npos)
+      << t.error().message;
   // The same number where an event time belongs.
   const Result<TraceData> e = parse_infinitehbd_trace(
       R"([{"node_id": "a", "event_time": 2e333, "event_type": "fault_start",
-           "fault_type": {"Level": "x", "Class": "GPU", "Desc": "y"}}])", "big.json");
+           "fault_type": {"Level": "x", "Class": "GPU", "Desc": "y"}}])",
+      "big.json");
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().exit_code, ExitCode::kBadInput);
   EXPECT_NE(e.error().message.find("number overflow"), std::string::npos) << e.error().message;
@@ -97,10 +101,12 @@ TEST(TraceFuzzRegression, HugeJsonNumberIsBadInput) {
 TEST(TraceFuzzRegression, TimesThatOverflowInSecondsAreBadInput) {
   const Result<TraceData> j = parse_infinitehbd_trace(
       R"([{"node_id": "a", "event_time": 1e305, "event_type": "fault_start",
-           "fault_type": {"Level": "x", "Class": "GPU", "Desc": "y"}}])", "days.json");
+           "fault_type": {"Level": "x", "Class": "GPU", "Desc": "y"}}])",
+      "days.json");
   ASSERT_FALSE(j.ok());
   EXPECT_NE(j.error().message.find("days.json: entry 1"), std::string::npos) << j.error().message;
-  EXPECT_NE(j.error().message.find("event_time: must be a finite number of days"), std::string::npos)
+  EXPECT_NE(j.error().message.find("event_time: must be a finite number of days"),
+            std::string::npos)
       << j.error().message;
 
   const Result<TraceData> c =
@@ -108,8 +114,8 @@ TEST(TraceFuzzRegression, TimesThatOverflowInSecondsAreBadInput) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message, "days.csv:3: time 1e+305 is too large");
 
-  const Result<TraceData> s =
-      parse_csv_trace("#! span: 1e307\n#! time_unit: h\nstart,end,unit,kind\n1,2,n0,hard\n", "span.csv");
+  const Result<TraceData> s = parse_csv_trace(
+      "#! span: 1e307\n#! time_unit: h\nstart,end,unit,kind\n1,2,n0,hard\n", "span.csv");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "span.csv:1: span 1e+307 is too large");
 

@@ -3,12 +3,12 @@
 // Finding 1: a large number times a large unit overflowed to infinity and was returned as a valid
 // quantity ("5...0TB/s" with 300 digits -> inf B/s); likewise a rate over a denormal denominator.
 // Finding 2: format_fraction printed fractions above ~1e306 as "inf%", which does not parse back.
+#include "models/base/units.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
-
-#include "models/base/units.h"
 
 namespace ntpsim::units {
 namespace {

@@ -1,6 +1,8 @@
 // Fuzz finding (fuzz_scenario): a scenario whose name held a byte that is not UTF-8 (0xA3) loaded,
 // and printing it as JSON (`ntpsim check --json`, results files) threw nlohmann type_error 316,
 // which terminated the program. YAML text is now refused up front unless it is valid UTF-8.
+#include "models/base/utf8.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,7 +10,6 @@
 #include <sstream>
 #include <string>
 
-#include "models/base/utf8.h"
 #include "models/base/yaml_reader.h"
 #include "sim/scenario/loader.h"
 
@@ -18,17 +19,18 @@ namespace {
 TEST(Utf8, ValidTextPasses) {
   EXPECT_FALSE(first_invalid_utf8("").has_value());
   EXPECT_FALSE(first_invalid_utf8("plain ASCII\n").has_value());
-  EXPECT_FALSE(first_invalid_utf8("TP·PP×DP, 30 °C, \xF0\x9F\x98\x80, \xF4\x8F\xBF\xBF").has_value());
+  EXPECT_FALSE(
+      first_invalid_utf8("TP·PP×DP, 30 °C, \xF0\x9F\x98\x80, \xF4\x8F\xBF\xBF").has_value());
 }
 
 TEST(Utf8, InvalidSequencesAreFound) {
-  EXPECT_EQ(first_invalid_utf8("h\xA3x"), 1u);              // lone continuation byte
-  EXPECT_EQ(first_invalid_utf8("ab\xC0\xAF"), 2u);          // overlong '/'
-  EXPECT_EQ(first_invalid_utf8("\xE0\x80\xAF"), 0u);        // overlong, 3 bytes
-  EXPECT_EQ(first_invalid_utf8("x\xED\xA0\x80"), 1u);       // UTF-16 surrogate U+D800
-  EXPECT_EQ(first_invalid_utf8("\xF4\x90\x80\x80"), 0u);    // above U+10FFFF
-  EXPECT_EQ(first_invalid_utf8("ok\xE2\x82"), 2u);          // truncated at the end
-  EXPECT_EQ(first_invalid_utf8("\xC3\xA9\xFF"), 2u);        // 0xFF never appears in UTF-8
+  EXPECT_EQ(first_invalid_utf8("h\xA3x"), 1u);            // lone continuation byte
+  EXPECT_EQ(first_invalid_utf8("ab\xC0\xAF"), 2u);        // overlong '/'
+  EXPECT_EQ(first_invalid_utf8("\xE0\x80\xAF"), 0u);      // overlong, 3 bytes
+  EXPECT_EQ(first_invalid_utf8("x\xED\xA0\x80"), 1u);     // UTF-16 surrogate U+D800
+  EXPECT_EQ(first_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("ok\xE2\x82"), 2u);        // truncated at the end
+  EXPECT_EQ(first_invalid_utf8("\xC3\xA9\xFF"), 2u);      // 0xFF never appears in UTF-8
 }
 
 TEST(Utf8, PositionIsOneBased) {
