@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "models/base/atomic_file.h"
 #include "reports/report.h"
 
 namespace ntpsim::reports {
@@ -64,33 +65,7 @@ Status write_report_files(const nlohmann::ordered_json& results_doc, const std::
 }
 
 Status write_file_atomic(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  if (path.empty()) return Error::bad_input("empty output path");
-  // The temporary lives in the target's folder so the rename stays on one file system.
-  const std::string tmp = fmt::format("{}.tmp-{}", path, static_cast<long>(::getpid()));
-  std::error_code ec;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return Error::runtime(
-          fmt::format("{}: cannot create the output file: {}", path, std::strerror(errno)));
-    }
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return Error::runtime(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    return Error::runtime(
-        fmt::format("{}: cannot move the finished file into place: {}", path, ec.message()));
-  }
-  return Status::Ok();
+  return ntpsim::write_file_atomic(path, std::string_view(text));  // models/base/atomic_file.h
 }
 
 }  // namespace ntpsim::reports

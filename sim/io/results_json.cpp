@@ -1,5 +1,7 @@
 #include "sim/io/results_json.h"
 
+#include "models/base/atomic_file.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -280,22 +282,7 @@ std::string results_csv(const Scenario& s, const RunResult& r) {
 }
 
 Status write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Error::runtime(fmt::format("{}: cannot create the file", tmp));
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return Error::runtime(fmt::format("{}: write failed", tmp));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Error::runtime(fmt::format("{}: cannot rename the temporary file into place", path));
-  }
-  return Status::Ok();
+  return ntpsim::write_file_atomic(path, std::string_view(text));  // models/base/atomic_file.h
 }
 
 }  // namespace ntpsim::sim

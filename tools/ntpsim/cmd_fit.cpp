@@ -4,12 +4,12 @@
 // reports success, so what it writes is always a profile `ntpsim run/step` accept.
 #include <fmt/format.h>
 
-#include <fstream>
 
 #include "calibrate/fit.h"
 #include "calibrate/model_check.h"
 #include "calibrate/profile.h"
 #include "calibrate/raw_reader.h"
+#include "models/base/atomic_file.h"
 #include "models/base/yaml_reader.h"
 #include "models/hardware.h"
 #include "sim/scenario/loader.h"
@@ -17,15 +17,6 @@
 
 namespace ntpsim::cli {
 namespace {
-
-Status write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return Error::runtime(fmt::format("cannot write '{}'", path));
-  out << text;
-  out.close();
-  if (!out) return Error::runtime(fmt::format("cannot write '{}'", path));
-  return Status::Ok();
-}
 
 class FitCommand final : public Command {
  public:
@@ -70,7 +61,7 @@ class FitCommand final : public Command {
     auto profile = calibrate::make_profile(*fit, options);
     if (!profile.ok()) return report_error(profile.error());
     const auto checks = calibrate::check_profile(*profile, files);
-    if (auto s = write_file(output_, calibrate::profile_text(*profile, *fit, checks)); !s.ok()) {
+    if (auto s = write_file_atomic(output_, calibrate::profile_text(*profile, *fit, checks)); !s.ok()) {
       return report_error(s.error());
     }
     // Read it back exactly as `ntpsim run` would.
@@ -79,7 +70,7 @@ class FitCommand final : public Command {
     auto check = models::read_hardware(*loaded, "", YamlContext(output_), search);
     if (!check.ok()) return report_error(Error::runtime("the written profile does not load: " + check.error().message));
     if (!report_.empty()) {
-      if (auto s = write_file(report_, calibrate::fit_report_csv(*fit)); !s.ok()) return report_error(s.error());
+      if (auto s = write_file_atomic(report_, calibrate::fit_report_csv(*fit)); !s.ok()) return report_error(s.error());
     }
     if (!quiet_) {
       fmt::print("{}", calibrate::describe(*fit));

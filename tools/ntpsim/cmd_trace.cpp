@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 
+#include "models/base/atomic_file.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace.h"
 #include "tools/ntpsim/command.h"
@@ -54,10 +54,8 @@ class TraceCommand final : public Command {
     if (!csv_out_.empty()) {
       auto text = sim::to_csv_trace(t);
       if (!text.ok()) return report_error(text.error());
-      std::ofstream out(csv_out_, std::ios::binary);
-      out << *text;
-      out.close();
-      if (!out) return report_error(Error::runtime(csv_out_ + ": cannot write"));
+      const Status st = write_file_atomic(csv_out_, *text);
+      if (!st.ok()) return report_error(st.error());
       fmt::print("wrote {} ({} faults)\n", csv_out_, t.faults.size());
     }
     return 0;
