@@ -250,6 +250,7 @@ struct Searcher {
       ro.replications = n;
       ro.threads = opts.threads;
       ro.timeline = false;
+      ro.distribution = opts.distribution;
       auto r = run_monte_carlo(s, ro);
       if (!r.ok()) return r.error();
       ++out.monte_carlo_runs;

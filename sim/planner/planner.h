@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/base/status.h"
+#include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan.h"
 
 namespace ntpsim::sim {
@@ -97,6 +98,7 @@ struct PlanResult {
 struct PlanOptions {
   int threads = 0;  // Monte Carlo worker threads (0 = all cores)
   std::function<void(const std::string& line)> progress;  // optional, one line per finalist
+  Distribution distribution;  // MPI ranks: each Monte Carlo run's replications split (bench)
 };
 
 Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options);

@@ -1,5 +1,6 @@
-# `mpirun -np 2 ntpsim run|sweep` must write the same bytes as a single-process run (issue 10).
-# Invoked by ctest with -DNTPSIM=... -DMPIEXEC=... -DSCENARIO=... -DWORK=... -DMODE=run|sweep.
+# `mpirun -np 2 ntpsim run|sweep|plan` must write the same bytes as a single-process run (issue 10).
+# Invoked by ctest with -DNTPSIM=... -DMPIEXEC=... -DSCENARIO=... -DPROJECT_DIR=... -DWORK=...
+# -DMODE=run|sweep|plan.
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
 # Under sanitizer builds: OpenMPI's own allocations are alive at exit; they are not ours to fix.
@@ -9,6 +10,9 @@ file(MAKE_DIRECTORY "${WORK}")
 if(MODE STREQUAL "run")
   set(args run "${SCENARIO}" --set horizon=20d --replications 9 --threads 1 -q)
   set(outputs results.json results.csv)
+elseif(MODE STREQUAL "plan")
+  set(args plan "${PROJECT_DIR}/scenarios/plans/405b-15t-60d.yaml" --threads 1 -q)
+  set(outputs results.json results.csv)
 else()
   set(args sweep "${SCENARIO}" --vary "checkpoint.write=30s,90s" --set horizon=10d
       --replications 5 --threads 1 -q)
@@ -16,7 +20,7 @@ else()
 endif()
 foreach(tag one two)
   set(cmd "${NTPSIM}" ${args} --out "${WORK}/${tag}.results.json")
-  if(MODE STREQUAL "run")
+  if(NOT MODE STREQUAL "sweep")
     list(APPEND cmd --csv "${WORK}/${tag}.results.csv")
   endif()
   if(tag STREQUAL "two")

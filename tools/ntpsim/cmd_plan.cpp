@@ -13,6 +13,7 @@
 #include "sim/planner/plan_output.h"
 #include "sim/planner/planner.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/mpi_world.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -34,12 +35,18 @@ class PlanCommand final : public Command {
   }
 
   int run() override {
+    if (!report_.empty() && (report_.size() < 5 || report_.substr(report_.size() - 5) != ".html")) {
+      return report_error(Error::bad_input("--report: a plan report is HTML; give a .html path"));
+    }
     auto plan = sim::read_plan(file_);
     if (!plan.ok()) return report_error(plan.error());
     if (seed_) plan->seed = *seed_;
     sim::PlanOptions opts;
     opts.threads = threads_;
-    if (!quiet_) {
+    // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
+    const auto world = MpiWorld::join();
+    if (world) opts.distribution = world->distribution();
+    if (!quiet_ && is_root(world)) {
       opts.progress = [](const std::string& line) { fmt::print(stderr, "ntpsim plan: {}\n", line); };
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -47,6 +54,7 @@ class PlanCommand final : public Command {
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result.ok()) return report_error(result.error());
+    if (!is_root(world)) return 0;
     const auto doc = sim::plan_document(*result);
     if (!out_.empty()) {
       const auto st = sim::write_file_atomic(out_, doc.dump(1) + "\n");
