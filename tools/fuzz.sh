@@ -48,7 +48,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
   cp "tests/fuzz/corpus/$t"/* "$work/$t/corpus/"
   start=$(date +%s)
-  if (cd "$work/$t" && "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  # TMPDIR: the targets' scratch files (fuzz_util.h) go inside $work and leave with it.
+  if (cd "$work/$t" && TMPDIR="$work/$t" "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$work/$t/artifacts/" -print_final_stats=1 corpus >log 2>&1); then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t/log")
     cov=$(grep -o 'cov: [0-9]*' "$work/$t/log" | tail -1 || true)
