@@ -114,7 +114,8 @@ Status read_search(MapReader& top, Plan& p) {
                                      if (!(*v >= 1)) return Error::bad_input("at least 1 s");
                                      return *v;
                                    }));
-  return r->finish();
+  return r->finish({"hardware", "domains", "spare_domains", "tp", "pp", "dp", "strategies",
+                    "checkpoint_interval"});
 }
 
 Status read_target(MapReader& top, Plan& p) {
@@ -210,7 +211,8 @@ Result<Plan> read_plan(const std::string& path) {
     NTPSIM_RETURN_IF_ERROR(r->integer("seed", seed, true, 0, INT64_MAX));
     p.seed = static_cast<uint64_t>(seed);
   }
-  NTPSIM_RETURN_IF_ERROR(r->finish());
+  NTPSIM_RETURN_IF_ERROR(r->finish(
+      {"name", "description", "base", "overrides", "search", "target", "prices", "confirm", "seed"}));
   return p;
 }
 

@@ -227,8 +227,8 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
   const std::string target = "target: {tokens: 6e10, deadline: 4d}\n";
   const std::string prices = "prices: {gpu_hour: 2}\n";
   const BadPlan cases[] = {
-      {head + "search: {domains: [4], strategies: [ntp], spares: [1]}\n" + target + prices, 2,
-       "search.spares: unknown key"},
+      {head + "search: {domains: [4], strategies: [ntp], spare_domain: [1]}\n" + target + prices, 2,
+       "search.spare_domain: unknown key (did you mean \"spare_domains\"?)"},
       {head + "search: {domains: [4], strategies: [ntpp]}\n" + target + prices, 2, "did you mean 'ntp'"},
       {head + "search: {domains: [0], strategies: [ntp]}\n" + target + prices, 2, "search.domains[0]: "},
       {head + "search: {domains: [4], strategies: [\"dp_drop@30%\"]}\n" + target + prices, 2,
