@@ -62,6 +62,7 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
     failures.reserve(1024);
     uint64_t my_events = 0;
     while (true) {
+      if (opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed)) break;
       const int i = next.fetch_add(1);
       if (i >= end) break;
       auto src = FailureSource::make(*sh.scenario, *sh.topology, sh.trace, sh.scenario->seed,
@@ -191,6 +192,10 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
         return Error::runtime("another MPI rank failed; its message is in its own output");
       }
       r.events = events_before + batch_events;
+    }
+    if (opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed)) {
+      return Error::runtime(fmt::format("interrupted: {} of {} replications finished",
+                                        done.load(), max_n));
     }
     n = batch_end;
     if (fixed || n >= max_n || ci_target_met(r, n, s.replications.target_ci_halfwidth)) break;

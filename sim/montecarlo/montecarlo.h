@@ -12,6 +12,7 @@
 // callee must be thread-safe).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -47,6 +48,11 @@ struct RunOptions {
   bool timeline = true;   // record replication 0's timeline
   std::function<void(int done, int total)> progress;  // optional, after each replication
   Distribution distribution;  // default: this process runs every replication
+  // Optional cancellation (e.g. set by a SIGINT handler; tools/ntpsim/interrupt.h). Checked by
+  // every worker before it starts a replication; once set, running replications finish, no new
+  // one starts, and run_monte_carlo returns a runtime error "interrupted: K of N replications
+  // finished". Not owned; must outlive the call.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One failure of replication 0, for the timeline.

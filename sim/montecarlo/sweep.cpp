@@ -97,7 +97,11 @@ Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::strin
       if (!sc.ok()) return sc.error();
       p.scenario = std::move(sc.value());
       auto r = run_monte_carlo(p.scenario, options);
-      if (!r.ok()) return r.error();
+      if (!r.ok()) {
+        if (options.cancel == nullptr || !options.cancel->load()) return r.error();
+        return Error::runtime(fmt::format("{} of {} sweep points finished; the point being run: {}",
+                                          out.points.size(), n0 * n1, r.error().message));
+      }
       p.result = std::move(r.value());
       out.points.push_back(std::move(p));
     }

@@ -17,6 +17,7 @@
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/loader.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
 
 namespace ntpsim::cli {
@@ -67,12 +68,17 @@ class RunCommand final : public Command {
         std::fflush(stderr);
       };
     }
+    install_interrupt_handlers();  // Ctrl-C: finish running replications, write nothing
+    opts.cancel = interrupt_flag();
     const auto t0 = std::chrono::steady_clock::now();
     auto result = sim::run_monte_carlo(s, opts);
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (bar) fmt::print(stderr, "\r{}\r", std::string(60, ' '));
-    if (!result.ok()) return report_error(result.error());
+    if (!result.ok()) {
+      if (!interrupt_flag()->load()) return report_error(result.error());
+      return report_error(Error::runtime(result.error().message + "; no output file written"));
+    }
     if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
     const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;

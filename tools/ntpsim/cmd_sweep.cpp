@@ -10,6 +10,7 @@
 #include "sim/io/results_table.h"
 #include "sim/montecarlo/sweep.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
 
 namespace ntpsim::cli {
@@ -55,8 +56,13 @@ class SweepCommand final : public Command {
     // Under mpirun / srun: each point's replications split across ranks, rank 0 writes.
     const auto world = MpiWorld::join();
     if (world) opts.distribution = world->distribution();
+    install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
+    opts.cancel = interrupt_flag();
     auto sweep = sim::run_sweep(file_, overrides, specs, opts);
-    if (!sweep.ok()) return report_error(sweep.error());
+    if (!sweep.ok()) {
+      if (!interrupt_flag()->load()) return report_error(sweep.error());
+      return report_error(Error::runtime(sweep.error().message + "; no output file written"));
+    }
     if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : sweep->base.outputs.results_json;
     if (!out.empty()) {

@@ -1,0 +1,184 @@
+// Robustness of `ntpsim run|sweep|trace` as a user meets it (the built binary NTPSIM_BIN): each
+// error path's message and exit code (2 bad input, 1 runtime), and SIGINT/SIGTERM mid-run: exit 1,
+// an "interrupted" message saying what finished, and no output file (nor temporary) left behind.
+// The interruption tests wait 2 s before signalling a run of 100,000 replications (minutes of
+// work), so the signal always lands mid-run; they then allow 120 s for the clean stop.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string err;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kQuick = NTPSIM_SOURCE_DIR "/scenarios/quickstart.yaml";
+
+class RobustCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(NTPSIM_BINARY_DIR) / "test-scratch" / (std::string("robust.") + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "work");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  Outcome run(const std::string& args) {
+    const std::string cmd = "cd '" + work().string() + "' && '" NTPSIM_BIN "' " + args +
+                            " > /dev/null 2> '" + (dir_ / "err.txt").string() + "'";
+    const int status = std::system(cmd.c_str());
+    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(dir_ / "err.txt")};
+  }
+
+  // Starts `ntpsim args...` in work(), sends `signo` after 2 s, and waits (120 s at most).
+  Outcome interrupt(const std::vector<std::string>& args, int signo) {
+    const std::string err_path = (dir_ / "err.txt").string();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(work().c_str()) != 0) _exit(99);
+      if (!freopen(err_path.c_str(), "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(98);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(NTPSIM_BIN));
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(NTPSIM_BIN, argv.data());
+      _exit(97);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    kill(pid, signo);
+    int status = 0;
+    for (int i = 0; i < 1200; ++i) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ADD_FAILURE() << "ntpsim did not stop within 120 s of the signal";
+    return Outcome{};
+  }
+
+  fs::path work() const { return dir_ / "work"; }
+  bool work_is_empty() const { return fs::is_empty(work()); }
+
+  fs::path dir_;
+};
+
+// ---- run -----------------------------------------------------------------------------------
+
+TEST_F(RobustCli, RunMissingScenarioIsBadInput) {
+  const Outcome o = run("run no-such.yaml -q");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("no-such.yaml: no such file"), std::string::npos) << o.err;
+}
+
+TEST_F(RobustCli, RunUnknownOverrideIsBadInputWithFieldPath) {
+  const Outcome o = run("run '" + kQuick + "' --set cluster.domainz=3 -q");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("cluster.domainz: unknown key (did you mean \"domains\"?)"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(RobustCli, RunOutOfRangeReplicationsIsBadInput) {
+  const Outcome o = run("run '" + kQuick + "' --replications 0 -q");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--replications: Value 0 not in range 1 to 1000000"), std::string::npos)
+      << o.err;
+}
+
+TEST_F(RobustCli, RunUnwritableOutputIsRuntimeErrorAndWritesNothing) {
+  const Outcome o = run("run '" + kQuick + "' --replications 2 --threads 1 -q --out missing/r.json");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("missing/r.json: cannot create the output file: No such file or directory"),
+            std::string::npos)
+      << o.err;
+  EXPECT_TRUE(work_is_empty());
+}
+
+TEST_F(RobustCli, RunFailedCsvRemovesTheJsonWrittenBeforeIt) {
+  const Outcome o =
+      run("run '" + kQuick + "' --replications 2 --threads 1 -q --out r.json --csv missing/r.csv");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("missing/r.csv: cannot create the output file"), std::string::npos) << o.err;
+  EXPECT_TRUE(work_is_empty());
+}
+
+TEST_F(RobustCli, RunInterruptedBySigintWritesNothingAndSaysWhatFinished) {
+  const Outcome o = interrupt({"run", kQuick, "--replications", "100000", "--threads", "2", "-q",
+                               "--out", "r.json", "--csv", "r.csv"},
+                              SIGINT);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("interrupted: "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(" of 100000 replications finished; no output file written"),
+            std::string::npos)
+      << o.err;
+  EXPECT_TRUE(work_is_empty());
+}
+
+// ---- sweep ---------------------------------------------------------------------------------
+
+TEST_F(RobustCli, SweepWithoutVaryIsBadInput) {
+  const Outcome o = run("sweep '" + kQuick + "' -q");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--vary is required"), std::string::npos) << o.err;
+}
+
+TEST_F(RobustCli, SweepMalformedVaryIsBadInput) {
+  const Outcome o = run("sweep '" + kQuick + "' --vary seed -q");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--vary 'seed': expected path=v1,v2,... or path=start:stop:step"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(RobustCli, SweepInterruptedBySigtermWritesNothingAndSaysWhatFinished) {
+  const Outcome o = interrupt({"sweep", kQuick, "--vary", "seed=1,2,3", "--replications",
+                               "100000", "--threads", "2", "-q", "--out", "s.json"},
+                              SIGTERM);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("0 of 3 sweep points finished; the point being run: interrupted: "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("no output file written"), std::string::npos) << o.err;
+  EXPECT_TRUE(work_is_empty());
+}
+
+// ---- trace ---------------------------------------------------------------------------------
+
+TEST_F(RobustCli, TraceUnknownExtensionIsBadInput) {
+  std::ofstream(work() / "t.txt") << "x\n";
+  const Outcome o = run("trace t.txt");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("t.txt: cannot tell the format from the extension; pass --format"),
+            std::string::npos)
+      << o.err;
+}
+
+}  // namespace
