@@ -17,4 +17,5 @@ cmake --build --preset release
 mkdir -p out
 ./build/release/tools/ntpsim run scenarios/quickstart.yaml \
   --out out/quickstart-results.json --csv out/quickstart-results.csv \
+  --report out/quickstart-report.html \
   ${NTPSIM_QUICKSTART_EXTRA:-}
