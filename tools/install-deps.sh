@@ -3,6 +3,7 @@
 #
 #   tools/install-deps.sh                 install what is missing (needs root; says what it does)
 #   tools/install-deps.sh --with-browser  also chromium (headless screenshots of HTML reports)
+#   tools/install-deps.sh --with-fuzz     also clang and libFuzzer's runtime (tools/fuzz.sh)
 #   tools/install-deps.sh --check         only report what is missing; exit 1 if anything is
 #
 # Idempotent: installed packages (dpkg status "install ok installed") are skipped, and with
@@ -18,12 +19,13 @@ packages=(
 check_only=0
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 for arg in "$@"; do
   case "$arg" in
     --with-browser) packages+=(chromium) ;;
+    --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --check) check_only=1 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install-deps: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
