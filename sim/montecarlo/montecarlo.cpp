@@ -193,7 +193,9 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
       }
       r.events = events_before + batch_events;
     }
-    if (opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed)) {
+    // A flag that arrives after the batch's last replication started changes nothing.
+    if (opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed) &&
+        done.load() < batch_end) {
       return Error::runtime(fmt::format("interrupted: {} of {} replications finished",
                                         done.load(), max_n));
     }

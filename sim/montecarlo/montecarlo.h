@@ -51,7 +51,8 @@ struct RunOptions {
   // Optional cancellation (e.g. set by a SIGINT handler; tools/ntpsim/interrupt.h). Checked by
   // every worker before it starts a replication; once set, running replications finish, no new
   // one starts, and run_monte_carlo returns a runtime error "interrupted: K of N replications
-  // finished". Not owned; must outlive the call.
+  // finished" (a run whose every replication had started when the flag came completes as
+  // usual). Not owned; must outlive the call.
   const std::atomic<bool>* cancel = nullptr;
 };
 
