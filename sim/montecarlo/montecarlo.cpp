@@ -187,15 +187,23 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
       const uint64_t events_before = r.events;
       const Status st = run_batch(sh, mine_begin, mine_end, threads, max_n, opts, r, done);
       uint64_t batch_events = r.events - events_before;
-      if (!dist.exchange(n, batch_end, st.ok(), r.strategies, batch_events)) {
+      // An interrupted rank reports failure in the collective exchange, so every rank stops at
+      // the same batch boundary (a rank that returned alone would leave the others waiting).
+      const bool cancelled = opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed);
+      if (!dist.exchange(n, batch_end, st.ok() && !cancelled, r.strategies, batch_events)) {
         if (!st.ok()) return st.error();
-        return Error::runtime("another MPI rank failed; its message is in its own output");
+        if (cancelled) {
+          return Error::runtime(fmt::format("interrupted: {} of {} replications finished",
+                                            n, max_n));
+        }
+        return Error::runtime(
+            "another MPI rank failed or was interrupted; its message is in its own output");
       }
       r.events = events_before + batch_events;
     }
     // A flag that arrives after the batch's last replication started changes nothing.
-    if (opts.cancel != nullptr && opts.cancel->load(std::memory_order_relaxed) &&
-        done.load() < batch_end) {
+    if (dist.ranks <= 1 && opts.cancel != nullptr &&
+        opts.cancel->load(std::memory_order_relaxed) && done.load() < batch_end) {
       return Error::runtime(fmt::format("interrupted: {} of {} replications finished",
                                         done.load(), max_n));
     }

@@ -251,6 +251,7 @@ struct Searcher {
       ro.threads = opts.threads;
       ro.timeline = false;
       ro.distribution = opts.distribution;
+      ro.cancel = opts.cancel;
       auto r = run_monte_carlo(s, ro);
       if (!r.ok()) return r.error();
       ++out.monte_carlo_runs;

@@ -20,6 +20,7 @@
 // thread only.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -99,6 +100,7 @@ struct PlanOptions {
   int threads = 0;  // Monte Carlo worker threads (0 = all cores)
   std::function<void(const std::string& line)> progress;  // optional, one line per finalist
   Distribution distribution;  // MPI ranks: each Monte Carlo run's replications split (bench)
+  const std::atomic<bool>* cancel = nullptr;  // set by SIGINT/SIGTERM: stop, write nothing
 };
 
 Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options);

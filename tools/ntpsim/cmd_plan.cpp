@@ -13,6 +13,7 @@
 #include "sim/planner/plan_output.h"
 #include "sim/planner/planner.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
 
 namespace ntpsim::cli {
@@ -43,6 +44,8 @@ class PlanCommand final : public Command {
     if (seed_) plan->seed = *seed_;
     sim::PlanOptions opts;
     opts.threads = threads_;
+    install_interrupt_handlers();
+    opts.cancel = interrupt_flag();
     // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
     const auto world = MpiWorld::join();
     if (world) opts.distribution = world->distribution();
@@ -53,7 +56,12 @@ class PlanCommand final : public Command {
     auto result = sim::run_plan(*plan, opts);
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!result.ok()) return report_error(result.error());
+    if (!result.ok()) {
+      if (opts.cancel->load()) {
+        return report_error(Error::runtime(result.error().message + "; no output file written"));
+      }
+      return report_error(result.error());
+    }
     if (!is_root(world)) return 0;
     const auto doc = sim::plan_document(*result);
     if (!out_.empty()) {
