@@ -98,11 +98,16 @@ TEST_F(StepCliTest, FlagsTableAndCsv) {
 TEST_F(StepCliTest, ProportionalModelSplitsWorkExactly) {
   const RunResult r = run("step " + paper_scenario() + " --model proportional --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) {
-    if (row["tp"] == 30) {
-      EXPECT_NEAR(row["share_at_tdp"].get<double>(), 30.0 / 32, 1e-5);
+  // Keep the parsed document alive: a range-for over a member of a temporary reads freed memory.
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& row : doc.at("rows")) {
+    if (row.at("tp") == 30) {
+      found = true;
+      EXPECT_NEAR(row.at("share_at_tdp").get<double>(), 30.0 / 32, 1e-5);
     }
   }
+  EXPECT_TRUE(found) << r.out;
 }
 
 TEST_F(StepCliTest, BadInputExitsTwo) {
