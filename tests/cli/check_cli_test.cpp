@@ -1,7 +1,6 @@
 // `ntpsim check` as a user runs it: the built binary (NTPSIM_BIN), its exit codes, its streams,
 // and that it writes nothing, whatever the scenario's `outputs:` say.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,58 +10,25 @@
 #include <sstream>
 #include <string>
 
+#include "cli_harness.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using ntpsim::cli_test::CliTest;
+using ntpsim::cli_test::RunResult;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A scratch folder per test, used as the working directory of the runs.
-class CheckCliTest : public ::testing::Test {
+// A scratch folder per test; runs happen in <dir>/work.
+class CheckCliTest : public CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(NTPSIM_BINARY_DIR) / "test-scratch" / (std::string("cli.") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "work");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  CheckCliTest() : CliTest("cli") {}
 
-  // Runs `ntpsim <args>` in <dir>/work with stdout and stderr captured to files outside it.
-  RunResult run(const std::string& args) {
-    const std::string cmd = "cd '" + (dir_ / "work").string() + "' && '" NTPSIM_BIN "' " + args +
-                            " > '" + (dir_ / "out.txt").string() + "' 2> '" +
-                            (dir_ / "err.txt").string() + "'";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(dir_ / "out.txt");
-    r.err = read_text(dir_ / "err.txt");
-    return r;
-  }
-
-  bool work_is_empty() const { return fs::is_empty(dir_ / "work"); }
   std::string write(const std::string& name, const std::string& text) const {
     const auto p = dir_ / name;
     std::ofstream(p) << text;
     return p.string();
   }
-
-  fs::path dir_;
 };
 
 std::string src(const std::string& rel) {

@@ -17,43 +17,21 @@
 #include <thread>
 #include <vector>
 
+#include "cli_harness.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;  // -1: killed by a signal
-  std::string err;
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ntpsim::cli_test::CliTest;
+using ntpsim::cli_test::read_text;
+using Outcome = ntpsim::cli_test::RunResult;
 
 const std::string kQuick = NTPSIM_SOURCE_DIR "/scenarios/quickstart.yaml";
 
-class RobustCli : public ::testing::Test {
+class RobustCli : public CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(NTPSIM_BINARY_DIR) / "test-scratch" / (std::string("robust.") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "work");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  Outcome run(const std::string& args) {
-    const std::string cmd = "cd '" + work().string() + "' && '" NTPSIM_BIN "' " + args +
-                            " > /dev/null 2> '" + (dir_ / "err.txt").string() + "'";
-    const int status = std::system(cmd.c_str());
-    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(dir_ / "err.txt")};
-  }
+  RobustCli() : CliTest("robust") {}
 
   // Starts `ntpsim args...` in work(), sends `signo` after 2 s, and waits (120 s at most).
   Outcome interrupt(const std::vector<std::string>& args, int signo) {
@@ -74,7 +52,10 @@ class RobustCli : public ::testing::Test {
     int status = 0;
     for (int i = 0; i < 1200; ++i) {
       if (waitpid(pid, &status, WNOHANG) == pid) {
-        return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+        Outcome o;
+        o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        o.err = read_text(err_path);
+        return o;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -84,10 +65,6 @@ class RobustCli : public ::testing::Test {
     return Outcome{};
   }
 
-  fs::path work() const { return dir_ / "work"; }
-  bool work_is_empty() const { return fs::is_empty(work()); }
-
-  fs::path dir_;
 };
 
 // ---- run -----------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 // `ntpsim step` as a user runs it (owner: models): the built binary (NTPSIM_BIN), its exit codes
 // and its table, JSON and CSV output for the NTP paper's scenario.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,52 +10,22 @@
 #include <sstream>
 #include <string>
 
+#include "cli_harness.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using ntpsim::cli_test::CliTest;
+using ntpsim::cli_test::RunResult;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class StepCliTest : public ::testing::Test {
+class StepCliTest : public CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(NTPSIM_BINARY_DIR) / "test-scratch" / (std::string("step.") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  RunResult run(const std::string& args) const {
-    const std::string cmd = "'" NTPSIM_BIN "' " + args + " > '" + (dir_ / "out.txt").string() +
-                            "' 2> '" + (dir_ / "err.txt").string() + "'";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(dir_ / "out.txt");
-    r.err = read_text(dir_ / "err.txt");
-    return r;
-  }
+  StepCliTest() : CliTest("step") {}
 
   static std::string paper_scenario() {
     return "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/ntp-paper-b200-nvl32.yaml'";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(StepCliTest, PaperScenarioJson) {
