@@ -1,6 +1,7 @@
 #include "tools/ntpsim/mpi_world.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -102,11 +103,25 @@ sim::Distribution MpiWorld::distribution() const {
   return d;
 }
 
+void MpiWorld::broadcast(int& code, std::string& text) const {
+  unsigned long long size = text.size();
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  text.resize(static_cast<size_t>(size));
+  // In chunks: MPI counts are ints.
+  constexpr size_t kChunk = size_t{1} << 30;
+  for (size_t off = 0; off < text.size(); off += kChunk) {
+    const size_t n = std::min(kChunk, text.size() - off);
+    MPI_Bcast(text.data() + off, static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+}
+
 #else  // built without MPI: always a single process
 
 std::unique_ptr<MpiWorld> MpiWorld::join() { return nullptr; }
 MpiWorld::~MpiWorld() = default;
 sim::Distribution MpiWorld::distribution() const { return sim::Distribution{}; }
+void MpiWorld::broadcast(int& /*code*/, std::string& /*text*/) const {}
 
 #endif
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "sim/montecarlo/montecarlo.h"
 
@@ -26,6 +27,8 @@ class MpiWorld {
   int ranks() const { return ranks_; }
   // The split and the all-gather of replication results for RunOptions::distribution.
   sim::Distribution distribution() const;
+  // Rank 0's `code` and `text` on every rank (a collective: every rank calls it once).
+  void broadcast(int& code, std::string& text) const;
 
  private:
   MpiWorld(int rank, int ranks) : rank_(rank), ranks_(ranks) {}

@@ -1,0 +1,27 @@
+// The `--resume FILE` progress file of `ntpsim sweep` and `ntpsim plan` (sim/io/progress.h), as
+// the commands share it: opening it on every MPI rank alike, and the identity fields common to
+// both commands.
+// Thread safety: main thread only (MPI collectives).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+#include "models/base/status.h"
+#include "sim/io/progress.h"
+#include "tools/ntpsim/mpi_world.h"
+
+namespace ntpsim::cli {
+
+// The identity fields every progress file carries: the command, the tool version and git SHA.
+nlohmann::ordered_json progress_identity(const std::string& command);
+
+// Opens `path` (ProgressJournal::open) on rank 0 or the only process; other MPI ranks receive
+// rank 0's file text and parse it (ProgressJournal::parse), so every rank resumes the same work.
+// An error on rank 0 is returned on every rank. A collective under MPI: every rank calls it.
+Result<std::unique_ptr<sim::ProgressJournal>> open_progress(
+    const std::string& path, const nlohmann::ordered_json& identity, const MpiWorld* world);
+
+}  // namespace ntpsim::cli
