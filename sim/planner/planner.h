@@ -16,9 +16,15 @@
 //     the cheapest confirmed one is dominated and skipped.
 // Determinism: the candidate order, the batches and the Monte Carlo results depend only on the
 // plan and the seed, so the result is identical for any thread count.
+// Resume (`ntpsim plan --resume FILE`, sim/io/progress.h): each finished confirmation is handed
+// to PlanResume::record as the record "candidate/<index>"; a later run with the same
+// plan_identity() recomputes enumeration and screening (cheap, deterministic) and takes each
+// recorded confirmation from PlanResume::find instead of running it, so its result is identical.
 // Ownership: PlanResult owns everything. Thread safety: reentrant; `progress` is called from this
 // thread only.
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <functional>
@@ -96,14 +102,36 @@ struct PlanResult {
   int64_t replications = 0;            // Monte Carlo replications, all finalists
 };
 
+// The progress-file hooks of PlanOptions (both optional; the planner does not know the file).
+struct PlanResume {
+  std::string source;  // the progress file, named in bad-input messages about its records
+  // The data recorded under `key` ("candidate/<index>"), or null: run the Monte Carlo. A record
+  // whose candidate description or fields do not fit is bad input naming `source`, key and field.
+  std::function<const nlohmann::ordered_json*(const std::string& key)> find;
+  // Called after each confirmation that ran (recorded ones are not handed back), before the next
+  // starts; an error stops the plan with that error.
+  std::function<Status(const std::string& key, const nlohmann::ordered_json& data)> record;
+};
+
 struct PlanOptions {
   int threads = 0;  // Monte Carlo worker threads (0 = all cores)
   std::function<void(const std::string& line)> progress;  // optional, one line per finalist
   Distribution distribution;  // MPI ranks: each Monte Carlo run's replications split (bench)
   const std::atomic<bool>* cancel = nullptr;  // set by SIGINT/SIGTERM: stop, write nothing
+  PlanResume resume;  // progress file hooks (`--resume`); default: none
 };
 
+// Errors: bad input (exit 2) for a base scenario unfit for the target or a recorded confirmation
+// that does not fit; runtime (exit 1) otherwise. Interrupted by `cancel`: a runtime error
+// "interrupted after K finalist confirmations; the finalist being run (...): interrupted: ...".
 Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options);
+
+// The plan's part of its progress file identity (sim/io/progress.h; the command adds the tool
+// version and git SHA): {"plan_hash": FNV-1a 64 of the plan file's bytes, "scenario_hash": the
+// base scenario after the plan's overrides, "seed": the one the candidates use}. Thread and rank
+// counts are not part of it. Errors: the base scenario's load error; runtime when the plan file
+// is unreadable.
+Result<nlohmann::ordered_json> plan_identity(const Plan& plan);
 
 // "ntp gb200-nvl72 448+2 domains TP64 PP16 DP28" (and the checkpoint interval when fixed).
 std::string describe(const Candidate& c);

@@ -1,7 +1,11 @@
 // `ntpsim plan PLAN [--threads N] [--seed S] [--out plan.json] [--csv plan.csv]
-//  [--report plan.html] [-q]`: the capacity planner (DESIGN.md §6, sim/planner/planner.h).
-// Prints the recommendation table; writes the plan JSON / CSV / report atomically (nothing is
-// written when the plan fails). Finalist lines go to stderr unless -q.
+//  [--report plan.html] [--resume FILE] [-q]`: the capacity planner (DESIGN.md §6,
+// sim/planner/planner.h). Prints the recommendation table; writes the plan JSON / CSV / report
+// atomically (nothing is written when the plan fails). Finalist lines go to stderr unless -q.
+// With --resume, every finished finalist confirmation is appended to FILE (sim/io/progress.h) and
+// a rerun of the same command takes the recorded ones instead of running them again, so an
+// interrupted plan continues where it stopped with identical final results; FILE is removed once
+// the outputs are written.
 #include <chrono>
 #include <cstdio>
 
@@ -15,6 +19,7 @@
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
+#include "tools/ntpsim/progress_cli.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -31,6 +36,9 @@ class PlanCommand final : public Command {
     sub->add_option("--out", out_, "Write the plan results JSON here");
     sub->add_option("--csv", csv_, "Write one CSV row per candidate here");
     sub->add_option("--report", report_, "Write a report with the planner section (.html or .md)");
+    sub->add_option("--resume", resume_,
+                    "Progress file: record each finished finalist confirmation there, and "
+                    "continue from it when it exists (removed once the outputs are written)");
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");
     return sub;
   }
@@ -52,15 +60,39 @@ class PlanCommand final : public Command {
     if (!quiet_ && is_root(world)) {
       opts.progress = [](const std::string& line) { fmt::print(stderr, "ntpsim plan: {}\n", line); };
     }
+    std::unique_ptr<sim::ProgressJournal> journal;
+    if (!resume_.empty()) {
+      auto opened = open_journal(*plan, world.get());
+      if (!opened.ok()) return report_error(opened.error());
+      journal = std::move(*opened);
+      opts.resume.source = resume_;
+      opts.resume.find = [&](const std::string& key) { return journal->find(key); };
+      if (is_root(world)) {  // rank 0 alone writes
+        opts.resume.record = [&](const std::string& key, const nlohmann::ordered_json& data) {
+          return journal->append(key, data);
+        };
+      }
+    }
     const auto t0 = std::chrono::steady_clock::now();
     auto result = sim::run_plan(*plan, opts);
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result.ok()) {
-      if (opts.cancel->load()) {
-        return report_error(Error::runtime(result.error().message + "; no output file written"));
+      if (!opts.cancel->load()) {
+        // Nothing was recorded: leave no progress file behind a failure.
+        if (journal && journal->size() == 0 && is_root(world)) (void)journal->remove();
+        return report_error(result.error());
       }
-      return report_error(result.error());
+      if (journal) {
+        return report_error(Error::runtime(fmt::format(
+            "{}; no output file written; the finished confirmations are kept in {}: run the same "
+            "command again to continue",
+            result.error().message, resume_)));
+      }
+      return report_error(Error::runtime(
+          result.error().message +
+          "; no output file written (with --resume FILE finished confirmations survive an "
+          "interruption)"));
     }
     if (!is_root(world)) return 0;
     const auto doc = sim::plan_document(*result);
@@ -76,6 +108,10 @@ class PlanCommand final : public Command {
       const auto st = reports::write_report_files(doc, file_, report_, "");
       if (!st.ok()) return report_error(st.error());
     }
+    if (journal) {
+      const auto st = journal->remove();
+      if (!st.ok()) return report_error(st.error());
+    }
     if (!quiet_) {
       std::fputs(sim::plan_table(*result).c_str(), stdout);
       fmt::print(stderr, "ntpsim: plan searched {} candidates in {:.2f} s\n",
@@ -85,6 +121,29 @@ class PlanCommand final : public Command {
   }
 
  private:
+  // Opens the --resume file on every rank; rank 0 reports what it resumes (unless -q).
+  Result<std::unique_ptr<sim::ProgressJournal>> open_journal(const sim::Plan& plan,
+                                                             const MpiWorld* world) const {
+    auto identity = progress_identity("plan");
+    auto mine = sim::plan_identity(plan);
+    if (!mine.ok()) return mine.error();
+    for (const auto& [k, v] : mine->items()) identity[k] = v;
+    auto journal = open_progress(resume_, identity, world);
+    if (!journal.ok() || quiet_ || (world != nullptr && world->rank() != 0)) return journal;
+    if ((*journal)->dropped_torn_line()) {
+      fmt::print(stderr,
+                 "ntpsim plan: {}: dropped a torn last record (the writer crashed); that "
+                 "confirmation runs again\n",
+                 resume_);
+    }
+    if ((*journal)->size() > 0) {
+      const size_t k = (*journal)->size();
+      fmt::print(stderr, "ntpsim plan: resuming: {} finished confirmation{} recorded in {}\n", k,
+                 k == 1 ? "" : "s", resume_);
+    }
+    return journal;
+  }
+
   std::string file_;
   int threads_ = 0;
   std::optional<uint64_t> seed_;
@@ -92,6 +151,7 @@ class PlanCommand final : public Command {
   std::string csv_;
   std::string report_;
   bool quiet_ = false;
+  std::string resume_;
 };
 
 NTPSIM_REGISTER_COMMAND("plan", PlanCommand)
