@@ -95,7 +95,7 @@ Status load_text(const std::string& path, const std::string& text, const ojson& 
   if (!header || !header->is_object() || !header->contains("progress") ||
       header->at("progress") != kFormat || !header->contains("identity")) {
     return bad_file(path, 1,
-                    fmt::format("not an ntpsim progress file (its first line is not a {} header); "
+                    fmt::format("not an ntpsim progress file (its first line is not an {} header); "
                                 "give a new path to --resume or delete the file",
                                 kFormat));
   }

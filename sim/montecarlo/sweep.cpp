@@ -75,7 +75,8 @@ Result<VarySpec> parse_vary(const std::string& text) {
 }
 
 Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::string>& overrides,
-                           const std::vector<VarySpec>& vary, const RunOptions& options) {
+                           const std::vector<VarySpec>& vary, const RunOptions& options,
+                           const SweepHooks& hooks) {
   if (vary.empty() || vary.size() > 2) {
     return Error::bad_input("sweep: give one or two --vary parameters");
   }
@@ -86,6 +87,14 @@ Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::strin
   for (const auto& v : vary) out.parameters.push_back(v.path);
   const size_t n0 = vary[0].values.size();
   const size_t n1 = vary.size() > 1 ? vary[1].values.size() : 1;
+  if (n0 * n1 > kMaxSweepPoints) {
+    return Error::bad_input(fmt::format(
+        "sweep: {} x {} = {} points, more than the {} a sweep may have (each point is a whole "
+        "Monte Carlo run and stays in memory until the sweep is written)",
+        n0, n1, n0 * n1, kMaxSweepPoints));
+  }
+  std::vector<SweepPoint> points;
+  double metric_bytes = 0;
   for (size_t i = 0; i < n0; ++i) {
     for (size_t j = 0; j < n1; ++j) {
       SweepPoint p;
@@ -96,15 +105,41 @@ Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::strin
       auto sc = load_scenario(file, o);
       if (!sc.ok()) return sc.error();
       p.scenario = std::move(sc.value());
-      auto r = run_monte_carlo(p.scenario, options);
-      if (!r.ok()) {
-        if (options.cancel == nullptr || !options.cancel->load()) return r.error();
-        return Error::runtime(fmt::format("{} of {} sweep points finished; the point being run: {}",
-                                          out.points.size(), n0 * n1, r.error().message));
-      }
-      p.result = std::move(r.value());
-      out.points.push_back(std::move(p));
+      const auto& rc = p.scenario.replications;
+      const int reps = options.replications > 0 ? options.replications
+                                                : (rc.fixed > 0 ? rc.fixed : rc.max);
+      metric_bytes += static_cast<double>(reps) * static_cast<double>(p.scenario.strategies.size()) *
+                      sizeof(ReplicationMetrics);
+      points.push_back(std::move(p));
     }
+  }
+  if (metric_bytes > static_cast<double>(kMaxSweepMetricBytes)) {
+    return Error::bad_input(fmt::format(
+        "sweep: {} points would keep {:.1f} GiB of per-replication metrics in memory, more than "
+        "the {} GiB a sweep may use; vary fewer values or run fewer replications per point",
+        points.size(), metric_bytes / (1 << 30), kMaxSweepMetricBytes >> 30));
+  }
+  const size_t total = points.size();
+  for (size_t index = 0; index < total; ++index) {
+    SweepPoint& p = points[index];
+    if (hooks.recorded) {
+      auto rec = hooks.recorded(index, p.scenario);
+      if (!rec.ok()) return rec.error();
+      if (rec->has_value()) {
+        p.result = std::move(**rec);
+        out.points.push_back(std::move(p));
+        continue;
+      }
+    }
+    auto r = run_monte_carlo(p.scenario, options);
+    if (!r.ok()) {
+      if (options.cancel == nullptr || !options.cancel->load()) return r.error();
+      return Error::runtime(fmt::format("{} of {} sweep points finished; the point being run: {}",
+                                        out.points.size(), total, r.error().message));
+    }
+    p.result = std::move(r.value());
+    if (hooks.finished) NTPSIM_RETURN_IF_ERROR(hooks.finished(index, p));
+    out.points.push_back(std::move(p));
   }
   return out;
 }

@@ -32,39 +32,6 @@ const std::string kQuick = NTPSIM_SOURCE_DIR "/scenarios/quickstart.yaml";
 class RobustCli : public CliTest {
  protected:
   RobustCli() : CliTest("robust") {}
-
-  // Starts `ntpsim args...` in work(), sends `signo` after 2 s, and waits (120 s at most).
-  Outcome interrupt(const std::vector<std::string>& args, int signo) {
-    const std::string err_path = (dir_ / "err.txt").string();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (chdir(work().c_str()) != 0) _exit(99);
-      if (!freopen(err_path.c_str(), "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(98);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(NTPSIM_BIN));
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(NTPSIM_BIN, argv.data());
-      _exit(97);
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-    kill(pid, signo);
-    int status = 0;
-    for (int i = 0; i < 1200; ++i) {
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        Outcome o;
-        o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        o.err = read_text(err_path);
-        return o;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    ADD_FAILURE() << "ntpsim did not stop within 120 s of the signal";
-    return Outcome{};
-  }
-
 };
 
 // ---- run -----------------------------------------------------------------------------------

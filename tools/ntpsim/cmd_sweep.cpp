@@ -1,17 +1,26 @@
 // `ntpsim sweep SCENARIO --vary path=v1,v2,... [--vary path2=a:b:step] [--set k=v]...
-//  [--replications N] [--threads N] [--seed S] [--out sweep.json] [-q]`: run the scenario at
-// every point of one or two varied fields and print one table; write one JSON (kind "sweep").
+//  [--replications N] [--threads N] [--seed S] [--out sweep.json] [--resume FILE] [-q]`: run the
+// scenario at every point of one or two varied fields and print one table; write one JSON (kind
+// "sweep"). With --resume, every finished point is appended to FILE (sim/io/progress.h) and a
+// rerun of the same command takes the recorded points instead of running them again, so an
+// interrupted sweep continues where it stopped with identical final results; FILE is removed once
+// the outputs are written.
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "reports/report.h"
+#include "sim/io/progress.h"
 #include "sim/io/results_json.h"
+#include "sim/io/run_record.h"
 #include "sim/io/results_table.h"
 #include "sim/montecarlo/sweep.h"
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
+#include "tools/ntpsim/progress_cli.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/printer.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -34,6 +43,9 @@ class SweepCommand final : public Command {
     sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)");
     sub->add_option("--out", out_, "Write the sweep JSON here");
     sub->add_flag("-q,--quiet", quiet_, "Print no table");
+    sub->add_option("--resume", resume_,
+                    "Progress file: record each finished point there, and continue from it "
+                    "when it exists (removed once the outputs are written)");
     sub->add_option("--report", report_,
                     "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv");
     return sub;
@@ -58,10 +70,64 @@ class SweepCommand final : public Command {
     if (world) opts.distribution = world->distribution();
     install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
     opts.cancel = interrupt_flag();
-    auto sweep = sim::run_sweep(file_, overrides, specs, opts);
+    std::unique_ptr<sim::ProgressJournal> journal;
+    sim::SweepHooks hooks;
+    if (!resume_.empty()) {
+      auto base = sim::load_scenario(file_, overrides);
+      if (!base.ok()) return report_error(base.error());
+      auto identity = progress_identity("sweep");
+      identity["scenario_file"] = file_;
+      identity["overrides"] = overrides;
+      nlohmann::ordered_json vary = nlohmann::ordered_json::array();
+      for (const auto& v : specs) vary.push_back({{"path", v.path}, {"values", v.values}});
+      identity["vary"] = std::move(vary);
+      identity["replications"] = replications_;
+      identity["scenario_hash"] = sim::scenario_hash(*base);  // catches edited files
+      auto opened = open_progress(resume_, identity, world.get());
+      if (!opened.ok()) return report_error(opened.error());
+      journal = std::move(*opened);
+      if (is_root(world) && !quiet_) {
+        if (journal->dropped_torn_line()) {
+          fmt::print(stderr,
+                     "ntpsim sweep: {}: dropped a torn last record (the writer crashed); that "
+                     "point runs again\n",
+                     resume_);
+        }
+        if (journal->size() > 0) {
+          fmt::print(stderr, "ntpsim sweep: resuming: {} finished points recorded in {}\n",
+                     journal->size(), resume_);
+        }
+      }
+      hooks.recorded = [&](size_t index, const sim::Scenario& sc)
+          -> Result<std::optional<sim::RunResult>> {
+        const auto* rec = journal->find(point_key(index));
+        if (rec == nullptr) return std::optional<sim::RunResult>();
+        auto r = sim::read_run_record(*rec, sc, fmt::format("{}: point {}", resume_, index));
+        if (!r.ok()) return r.error();
+        return std::optional<sim::RunResult>(std::move(*r));
+      };
+      if (is_root(world)) {  // rank 0 alone writes
+        hooks.finished = [&](size_t index, const sim::SweepPoint& p) {
+          return journal->append(point_key(index), sim::run_record(p.scenario, p.result));
+        };
+      }
+    }
+    auto sweep = sim::run_sweep(file_, overrides, specs, opts, hooks);
     if (!sweep.ok()) {
-      if (!interrupt_flag()->load()) return report_error(sweep.error());
-      return report_error(Error::runtime(sweep.error().message + "; no output file written"));
+      if (!interrupt_flag()->load()) {
+        // Nothing was recorded: leave no progress file behind a failure.
+        if (journal && journal->size() == 0 && is_root(world)) (void)journal->remove();
+        return report_error(sweep.error());
+      }
+      if (journal) {
+        return report_error(Error::runtime(fmt::format(
+            "{}; no output file written; the finished points are kept in {}: run the same "
+            "command again to continue",
+            sweep.error().message, resume_)));
+      }
+      return report_error(Error::runtime(
+          sweep.error().message +
+          "; no output file written (with --resume FILE finished points survive an interruption)"));
     }
     if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : sweep->base.outputs.results_json;
@@ -73,6 +139,10 @@ class SweepCommand final : public Command {
     if (!report.empty()) {
       const auto st =
           reports::write_report_files(sim::sweep_document(*sweep), file_, report, "");
+      if (!st.ok()) return report_error(st.error());
+    }
+    if (journal) {
+      const auto st = journal->remove();
       if (!st.ok()) return report_error(st.error());
     }
     if (!quiet_) std::fputs(sim::sweep_table(*sweep).c_str(), stdout);
@@ -89,6 +159,9 @@ class SweepCommand final : public Command {
   std::string out_;
   std::string report_;
   bool quiet_ = false;
+  std::string resume_;
+
+  static std::string point_key(size_t index) { return fmt::format("point/{}", index); }
 };
 
 NTPSIM_REGISTER_COMMAND("sweep", SweepCommand)
