@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <system_error>
 
 #include "models/base/units.h"
 #include "models/base/yaml_reader.h"
@@ -192,8 +193,11 @@ Result<Plan> read_plan(const std::string& path) {
   const std::filesystem::path base(p.base);
   p.base = base.is_absolute() ? p.base
                               : (std::filesystem::path(path).parent_path() / base).string();
-  if (!std::filesystem::exists(p.base)) {
-    return r->error("base", fmt::format("base scenario '{}' does not exist", p.base));
+  std::error_code ec;  // a path the OS refuses (name too long, no permission) is bad input too
+  if (!std::filesystem::exists(p.base, ec)) {
+    return r->error("base", ec ? fmt::format("base scenario '{}' cannot be read: {}", p.base,
+                                             ec.message())
+                               : fmt::format("base scenario '{}' does not exist", p.base));
   }
   NTPSIM_RETURN_IF_ERROR(read_list(*r, "overrides", p.overrides,
                                    [](std::string_view t) -> Result<std::string> {
