@@ -5,19 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <numeric>
-#include <sstream>
 
 #include "models/base/check.h"
-#include "models/base/random.h"
-#include "sim/io/progress.h"
 #include "sim/montecarlo/montecarlo.h"
+#include "sim/planner/plan_progress.h"
 #include "sim/planner/screen.h"
 #include "sim/scenario/loader.h"
-#include "sim/scenario/printer.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -51,69 +47,6 @@ std::string strategy_yaml(const PlanStrategy& s) {
 std::string interval_text(double s) { return s > 0 ? fmt::format("{:.17g}s", s) : "auto"; }
 
 using Json = nlohmann::ordered_json;
-
-// The fields of a finished confirmation, as recorded in a progress file.
-Json confirmation_record(const Candidate& c, int runs, int64_t replications) {
-  Json d;
-  d["candidate"] = describe(c);
-  d["replications"] = c.replications;
-  d["p_meet"] = exact_number(c.p_meet);
-  d["days_p50"] = exact_number(c.days_p50);
-  d["days_q"] = exact_number(c.days_q);
-  d["goodput_mean"] = exact_number(c.goodput_mean);
-  d["goodput_q"] = exact_number(c.goodput_q);
-  d["energy_mwh"] = exact_number(c.energy_mwh);
-  d["cost"] = exact_number(c.cost);
-  d["status"] = to_string(c.status);
-  d["reason"] = c.reason;
-  d["monte_carlo_runs"] = runs;  // what the confirmation consumed
-  d["replications_run"] = replications;
-  return d;
-}
-
-// Reads one recorded confirmation; every error is bad input "<source>: <key>.<field>: ...".
-class RecordReader {
- public:
-  RecordReader(const std::string& source, const std::string& key, const Json& data)
-      : where_(source + ": " + key), data_(data) {}
-
-  Error error(const std::string& field, const std::string& what) const {
-    return Error::bad_input(fmt::format("{}.{}: {}", where_, field, what));
-  }
-
-  Result<const Json*> field(const std::string& name) const {
-    if (!data_.is_object()) return Error::bad_input(where_ + ": expected an object");
-    const auto it = data_.find(name);
-    if (it == data_.end()) return error(name, "missing");
-    return &*it;
-  }
-
-  Result<double> number(const std::string& name) const {
-    auto j = field(name);
-    if (!j.ok()) return j.error();
-    return read_exact_number(**j, where_ + "." + name);
-  }
-
-  Result<int64_t> integer(const std::string& name, int64_t lo, int64_t hi) const {
-    auto j = field(name);
-    if (!j.ok()) return j.error();
-    if (!(*j)->is_number_integer()) return error(name, "expected an integer");
-    const auto v = (*j)->get<int64_t>();
-    if (v < lo || v > hi) return error(name, fmt::format("{} is not in {}..{}", v, lo, hi));
-    return v;
-  }
-
-  Result<std::string> text(const std::string& name) const {
-    auto j = field(name);
-    if (!j.ok()) return j.error();
-    if (!(*j)->is_string()) return error(name, "expected a string");
-    return (*j)->get<std::string>();
-  }
-
- private:
-  std::string where_;
-  const Json& data_;
-};
 
 struct Searcher {
   const Plan& plan;
@@ -318,7 +251,9 @@ struct Searcher {
     if (opts.resume.find) {
       if (const Json* rec = opts.resume.find(key)) {
         recorded = true;
-        return take_record(i, key, *rec);
+        return read_confirmation_record(*rec, opts.resume.source + ": " + key, plan.confirm,
+                                        out.candidates[static_cast<size_t>(i)],
+                                        out.monte_carlo_runs, out.replications);
       }
     }
     recorded = false;
@@ -326,56 +261,9 @@ struct Searcher {
     const int64_t replications_before = out.replications;
     NTPSIM_RETURN_IF_ERROR(simulate(i));
     if (!opts.resume.record) return Status::Ok();
-    return opts.resume.record(
-        key, confirmation_record(out.candidates[static_cast<size_t>(i)],
-                                 out.monte_carlo_runs - runs_before,
-                                 out.replications - replications_before));
-  }
-
-  // Sets candidate i's Monte Carlo fields from a recorded confirmation (confirmation_record).
-  Status take_record(int i, const std::string& key, const Json& data) {
-    Candidate& c = out.candidates[static_cast<size_t>(i)];
-    const RecordReader r(opts.resume.source, key, data);
-    auto name = r.text("candidate");
-    if (!name.ok()) return name.error();
-    if (*name != describe(c)) {
-      return r.error("candidate", fmt::format("recorded for \"{}\", but this plan's candidate {} is \"{}\"",
-                                              *name, i, describe(c)));
-    }
-    const auto replications = r.integer("replications", plan.confirm.min_replications,
-                                        plan.confirm.max_replications);
-    const auto runs = r.integer("monte_carlo_runs", 1, std::numeric_limits<int>::max());
-    if (!replications.ok()) return replications.error();
-    if (!runs.ok()) return runs.error();
-    const auto replications_run =
-        r.integer("replications_run", *replications, std::numeric_limits<int64_t>::max());
-    if (!replications_run.ok()) return replications_run.error();
-    const std::pair<const char*, double*> numbers[] = {
-        {"p_meet", &c.p_meet},         {"days_p50", &c.days_p50},   {"days_q", &c.days_q},
-        {"goodput_mean", &c.goodput_mean}, {"goodput_q", &c.goodput_q},
-        {"energy_mwh", &c.energy_mwh}, {"cost", &c.cost}};
-    for (const auto& [field, dest] : numbers) {
-      auto v = r.number(field);
-      if (!v.ok()) return v.error();
-      *dest = *v;
-    }
-    if (!(c.p_meet >= 0 && c.p_meet <= 1)) return r.error("p_meet", "not a probability");
-    auto status = r.text("status");
-    if (!status.ok()) return status.error();
-    if (*status == to_string(CandidateStatus::kConfirmed)) {
-      c.status = CandidateStatus::kConfirmed;
-    } else if (*status == to_string(CandidateStatus::kRefuted)) {
-      c.status = CandidateStatus::kRefuted;
-    } else {
-      return r.error("status", fmt::format("\"{}\" is neither \"confirmed\" nor \"refuted\"", *status));
-    }
-    auto reason = r.text("reason");
-    if (!reason.ok()) return reason.error();
-    c.reason = *reason;
-    c.replications = static_cast<int>(*replications);
-    out.monte_carlo_runs += static_cast<int>(*runs);
-    out.replications += *replications_run;
-    return Status::Ok();
+    return opts.resume.record(key, confirmation_record(out.candidates[static_cast<size_t>(i)],
+                                                       out.monte_carlo_runs - runs_before,
+                                                       out.replications - replications_before));
   }
 
   // Monte Carlo of candidate i in doubling batches until the confidence statement is decided.
@@ -573,22 +461,6 @@ Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options) {
   NTPSIM_RETURN_IF_ERROR(s.confirm_families());
   s.finish();
   return std::move(s.out);
-}
-
-Result<nlohmann::ordered_json> plan_identity(const Plan& plan) {
-  std::ifstream in(plan.file, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) return Error::runtime(fmt::format("{}: cannot read the plan file", plan.file));
-  const PlanOptions no_options;
-  Searcher s{plan, no_options, {}, {}};
-  auto base = s.load_base();
-  if (!base.ok()) return base.error();
-  nlohmann::ordered_json id;
-  id["plan_hash"] = fmt::format("fnv1a64:{:016x}", fnv1a64(bytes.str()));
-  id["scenario_hash"] = scenario_hash(*base);
-  id["seed"] = plan.seed.value_or(base->seed);
-  return id;
 }
 
 }  // namespace ntpsim::sim

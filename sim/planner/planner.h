@@ -16,18 +16,17 @@
 //     the cheapest confirmed one is dominated and skipped.
 // Determinism: the candidate order, the batches and the Monte Carlo results depend only on the
 // plan and the seed, so the result is identical for any thread count.
-// Resume (`ntpsim plan --resume FILE`, sim/io/progress.h): each finished confirmation is handed
-// to PlanResume::record as the record "candidate/<index>"; a later run with the same
-// plan_identity() recomputes enumeration and screening (cheap, deterministic) and takes each
+// Resume (`ntpsim plan --resume FILE`, sim/io/progress.h, plan_progress.h): each finished
+// confirmation is handed to PlanResume::record as the record "candidate/<index>"; a later run
+// with the same plan_identity() recomputes enumeration and screening (cheap, deterministic) and takes each
 // recorded confirmation from PlanResume::find instead of running it, so its result is identical.
 // Ownership: PlanResult owns everything. Thread safety: reentrant; `progress` is called from this
 // thread only.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -118,20 +117,13 @@ struct PlanOptions {
   std::function<void(const std::string& line)> progress;  // optional, one line per finalist
   Distribution distribution;  // MPI ranks: each Monte Carlo run's replications split (bench)
   const std::atomic<bool>* cancel = nullptr;  // set by SIGINT/SIGTERM: stop, write nothing
-  PlanResume resume;  // progress file hooks (`--resume`); default: none
+  PlanResume resume;                          // progress file hooks (`--resume`); default: none
 };
 
 // Errors: bad input (exit 2) for a base scenario unfit for the target or a recorded confirmation
 // that does not fit; runtime (exit 1) otherwise. Interrupted by `cancel`: a runtime error
 // "interrupted after K finalist confirmations; the finalist being run (...): interrupted: ...".
 Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options);
-
-// The plan's part of its progress file identity (sim/io/progress.h; the command adds the tool
-// version and git SHA): {"plan_hash": FNV-1a 64 of the plan file's bytes, "scenario_hash": the
-// base scenario after the plan's overrides, "seed": the one the candidates use}. Thread and rank
-// counts are not part of it. Errors: the base scenario's load error; runtime when the plan file
-// is unreadable.
-Result<nlohmann::ordered_json> plan_identity(const Plan& plan);
 
 // "ntp gb200-nvl72 448+2 domains TP64 PP16 DP28" (and the checkpoint interval when fixed).
 std::string describe(const Candidate& c);

@@ -14,6 +14,7 @@
 #include "sim/io/progress.h"
 #include "sim/planner/plan.h"
 #include "sim/planner/plan_output.h"
+#include "sim/planner/plan_progress.h"
 #include "sim/planner/planner.h"
 
 namespace ntpsim::sim {
@@ -52,7 +53,8 @@ search:
   dp: derive
   strategies: [checkpoint_restart, dp_drop, ntp]
 target:
-)" + target + R"(
+)" + target +
+         R"(
 prices: {gpu_hour: 2.0, energy_per_mwh: 100}
 confirm: {min_replications: 8, max_replications: 64, max_finalists: 100}
 )";
@@ -126,8 +128,8 @@ class PlanResumeTest : public ::testing::Test {
       auto cut = run_with_progress(plan, *journal, k);
       ASSERT_FALSE(cut.ok()) << "the cancel flag should stop the plan";
       EXPECT_EQ(cut.error().exit_code, ExitCode::kRuntime);
-      EXPECT_NE(cut.error().message.find(
-                    "interrupted after " + std::to_string(k) + " finalist confirmations; "),
+      EXPECT_NE(cut.error().message.find("interrupted after " + std::to_string(k) +
+                                         " finalist confirmations; "),
                 std::string::npos)
           << cut.error().message;
       EXPECT_EQ(journal->size(), static_cast<size_t>(k));
@@ -150,7 +152,8 @@ class PlanResumeTest : public ::testing::Test {
 };
 
 TEST_F(PlanResumeTest, DeadlinePlanResumedEqualsUninterrupted) {
-  interrupt_and_resume(read("train.yaml", "  tokens: \"6e10\"\n  deadline: \"1.2d\"\n  confidence: \"80%\""), 3);
+  interrupt_and_resume(
+      read("train.yaml", "  tokens: \"6e10\"\n  deadline: \"1.2d\"\n  confidence: \"80%\""), 3);
 }
 
 TEST_F(PlanResumeTest, GoodputPlanResumedEqualsUninterrupted) {
@@ -205,7 +208,8 @@ TEST_F(PlanResumeTest, RecordThatDoesNotFitThePlanIsBadInputNamingTheField) {
     nlohmann::ordered_json value;
     const char* message;
   } cases[] = {
-      {"candidate", "ntp h100-sxm 9+9 domains TP8 PP1 DP9", ".candidate: recorded for \"ntp h100-sxm 9+9"},
+      {"candidate", "ntp h100-sxm 9+9 domains TP8 PP1 DP9",
+       ".candidate: recorded for \"ntp h100-sxm 9+9"},
       {"status", "maybe", ".status: \"maybe\" is neither \"confirmed\" nor \"refuted\""},
       {"replications", 1000, ".replications: 1000 is not in 8..64"},
       {"p_meet", "high", ".p_meet"},

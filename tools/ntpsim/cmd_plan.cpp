@@ -15,6 +15,7 @@
 #include "sim/io/results_json.h"
 #include "sim/planner/plan.h"
 #include "sim/planner/plan_output.h"
+#include "sim/planner/plan_progress.h"
 #include "sim/planner/planner.h"
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
