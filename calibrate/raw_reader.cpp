@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -274,6 +275,11 @@ Result<RawData> parse_raw(const std::string& text, const std::string& name) {
 }
 
 Result<RawData> read_raw_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error::bad_input(
+        fmt::format("{}: is a directory, expected a raw measurement file", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::bad_input(fmt::format("{}: cannot open raw measurement file", path));
   std::ostringstream ss;

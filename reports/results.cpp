@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -348,6 +349,10 @@ Result<Results> parse_results(std::string_view json_text, const std::string& sou
 Result<Results> read_results(const nlohmann::json& doc, const std::string& source) {
   Reader r(source);
   Results out;
+  if (doc.is_object() && doc.contains("kind") && doc.at("kind") == "plan") {
+    r.fail("kind", "'plan' is a plan document, not run or sweep results; "
+                   "`ntpsim plan PLAN --report r.html` writes its report");
+  }
   out.schema = r.str(doc, "schema", "");
   if (!r.failed() && out.schema.rfind("ntpsim-results/1", 0) != 0)
     r.fail("schema", fmt::format("'{}' is not ntpsim-results/1", out.schema));
@@ -403,6 +408,10 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
 }
 
 Result<Results> load_results(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error::bad_input(fmt::format("{}: is a directory, expected a results JSON file", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::bad_input(fmt::format("{}: cannot open the results file", path));
   std::ostringstream text;

@@ -110,7 +110,10 @@ TEST_F(RobustCli, SweepInterruptedBySigtermWritesNothingAndSaysWhatFinished) {
   EXPECT_NE(o.err.find("0 of 3 sweep points finished; the point being run: interrupted: "),
             std::string::npos)
       << o.err;
-  EXPECT_NE(o.err.find("no output file written"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("no output file written (with --resume FILE finished points survive an "
+                       "interruption)"),
+            std::string::npos)
+      << o.err;
   EXPECT_TRUE(work_is_empty());
 }
 

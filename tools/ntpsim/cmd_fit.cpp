@@ -4,6 +4,7 @@
 // reports success, so what it writes is always a profile `ntpsim run/step` accept.
 #include <fmt/format.h>
 
+#include <cstdio>
 
 #include "calibrate/fit.h"
 #include "calibrate/model_check.h"
@@ -29,7 +30,8 @@ class FitCommand final : public Command {
                     "Spec profile (name in models/profiles, or a file) that the measured parts "
                     "replace; without it only measured values are written");
     sub->add_option("--name", name_, "Name of the written profile (default: <base>-measured)");
-    sub->add_option("--sm-count", sm_count_, "SM count when the raw files do not record it");
+    sub->add_option("--sm-count", sm_count_, "SM count when the raw files do not record it")
+        ->check(CLI::Range(1, 1 << 20));
     sub->add_flag("--no-table", no_table_, "Do not write the measured GEMM table (tile model only)");
     sub->add_option("--report", report_, "Also write per-point relative errors as CSV");
     sub->add_flag("-q,--quiet", quiet_, "Print nothing but errors");
@@ -65,12 +67,22 @@ class FitCommand final : public Command {
       return report_error(s.error());
     }
     // Read it back exactly as `ntpsim run` would.
+    // A profile that does not load is removed, not left for `ntpsim run` to trip on.
     auto loaded = load_yaml_file(output_);
-    if (!loaded.ok()) return report_error(Error::runtime("the written profile does not parse: " + loaded.error().message));
+    if (!loaded.ok()) {
+      std::remove(output_.c_str());
+      return report_error(Error::runtime("the written profile does not parse: " + loaded.error().message));
+    }
     auto check = models::read_hardware(*loaded, "", YamlContext(output_), search);
-    if (!check.ok()) return report_error(Error::runtime("the written profile does not load: " + check.error().message));
+    if (!check.ok()) {
+      std::remove(output_.c_str());
+      return report_error(Error::runtime("the written profile does not load: " + check.error().message));
+    }
     if (!report_.empty()) {
-      if (auto s = write_file_atomic(report_, calibrate::fit_report_csv(*fit)); !s.ok()) return report_error(s.error());
+      if (auto s = write_file_atomic(report_, calibrate::fit_report_csv(*fit)); !s.ok()) {
+        std::remove(output_.c_str());  // both files or neither
+        return report_error(s.error());
+      }
     }
     if (!quiet_) {
       fmt::print("{}", calibrate::describe(*fit));

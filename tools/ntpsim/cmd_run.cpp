@@ -34,7 +34,8 @@ class RunCommand final : public Command {
         ->check(CLI::Range(1, 1000000));
     sub->add_option("--threads", threads_, "Worker threads (default: all cores)")
         ->check(CLI::Range(1, 4096));
-    sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)");
+    sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)")
+        ->transform(unsigned_decimal());
     sub->add_option("--out", out_, "Write the results JSON here");
     sub->add_option("--csv", csv_, "Write the per-replication CSV here");
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");
@@ -100,7 +101,11 @@ class RunCommand final : public Command {
     if (!report.empty() || !timeline.empty()) {
       const auto st = reports::write_report_files(sim::run_document(s, *result), file_, report,
                                                   timeline);
-      if (!st.ok()) return report_error(st.error());
+      if (!st.ok()) {  // every output or none: remove the results files written above
+        if (!out.empty()) std::remove(out.c_str());
+        if (!csv.empty()) std::remove(csv.c_str());
+        return report_error(st.error());
+      }
     }
     if (!quiet_) {
       std::fputs(sim::run_table(s, *result).c_str(), stdout);

@@ -32,7 +32,8 @@ class TraceCommand final : public Command {
     sub->add_option("--format", format_, "infinitehbd | csv (default: from the extension, .json or .csv)")
         ->check(CLI::IsMember({"infinitehbd", "csv"}));
     sub->add_option("--nodes", nodes_, "Nodes the trace observed, for faults per 1000 node-days "
-                                       "(default: the nodes that appear)");
+                                       "(default: the nodes that appear)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
     sub->add_option("--to-csv", csv_out_, "Write the trace in the ntpsim CSV format to this path");
     return sub;
   }
@@ -50,14 +51,15 @@ class TraceCommand final : public Command {
     auto loaded = sim::load_trace(cfg);
     if (!loaded.ok()) return report_error(loaded.error());
     const sim::TraceData& t = **loaded;
-    print_summary(t);
+    // The conversion first: a failed run prints only its error.
     if (!csv_out_.empty()) {
       auto text = sim::to_csv_trace(t);
       if (!text.ok()) return report_error(text.error());
       const Status st = write_file_atomic(csv_out_, *text);
       if (!st.ok()) return report_error(st.error());
-      fmt::print("wrote {} ({} faults)\n", csv_out_, t.faults.size());
     }
+    print_summary(t);
+    if (!csv_out_.empty()) fmt::print("wrote {} ({} faults)\n", csv_out_, t.faults.size());
     return 0;
   }
 

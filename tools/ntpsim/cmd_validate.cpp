@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "sim/scenario/loader.h"
@@ -33,6 +34,11 @@ class ValidateCommand final : public Command {
   int run() override {
     if (opts_.source_dir.empty()) opts_.source_dir = sim::default_data_dir();
     if (opts_.out.empty()) opts_.out = opts_.source_dir + "/docs/VALIDATION.md";
+    // Refused before minutes of studies, and before the charts are written beside it.
+    if (std::filesystem::is_directory(opts_.out)) {
+      return report_error(Error::bad_input(
+          opts_.out + ": --out is a directory; give the path of the Markdown file to write"));
+    }
     if (opts_.threads <= 0) {
       opts_.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     }

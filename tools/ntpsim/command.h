@@ -37,6 +37,12 @@ std::vector<std::pair<std::string, CommandFactory>> registered_commands();
 // Prints "ntpsim: error: <message>" to stderr and returns the error's exit code.
 int report_error(const Error& error);
 
+// The transform for options read into unsigned integers (`->transform(unsigned_decimal())` on
+// --seed): CLI11 2.1 converts them with strtoull in base 0, which takes "-1" as 2^64-1, saturates
+// on overflow and reads "010" as octal. This accepts only decimal digits whose value fits in 64
+// bits, and hands CLI11 the number without leading zeros.
+CLI::Validator unsigned_decimal();
+
 }  // namespace ntpsim::cli
 
 // Use inside `namespace ntpsim::cli { namespace { ... } }`, after the command's class.

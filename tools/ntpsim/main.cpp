@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -34,6 +36,23 @@ int report_error(const Error& error) {
   return static_cast<int>(error.exit_code);
 }
 
+CLI::Validator unsigned_decimal() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || ec != std::errc() || ptr != end) {
+          return "'" + text + "' is not a whole number in [0, 18446744073709551615]";
+        }
+        text = std::to_string(value);  // "010" is ten, not CLI11's octal eight
+        return "";
+      },
+      "UINT64");
+}
+
 }  // namespace ntpsim::cli
 
 int main(int argc, char** argv) {
@@ -55,9 +74,14 @@ int main(int argc, char** argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      const int rc = app.exit(e);
-      // CLI11 returns 0 for --help/--version; map every usage error to 2 (bad input).
-      return rc == 0 ? 0 : 2;
+      // --help and --version print as CLI11 does (exit 0). Every usage error is bad input (exit
+      // 2) with one message of the same shape as the commands' errors, naming the help to read.
+      if (e.get_exit_code() == 0) return app.exit(e);
+      const auto chosen = app.get_subcommands();
+      const std::string help =
+          chosen.empty() ? "ntpsim --help" : "ntpsim " + chosen.front()->get_name() + " --help";
+      std::fprintf(stderr, "ntpsim: error: %s (see '%s')\n", e.what(), help.c_str());
+      return 2;
     }
     for (auto& [sub, cmd] : commands) {
       if (sub->parsed()) return cmd->run();
