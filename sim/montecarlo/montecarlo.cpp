@@ -8,17 +8,58 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "models/step_model.h"
 #include "sim/cluster/topology.h"
+#include "models/base/check.h"
 #include "sim/engine/engine.h"
 #include "sim/failures/failure_source.h"
+#include "sim/failures/trace.h"
 #include "sim/metrics/aggregate.h"
+#include "sim/scenario/loader.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {
 namespace {
+
+// Memory coefficients of estimate_run_memory, measured on the release build (GCC 12 -O3, glibc
+// malloc; peak RSS from /usr/bin/time -v) with bench/llama3-1m-year.yaml resized, rounded up
+// (docs/limits.md lists the runs):
+// - setup: 9,999,936 GPUs, 1 day, 1 thread peaks at 1,517 MB while Topology::build holds its
+//   Boost graph (freed before the workers start): 152 B per GPU.
+// - workers: the same cluster with 8 and 16 threads (64 replications, about 4,700 failures
+//   each): 1,781 and 3,021 MB, so 155 MB per worker (JobState's 16-byte state per GPU and the
+//   failure source's per-unit tables, 16 B per GPU) over 540 MB held once (54 B per GPU).
+// - failures: 800 racks (57,600 GPUs) over 1000 years, about 9.9e6 failures per replication:
+//   1,159 MB with 1 thread and 2,211 MB with 2, so about 110 B per failure per worker (the
+//   failure vector at up to twice its size and the event schedule).
+// - results: 120 B per strategy x replication (ReplicationMetrics); the results JSON document
+//   adds 2.2 KB each (10^5 replications x 5 strategies of a 40-GPU scenario: 67 MB without the
+//   document, 1,152 MB with it).
+constexpr double kSetupBytesPerGpu = 160;
+constexpr double kSharedBytesPerGpu = 60;
+constexpr double kSharedFixedBytes = 64.0 * (1 << 20);  // binary, models, profiles, allocator
+constexpr double kWorkerBytesPerGpu = 20;
+constexpr double kWorkerBytesPerFailure = 128;
+constexpr double kWorkerFixedBytes = 4.0 * (1 << 20);
+constexpr double kResultBytesPerRow = 128;
+constexpr double kDocumentBytesPerRow = 2400;
+
+double gib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 30); }
+
+// Failure events one replication draws: its processes, and the trace (looped over the run).
+double failures_per_replication(const Scenario& s, const TraceData* trace, double run_s) {
+  double n = expected_process_failures(s);
+  if (trace != nullptr && s.failures.trace) {
+    const auto faults = static_cast<double>(trace->faults.size());
+    const double period_s = trace->span_s * s.failures.trace->time_scale;
+    n += s.failures.trace->loop && period_s > 0 ? faults * (run_s / period_s + 1) : faults;
+  }
+  return n;
+}
 
 // Everything the workers share, read-only.
 struct Shared {
@@ -29,12 +70,15 @@ struct Shared {
   std::vector<std::unique_ptr<Strategy>> strategies;
 };
 
+// Replication 0's failures for the timeline, the first `limit` of them (the timeline's own list
+// limit: 10^7 records would make a results document of about 10 GB).
 std::vector<FailureRecord> failure_records(const std::vector<FailureEvent>& events,
                                            const Topology& topo,
-                                           const std::vector<std::string>& kinds) {
+                                           const std::vector<std::string>& kinds, size_t limit) {
   std::vector<FailureRecord> out;
-  out.reserve(events.size());
+  out.reserve(std::min(events.size(), limit));
   for (const auto& e : events) {
+    if (out.size() >= limit) break;
     FailureRecord r;
     r.t_s = e.time.seconds();
     r.end_s = (e.time + e.repair).seconds();
@@ -84,7 +128,13 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
         my_events += engine.events_processed();
       }
       if (i == 0 && opts.timeline) {
-        result.failures = failure_records(failures, *sh.topology, src->kind_names());
+        result.failures = failure_records(failures, *sh.topology, src->kind_names(),
+                                          StrategyTimeline{}.limit);
+        if (result.failures.size() < failures.size()) {  // only this worker touches warnings now
+          result.warnings.push_back(fmt::format(
+              "timeline failures of replication 0 truncated at {} of {} entries",
+              result.failures.size(), failures.size()));
+        }
       }
       const int d = done.fetch_add(1) + 1;
       if (opts.progress) opts.progress(d, total_hint);
@@ -102,6 +152,56 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
   return Status::Ok();
 }
 
+// The worker threads this run may use (issue 11, docs/limits.md): refuses up front a replication
+// count given as a run option that expects over kMaxFailuresPerRun failures in all, and a run
+// whose single replication does not fit in the memory budget; caps the threads so the memory
+// estimate stays within it (with a warning: results do not depend on the thread count).
+Result<int> threads_within_limits(const Scenario& s, const JobLayout& layout, const Shared& sh,
+                                  const RunOptions& opts, int requested, int replications,
+                                  std::vector<std::string>& warnings) {
+  if (opts.replications > 0) {
+    const double total = expected_process_failures(s) * opts.replications;
+    if (total > kMaxFailuresPerRun) {
+      return Error::bad_input(fmt::format(
+          "replications: {} replications (overriding the scenario's) expect about {:.3g} "
+          "failures in all; more than {:g} cannot be simulated in reasonable time: lower the "
+          "replications",
+          opts.replications, total, kMaxFailuresPerRun));
+    }
+  }
+  const double failures = failures_per_replication(s, sh.trace.get(), sh.config.end.seconds());
+  const MemoryEstimate m =
+      estimate_run_memory(layout.cluster_gpus, failures, replications,
+                          static_cast<int>(sh.strategies.size()), opts.results_document);
+  const int64_t budget =
+      opts.memory_budget_bytes > 0 ? opts.memory_budget_bytes : default_memory_budget_bytes();
+  const std::string budget_text =
+      fmt::format("the memory budget of {:.3g} GiB{}", gib(budget),
+                  opts.memory_budget_bytes > 0 ? "" : " (half of the physical memory)");
+  const int workers = workers_within_budget(m, requested, budget);
+  if (workers == 0) {
+    // Name the field behind the largest part of the estimate.
+    const double gpu_part = kSetupBytesPerGpu * static_cast<double>(layout.cluster_gpus);
+    const double failure_part = kWorkerBytesPerFailure * failures;
+    const double result_part = static_cast<double>(m.shared_bytes) - kSharedFixedBytes -
+                               kSharedBytesPerGpu * static_cast<double>(layout.cluster_gpus);
+    const char* lower = result_part > std::max(gpu_part, failure_part) ? "replications"
+                        : gpu_part > failure_part ? "cluster.domains"
+                                                  : "horizon (or the failure rates)";
+    return Error::bad_input(fmt::format(
+        "{}: one replication of {} GPUs and about {:.3g} failures, with the results of {} "
+        "replications, needs about {:.3g} GiB, over {} (docs/limits.md)",
+        lower, layout.cluster_gpus, failures, replications, gib(m.peak_bytes(1)), budget_text));
+  }
+  if (workers < requested) {
+    warnings.push_back(fmt::format(
+        "threads reduced from {} to {} to stay within {}: about {:.3g} GiB per replication in "
+        "flight; results do not depend on the thread count",
+        requested, workers, budget_text, gib(m.per_worker_bytes)));
+  }
+  return workers;
+}
+
 bool ci_target_met(const RunResult& r, int n, double target) {
   for (const auto& s : r.strategies) {
     std::vector<double> g;
@@ -113,6 +213,38 @@ bool ci_target_met(const RunResult& r, int n, double target) {
 }
 
 }  // namespace
+
+int64_t MemoryEstimate::peak_bytes(int workers) const {
+  return std::max(setup_peak_bytes, shared_bytes + per_worker_bytes * std::max(0, workers));
+}
+
+MemoryEstimate estimate_run_memory(int64_t cluster_gpus, double failures_per_replication,
+                                   int replications, int strategies, bool results_document) {
+  const auto gpus = static_cast<double>(std::max<int64_t>(0, cluster_gpus));
+  const double rows = static_cast<double>(std::max(0, replications)) * std::max(0, strategies);
+  const double row_bytes = kResultBytesPerRow + (results_document ? kDocumentBytesPerRow : 0.0);
+  MemoryEstimate m;
+  m.setup_peak_bytes = static_cast<int64_t>(kSharedFixedBytes + kSetupBytesPerGpu * gpus);
+  m.shared_bytes = static_cast<int64_t>(kSharedFixedBytes + kSharedBytesPerGpu * gpus + row_bytes * rows);
+  m.per_worker_bytes = static_cast<int64_t>(kWorkerFixedBytes + kWorkerBytesPerGpu * gpus +
+                                            kWorkerBytesPerFailure * std::max(0.0, failures_per_replication));
+  return m;
+}
+
+int workers_within_budget(const MemoryEstimate& m, int requested, int64_t budget_bytes) {
+  NTPSIM_CHECK(requested >= 1);
+  if (m.peak_bytes(1) > budget_bytes) return 0;
+  if (m.per_worker_bytes <= 0) return requested;
+  const int64_t fit = (budget_bytes - m.shared_bytes) / m.per_worker_bytes;
+  return static_cast<int>(std::clamp<int64_t>(fit, 1, requested));
+}
+
+int64_t default_memory_budget_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{8} << 30;
+  return static_cast<int64_t>(pages) * page_size / 2;
+}
 
 Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
   auto layout = JobLayout::make(s);
@@ -165,13 +297,15 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
     r.strategies.push_back(std::move(run));
   }
 
-  const int threads = opts.threads > 0
-                          ? opts.threads
-                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int requested_threads =
+      opts.threads > 0 ? opts.threads
+                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const bool fixed = opts.replications > 0 || s.replications.fixed > 0;
   const int fixed_n = opts.replications > 0 ? opts.replications : s.replications.fixed;
   const int min_n = fixed ? fixed_n : std::max(2, s.replications.min);
   const int max_n = fixed ? fixed_n : std::max(min_n, s.replications.max);
+  auto threads = threads_within_limits(s, *layout, sh, opts, requested_threads, max_n, r.warnings);
+  if (!threads.ok()) return threads.error();
   std::atomic<int> done{0};
   int n = 0;
   int batch_end = min_n;
@@ -179,13 +313,13 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
     for (auto& st : r.strategies) st.replications.resize(static_cast<size_t>(batch_end));
     const Distribution& dist = opts.distribution;
     if (dist.ranks <= 1) {
-      NTPSIM_RETURN_IF_ERROR(run_batch(sh, n, batch_end, threads, max_n, opts, r, done));
+      NTPSIM_RETURN_IF_ERROR(run_batch(sh, n, batch_end, *threads, max_n, opts, r, done));
     } else {
       const int64_t span = batch_end - n;
       const int mine_begin = n + static_cast<int>(span * dist.rank / dist.ranks);
       const int mine_end = n + static_cast<int>(span * (dist.rank + 1) / dist.ranks);
       const uint64_t events_before = r.events;
-      const Status st = run_batch(sh, mine_begin, mine_end, threads, max_n, opts, r, done);
+      const Status st = run_batch(sh, mine_begin, mine_end, *threads, max_n, opts, r, done);
       uint64_t batch_events = r.events - events_before;
       // An interrupted rank reports failure in the collective exchange, so every rank stops at
       // the same batch boundary (a rank that returned alone would leave the others waiting).

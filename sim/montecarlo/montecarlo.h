@@ -54,7 +54,35 @@ struct RunOptions {
   // finished" (a run whose every replication had started when the flag came completes as
   // usual). Not owned; must outlive the call.
   const std::atomic<bool>* cancel = nullptr;
+  // Memory budget in bytes for the whole run (0 = default_memory_budget_bytes()). The worker
+  // threads are capped so that the estimate (estimate_run_memory) stays within it, with a
+  // warning; a run whose single replication does not fit is refused up front (bad input).
+  int64_t memory_budget_bytes = 0;
+  // Whether the caller builds the results JSON document (sim/io/results_json.h, one object per
+  // strategy x replication) from the result: its size then counts in the budget.
+  bool results_document = true;
 };
+
+// What a run holds in memory (issue 11, docs/limits.md), estimated from the cluster size, the
+// failures expected per replication and the stored results, with coefficients measured on the
+// release build (peak RSS under /usr/bin/time -v; the measurements are in montecarlo.cpp and
+// docs/limits.md). Thread safety: pure functions.
+struct MemoryEstimate {
+  int64_t setup_peak_bytes = 0;  // transient, before any worker starts: the topology's graph
+  int64_t shared_bytes = 0;      // held once while workers run: tables, results, the document
+  int64_t per_worker_bytes = 0;  // one replication in flight: engine state and its failures
+  // Peak with `workers` threads running replications.
+  int64_t peak_bytes(int workers) const;
+};
+MemoryEstimate estimate_run_memory(int64_t cluster_gpus, double failures_per_replication,
+                                   int replications, int strategies, bool results_document);
+
+// The most worker threads, at most `requested`, whose peak stays within `budget_bytes`; 0 when
+// even one does not fit. REQUIRES: requested >= 1.
+int workers_within_budget(const MemoryEstimate& m, int requested, int64_t budget_bytes);
+
+// Half of this machine's physical memory (sysconf); 8 GiB when it cannot be read.
+int64_t default_memory_budget_bytes();
 
 // One failure of replication 0, for the timeline.
 struct FailureRecord {

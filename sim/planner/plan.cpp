@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <system_error>
@@ -15,6 +16,14 @@ namespace ntpsim::sim {
 namespace {
 
 constexpr int kMaxListValues = 64;
+// Search size limits (issue 11, docs/limits.md). Each candidate is the base scenario loaded
+// again and screened: about 2.4 ms of CPU and a few KB each (2,560 candidates of the quick start:
+// 6.2 CPU-seconds, 25 MB peak), so 10^5 candidates take about 4 CPU-minutes; without a limit the
+// lists allow 64^8 (about 3e14).
+constexpr double kMaxCandidates = 1e5;
+// Monte Carlo replications the confirmation may run in the worst case (every family confirming
+// max_finalists candidates at max_replications each): as many as one `ntpsim run` accepts.
+constexpr double kMaxConfirmReplications = 1e6;
 
 Error at_node(const YamlContext& ctx, const YAML::Node& n, const std::string& path,
               const std::string& what) {
@@ -49,6 +58,15 @@ Status read_list(MapReader& r, std::string_view key, std::vector<T>& out, Parse 
     out.push_back(*v);
   }
   return Status::Ok();
+}
+
+// The number of candidates the search enumerates: the product of the list lengths (an absent
+// list is one value; `dp: derive` is one).
+double candidate_count(const PlanSearch& s) {
+  auto len = [](size_t n) { return static_cast<double>(std::max<size_t>(1, n)); };
+  return len(s.hardware.size()) * len(s.domains.size()) * len(s.spare_domains.size()) *
+         len(s.tp.size()) * len(s.pp.size()) * len(s.dp.size()) * len(s.strategies.size()) *
+         len(s.checkpoint_interval_s.size());
 }
 
 Result<int> parse_int(std::string_view text, int min, int max) {
@@ -115,8 +133,18 @@ Status read_search(MapReader& top, Plan& p) {
                                      if (!(*v >= 1)) return Error::bad_input("at least 1 s");
                                      return *v;
                                    }));
-  return r->finish({"hardware", "domains", "spare_domains", "tp", "pp", "dp", "strategies",
-                    "checkpoint_interval"});
+  NTPSIM_RETURN_IF_ERROR(r->finish({"hardware", "domains", "spare_domains", "tp", "pp", "dp",
+                                     "strategies", "checkpoint_interval"}));
+  const double candidates = candidate_count(p.search);
+  if (candidates > kMaxCandidates) {
+    return top.error("search",
+                     fmt::format("{:.0f} candidates (the product of the list lengths: hardware x "
+                                 "domains x spare_domains x tp x pp x dp x strategies x "
+                                 "checkpoint_interval); at most {:g}: shorten the lists or "
+                                 "split the plan",
+                                 candidates, kMaxCandidates));
+  }
+  return Status::Ok();
 }
 
 Status read_target(MapReader& top, Plan& p) {
@@ -169,7 +197,19 @@ Status read_confirm(MapReader& top, Plan& p) {
       r->integer("max_replications", c.max_replications, false, c.min_replications, 100000));
   NTPSIM_RETURN_IF_ERROR(r->integer("max_finalists", c.max_finalists, false, 1, 1000));
   NTPSIM_RETURN_IF_ERROR(r->number("screen_margin", c.screen_margin, false, 1, 10));
-  return r->finish();
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  const double worst = static_cast<double>(p.search.strategies.size()) * c.max_finalists *
+                       static_cast<double>(c.max_replications);
+  if (worst > kMaxConfirmReplications) {
+    // The field that was raised; both defaults together stay far below the limit.
+    return r->error(r->has("max_finalists") ? "max_finalists" : "max_replications",
+                    fmt::format("{} strategy families x {} finalists x {} replications = {:.3g} "
+                                "Monte Carlo replications at worst; at most {:g}: lower "
+                                "max_finalists or max_replications",
+                                p.search.strategies.size(), c.max_finalists, c.max_replications,
+                                worst, kMaxConfirmReplications));
+  }
+  return Status::Ok();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -23,11 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace scenario_internal;
 
-// At most this many failures expected per replication: beyond it a run would not finish.
-constexpr double kMaxExpectedFailures = 1e7;
-// At most this many failures expected over all replications of a run (an adaptive run counted at
-// its max): beyond it a run takes days (issue 11, limits).
-constexpr double kMaxTotalFailures = 1e9;
+// Beyond kMaxFailuresPerReplication (loader.h) one replication would not finish in reasonable
+// time (docs/limits.md: 9.5e6 failures of a 10^7-GPU cluster take 47 CPU-seconds and 2.4 GB);
+// beyond kMaxFailuresPerRun over all replications a run takes hours.
 constexpr int kDefaultReplications = 100;
 
 const std::vector<std::string>& top_keys() {
@@ -149,8 +148,17 @@ Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenar
   return Status::Ok();
 }
 
+double run_length_s(const Scenario& s) { return s.horizon_s > 0 ? s.horizon_s : s.max_time_s; }
+
+// Failure events process `p` is expected to draw in one replication (a burst is burst_size events).
+double expected_failures(const FailureProcess& p, const Scenario& s) {
+  const double lemon = 1.0 + p.lemon_fraction * (p.lemon_multiplier - 1.0);
+  const double burst = 1.0 + p.burst_probability * (std::max(1, p.burst_size) - 1);
+  return p.rate_per_unit_s * static_cast<double>(units_of(p.component, s.cluster)) * lemon *
+         burst * run_length_s(s);
+}
+
 Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scenario& s) {
-  const double span_s = s.horizon_s > 0 ? s.horizon_s : s.max_time_s;
   double expected = 0;
   for (size_t i = 0; i < s.failures.processes.size(); ++i) {
     const auto& p = s.failures.processes[i];
@@ -162,26 +170,25 @@ Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scen
                    fmt::format("a burst of {} exceeds the cluster's {} units of component {}",
                                p.burst_size, units, to_string(p.component)));
     }
-    const double lemon = 1.0 + p.lemon_fraction * (p.lemon_multiplier - 1.0);
-    expected += p.rate_per_unit_s * static_cast<double>(units) * lemon * span_s;
-    if (expected > kMaxExpectedFailures) {
+    expected += expected_failures(p, s);
+    if (expected > kMaxFailuresPerReplication) {
       return cross(
           root, ctx,
           path + (root["failures"]["processes"][i]["rate"].IsDefined() ? ".rate" : ".mtbf"),
           fmt::format("about {:.3g} failures per replication expected; more than {:g} "
                       "cannot be simulated",
-                      expected, kMaxExpectedFailures));
+                      expected, kMaxFailuresPerReplication));
     }
   }
   const int replications = s.replications.fixed > 0 ? s.replications.fixed : s.replications.max;
-  if (expected * replications > kMaxTotalFailures) {
+  if (expected * replications > kMaxFailuresPerRun) {
     const YAML::Node reps = root["replications"];
     return cross(
         root, ctx, reps.IsMap() && reps["max"].IsDefined() ? "replications.max" : "replications",
         fmt::format("about {:.3g} failures over {} replications expected ({:.3g} per "
                     "replication); more than {:g} in all cannot be simulated in reasonable "
                     "time: lower the replications, the horizon or the failure rates",
-                    expected * replications, replications, expected, kMaxTotalFailures));
+                    expected * replications, replications, expected, kMaxFailuresPerRun));
   }
   if (s.failures.trace) {
     NTPSIM_RETURN_IF_ERROR(check_component(root, ctx, "failures.trace.component",
@@ -320,6 +327,12 @@ Result<Scenario> load_scenario(const std::string& path, const std::vector<std::s
   LoadOptions options;
   options.overrides = overrides;
   return load_scenario(path, options);
+}
+
+double expected_process_failures(const Scenario& s) {
+  double expected = 0;
+  for (const auto& p : s.failures.processes) expected += expected_failures(p, s);
+  return expected;
 }
 
 }  // namespace ntpsim::sim

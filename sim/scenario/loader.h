@@ -30,6 +30,17 @@ struct LoadOptions {
 std::string default_data_dir();
 
 Result<Scenario> load_scenario(const std::string& path, const LoadOptions& options);
+
+// Simulation size limits (issue 11, docs/limits.md): the loader refuses a scenario expecting more
+// failures than this per replication, or over all its replications (an adaptive run counted at its
+// max); run_monte_carlo applies the second to a replication count given on the command line.
+inline constexpr double kMaxFailuresPerReplication = 1e7;
+inline constexpr double kMaxFailuresPerRun = 1e9;
+
+// Failure events one replication of `s` is expected to draw from its stochastic processes: rate x
+// units of the component class x lemon factor x burst factor x run length (horizon, or
+// train.max_time), summed over processes. A trace's faults are not included.
+double expected_process_failures(const Scenario& s);
 Result<Scenario> load_scenario(const std::string& path,
                                const std::vector<std::string>& overrides = {});
 
