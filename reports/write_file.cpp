@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,8 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
     return Error::runtime("results document does not follow docs/results-schema.md: " +
                           results.error().message);
   }
+  // The timeline (one file) first, so that a failed report can take it back: both or neither.
+  if (!timeline_path.empty()) NTPSIM_RETURN_IF_ERROR(write_timeline(*results, timeline_path));
   if (!report_path.empty()) {
     Status st;
     switch (format_for_path(report_path)) {
@@ -52,9 +55,11 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
         st = write_html(*results, report_path);
         break;
     }
-    if (!st.ok()) return st;
+    if (!st.ok()) {
+      if (!timeline_path.empty()) std::remove(timeline_path.c_str());
+      return st;
+    }
   }
-  if (!timeline_path.empty()) return write_timeline(*results, timeline_path);
   return Status::Ok();
 }
 

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -180,6 +181,8 @@ void check_rows(std::vector<Row>& t) {
                {"p.yaml:1:1: base: unknown key"}});
   t.push_back({"check_override_typo", "check s.yaml --set layout.tpp=8", {scenario()}, 2,
                {"--set layout.tpp=8:1:1: layout.tpp: unknown key (did you mean \"tp\"?)"}});
+  t.push_back({"check_override_without_value", "check s.yaml --set layout.dp", {scenario()}, 2,
+               {"--set layout.dp: expected FIELD.PATH=VALUE"}});
   t.push_back({"check_bad_unit", "check s.yaml --set horizon=5x", {scenario()}, 2,
                {"horizon: unknown duration unit \"x\" in \"5x\""}});
 }
@@ -202,6 +205,11 @@ void run_rows(std::vector<Row>& t) {
                {scenario()}, 1, {"nodir/r.html: cannot create the output file"}});
   t.push_back({"run_timeline_is_directory", run + "--timeline d", {scenario(), dir("d")}, 1,
                {"d: cannot move the finished file into place"}});
+  t.push_back({"run_timeline_folder_missing",
+               run + "--out r.json --report r.html --timeline nodir/t.json", {scenario()}, 1,
+               {"nodir/t.json: cannot create the output file"}});
+  t.push_back({"run_report_fails_after_timeline", run + "--timeline t.json --report nodir/r.md",
+               {scenario()}, 1, {"nodir/r-goodput.svg: cannot create the output file"}});
 }
 
 void sweep_rows(std::vector<Row>& t) {
@@ -240,6 +248,8 @@ void step_rows(std::vector<Row>& t) {
                {"s.yaml:2:1: --workload.cluster: unknown key"}});
   t.push_back({"step_unknown_profile", "step --workload llama3-8b --profile d --tp 8 --pp 1 --dp 1",
                {}, 2, {"--profile: unknown hardware profile \"d\""}});
+  t.push_back({"step_model_not_a_choice", "step s.yaml --model foo", {scenario()}, 2,
+               {"--model: foo not in {analytic,proportional}"}});
   t.push_back({"step_directory", "step d", {dir("d")}, 2, {"d: is a directory"}});
 }
 
@@ -247,6 +257,8 @@ void plan_rows(std::vector<Row>& t) {
   const std::string run = "plan p.yaml -q --threads 1 ";
   t.push_back({"plan_report_not_html", "plan p.yaml --report r.md", {scenario(), plan()}, 2,
                {"--report: a plan report is HTML; give a .html path"}});
+  t.push_back({"plan_seed_not_a_number", "plan p.yaml --seed abc", {scenario(), plan()}, 2,
+               {"--seed", "abc"}});
   t.push_back({"plan_missing_file", "plan none.yaml", {}, 2, {"none.yaml: no such file"}});
   t.push_back({"plan_directory", "plan d", {dir("d")}, 2, {"d: is a directory"}});
   t.push_back({"plan_unreadable", "plan u.yaml", {unreadable("u.yaml", kPlan)}, 2,
@@ -287,6 +299,12 @@ void report_rows(std::vector<Row>& t) {
                {"nodir/r.html: cannot create the output file"}});
   t.push_back({"report_markdown_is_directory", "report " + small + " -o r.md", {dir("r.md")}, 1,
                {"r.md: cannot move the finished file into place"}});
+  t.push_back({"report_timeline_folder_missing",
+               "report " + small + " -o r.html --timeline nodir/t.json", {}, 1,
+               {"nodir/t.json: cannot create the output file"}});
+  t.push_back({"report_fails_after_timeline",
+               "report " + small + " --timeline t.json -o nodir/r.html", {}, 1,
+               {"nodir/r.html: cannot create the output file"}});
   t.push_back({"report_timeline_is_directory", "report " + small + " --timeline d", {dir("d")}, 1,
                {"d: cannot move the finished file into place"}});
 }
@@ -377,6 +395,11 @@ std::string listing(const std::map<std::string, uintmax_t>& files) {
   std::string s;
   for (const auto& [path, size] : files) s += "  " + path + " (" + std::to_string(size) + " B)\n";
   return s.empty() ? "  (empty)\n" : s;
+}
+
+// How gtest shows a row (in failures and in ctest's list): the command it runs.
+void PrintTo(const Row& row, std::ostream* os) {
+  *os << "ntpsim " << row.args;
 }
 
 class ErrorPath : public CliTest, public ::testing::WithParamInterface<Row> {

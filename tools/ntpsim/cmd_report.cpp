@@ -2,6 +2,7 @@
 // turns a results document written by `ntpsim run`/`sweep` into a report (reports/report.h).
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <map>
 
 #include "reports/report.h"
@@ -32,6 +33,11 @@ class ReportCommand final : public Command {
       return report_error(Error::bad_input("report: give -o REPORT and/or --timeline TRACE.json"));
     auto results = reports::load_results(results_);
     if (!results.ok()) return report_error(results.error());
+    // The timeline (one file) first, so that a failed report can take it back: both or neither.
+    if (!timeline_.empty()) {
+      Status st = reports::write_timeline(*results, timeline_);
+      if (!st.ok()) return report_error(st.error());
+    }
     if (!output_.empty()) {
       static const std::map<std::string, reports::Format> kFormats = {
           // NOLINT: constant
@@ -43,12 +49,13 @@ class ReportCommand final : public Command {
       Status st = format == reports::Format::kMarkdown ? reports::write_markdown(*results, output_)
                   : format == reports::Format::kCsv    ? reports::write_csv(*results, output_)
                                                        : reports::write_html(*results, output_);
-      if (!st.ok()) return report_error(st.error());
+      if (!st.ok()) {
+        if (!timeline_.empty()) std::remove(timeline_.c_str());
+        return report_error(st.error());
+      }
       fmt::print(stderr, "ntpsim: wrote {}\n", output_);
     }
     if (!timeline_.empty()) {
-      Status st = reports::write_timeline(*results, timeline_);
-      if (!st.ok()) return report_error(st.error());
       fmt::print(stderr, "ntpsim: wrote {} (open in ui.perfetto.dev)\n", timeline_);
     }
     return 0;
