@@ -203,6 +203,10 @@ void run_rows(std::vector<Row>& t) {
                {"d: cannot move the finished file into place"}});
   t.push_back({"run_report_folder_missing", run + "--out r.json --csv r.csv --report nodir/r.html",
                {scenario()}, 1, {"nodir/r.html: cannot create the output file"}});
+  t.push_back({"run_scenario_output_folder_missing", "run o.yaml -q --threads 1",
+               {text("o.yaml", std::string(kScenario) + "outputs: {results: r.json, "
+                                                         "csv: nodir/r.csv}\n")},
+               1, {"nodir/r.csv: cannot create the output file"}});
   t.push_back({"run_timeline_is_directory", run + "--timeline d", {scenario(), dir("d")}, 1,
                {"d: cannot move the finished file into place"}});
   t.push_back({"run_timeline_folder_missing",
