@@ -39,6 +39,8 @@ namespace {
 // - results: 120 B per strategy x replication (ReplicationMetrics); the results JSON document
 //   adds 2.2 KB each (10^5 replications x 5 strategies of a 40-GPU scenario: 67 MB without the
 //   document, 1,152 MB with it).
+// - a loaded trace is added as it is (its faults and node ids); a 64 MiB CSV trace of 2.5e6
+//   faults replayed over 300 days by 2 threads peaks at 677 MB.
 constexpr double kSetupBytesPerGpu = 160;
 constexpr double kSharedBytesPerGpu = 60;
 constexpr double kSharedFixedBytes = 64.0 * (1 << 20);  // binary, models, profiles, allocator
@@ -47,6 +49,7 @@ constexpr double kWorkerBytesPerFailure = 128;
 constexpr double kWorkerFixedBytes = 4.0 * (1 << 20);
 constexpr double kResultBytesPerRow = 128;
 constexpr double kDocumentBytesPerRow = 2400;
+constexpr size_t kTraceBytesPerNode = 64;  // a node id string and its index entry
 
 double gib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 30); }
 
@@ -170,13 +173,17 @@ Result<int> threads_within_limits(const Scenario& s, const JobLayout& layout, co
     }
   }
   const double failures = failures_per_replication(s, sh.trace.get(), sh.config.end.seconds());
-  const MemoryEstimate m =
+  MemoryEstimate m =
       estimate_run_memory(layout.cluster_gpus, failures, replications,
                           static_cast<int>(sh.strategies.size()), opts.results_document);
+  if (sh.trace) {  // already loaded: at most about 100 MB for a trace at kMaxTraceBytes
+    m.shared_bytes += static_cast<int64_t>(sh.trace->faults.size() * sizeof(TraceFault) +
+                                           sh.trace->node_names.size() * kTraceBytesPerNode);
+  }
   const int64_t budget =
       opts.memory_budget_bytes > 0 ? opts.memory_budget_bytes : default_memory_budget_bytes();
   const std::string budget_text =
-      fmt::format("the memory budget of {:.3g} GiB{}", gib(budget),
+      fmt::format("the memory budget of {:.2f} GiB{}", gib(budget),
                   opts.memory_budget_bytes > 0 ? "" : " (half of the physical memory)");
   const int workers = workers_within_budget(m, requested, budget);
   if (workers == 0) {
@@ -190,7 +197,7 @@ Result<int> threads_within_limits(const Scenario& s, const JobLayout& layout, co
                                                   : "horizon (or the failure rates)";
     return Error::bad_input(fmt::format(
         "{}: one replication of {} GPUs and about {:.3g} failures, with the results of {} "
-        "replications, needs about {:.3g} GiB, over {} (docs/limits.md)",
+        "replications, needs about {:.2f} GiB, over {} (docs/limits.md)",
         lower, layout.cluster_gpus, failures, replications, gib(m.peak_bytes(1)), budget_text));
   }
   if (workers < requested) {
@@ -304,7 +311,9 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
   const int fixed_n = opts.replications > 0 ? opts.replications : s.replications.fixed;
   const int min_n = fixed ? fixed_n : std::max(2, s.replications.min);
   const int max_n = fixed ? fixed_n : std::max(min_n, s.replications.max);
-  auto threads = threads_within_limits(s, *layout, sh, opts, requested_threads, max_n, r.warnings);
+  // More threads than replications would idle; only the ones that run count against the budget.
+  auto threads = threads_within_limits(s, *layout, sh, opts, std::min(requested_threads, max_n),
+                                       max_n, r.warnings);
   if (!threads.ok()) return threads.error();
   std::atomic<int> done{0};
   int n = 0;

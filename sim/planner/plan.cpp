@@ -17,9 +17,9 @@ namespace {
 
 constexpr int kMaxListValues = 64;
 // Search size limits (issue 11, docs/limits.md). Each candidate is the base scenario loaded
-// again and screened: about 2.4 ms of CPU and a few KB each (2,560 candidates of the quick start:
-// 6.2 CPU-seconds, 25 MB peak), so 10^5 candidates take about 4 CPU-minutes; without a limit the
-// lists allow 64^8 (about 3e14).
+// again and screened: about 1.1 ms of CPU and 2 KB each (20,480 candidates of the quick start,
+// release build: 23 CPU-seconds, 54 MB peak), so 10^5 candidates take about 2 CPU-minutes and
+// 250 MB; without a limit the lists allow 64^8 (about 3e14).
 constexpr double kMaxCandidates = 1e5;
 // Monte Carlo replications the confirmation may run in the worst case (every family confirming
 // max_finalists candidates at max_replications each): as many as one `ntpsim run` accepts.

@@ -145,6 +145,8 @@ TEST(MemoryEstimate, CoversTheMeasuredPeaks) {
   EXPECT_GE(big.peak_bytes(8), 1781 * kMB);
   EXPECT_GE(big.peak_bytes(16), 3021 * kMB);
   EXPECT_LE(big.peak_bytes(16), 1.5 * 3021 * kMB);  // and not wildly above
+  // The same cluster over 5.5 years (9.5e6 failures), 1 replication with the document: 1,788 MB.
+  EXPECT_GE(estimate_run_memory(9999936, 9.49e6, 1, 5, true).peak_bytes(1), 1788 * kMB);
   // 57,600 GPUs over 1000 years (9.9e6 failures): 1,159 MB with 1 thread, 2,211 MB with 2.
   const MemoryEstimate long_run = estimate_run_memory(57600, 9.94e6, 2, 5, true);
   EXPECT_GE(long_run.peak_bytes(1), 1159 * kMB);
