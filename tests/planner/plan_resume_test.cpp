@@ -144,6 +144,12 @@ class PlanResumeTest : public ::testing::Test {
     EXPECT_EQ(plan_document(*resumed).dump(1), plan_document(*full).dump(1));
     EXPECT_EQ(plan_csv(*resumed), plan_csv(*full));
     EXPECT_EQ(plan_table(*resumed), plan_table(*full));
+    // Every finalist recorded once: the k from before and the rest from the resumed run.
+    size_t finalists = 0;
+    for (const auto& c : full->candidates) {
+      finalists += c.status == CandidateStatus::kConfirmed || c.status == CandidateStatus::kRefuted;
+    }
+    EXPECT_EQ(journal->size(), finalists);
     ASSERT_TRUE(journal->remove().ok());
     EXPECT_FALSE(fs::exists(progress_path()));
   }
