@@ -68,11 +68,9 @@ class PlanCommand final : public Command {
       journal = std::move(*opened);
       opts.resume.source = resume_;
       opts.resume.find = [&](const std::string& key) { return journal->find(key); };
-      if (is_root(world)) {  // rank 0 alone writes
-        opts.resume.record = [&](const std::string& key, const nlohmann::ordered_json& data) {
-          return journal->append(key, data);
-        };
-      }
+      opts.resume.record = [&](const std::string& key, const nlohmann::ordered_json& data) {
+        return append_progress(*journal, key, data, world.get());  // rank 0 alone writes
+      };
     }
     const auto t0 = std::chrono::steady_clock::now();
     auto result = sim::run_plan(*plan, opts);

@@ -106,11 +106,11 @@ class SweepCommand final : public Command {
         if (!r.ok()) return r.error();
         return std::optional<sim::RunResult>(std::move(*r));
       };
-      if (is_root(world)) {  // rank 0 alone writes
-        hooks.finished = [&](size_t index, const sim::SweepPoint& p) {
-          return journal->append(point_key(index), sim::run_record(p.scenario, p.result));
-        };
-      }
+      hooks.finished = [&](size_t index, const sim::SweepPoint& p) {
+        if (!is_root(world)) return Status::Ok();
+        return append_progress(*journal, point_key(index), sim::run_record(p.scenario, p.result),
+                               world.get());  // rank 0 alone writes
+      };
     }
     auto sweep = sim::run_sweep(file_, overrides, specs, opts, hooks);
     if (!sweep.ok()) {

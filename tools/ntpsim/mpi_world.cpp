@@ -116,12 +116,18 @@ void MpiWorld::broadcast(int& code, std::string& text) const {
   }
 }
 
+void MpiWorld::abort(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; this keeps [[noreturn]] honest
+}
+
 #else  // built without MPI: always a single process
 
 std::unique_ptr<MpiWorld> MpiWorld::join() { return nullptr; }
 MpiWorld::~MpiWorld() = default;
 sim::Distribution MpiWorld::distribution() const { return sim::Distribution{}; }
 void MpiWorld::broadcast(int& /*code*/, std::string& /*text*/) const {}
+void MpiWorld::abort(int code) const { std::_Exit(code); }
 
 #endif
 

@@ -29,6 +29,9 @@ class MpiWorld {
   sim::Distribution distribution() const;
   // Rank 0's `code` and `text` on every rank (a collective: every rank calls it once).
   void broadcast(int& code, std::string& text) const;
+  // Ends every rank with exit code `code` (MPI_Abort): for an error one rank meets alone (rank 0
+  // failing to write a progress record) that would otherwise leave the others waiting.
+  [[noreturn]] void abort(int code) const;
 
  private:
   MpiWorld(int rank, int ranks) : rank_(rank), ranks_(ranks) {}

@@ -1,6 +1,7 @@
 #include "tools/ntpsim/progress_cli.h"
 
 #include "models/base/build_info.h"
+#include "tools/ntpsim/command.h"
 
 namespace ntpsim::cli {
 
@@ -36,6 +37,14 @@ Result<std::unique_ptr<sim::ProgressJournal>> open_progress(
                                                          : Error::runtime(text);
   }
   return sim::ProgressJournal::parse(path, text, identity);
+}
+
+Status append_progress(sim::ProgressJournal& journal, const std::string& key,
+                       const nlohmann::ordered_json& data, const MpiWorld* world) {
+  if (world != nullptr && world->rank() != 0) return Status::Ok();
+  Status st = journal.append(key, data);
+  if (!st.ok() && world != nullptr) world->abort(report_error(st.error()));
+  return st;
 }
 
 }  // namespace ntpsim::cli

@@ -24,4 +24,10 @@ nlohmann::ordered_json progress_identity(const std::string& command);
 Result<std::unique_ptr<sim::ProgressJournal>> open_progress(
     const std::string& path, const nlohmann::ordered_json& identity, const MpiWorld* world);
 
+// Appends a record on rank 0 (or the only process); a no-op on other ranks. Under MPI a failed
+// append prints the error and ends every rank (MpiWorld::abort), since the other ranks would
+// otherwise wait for rank 0 in the next Monte Carlo exchange; without MPI the error is returned.
+Status append_progress(sim::ProgressJournal& journal, const std::string& key,
+                       const nlohmann::ordered_json& data, const MpiWorld* world);
+
 }  // namespace ntpsim::cli
