@@ -53,7 +53,12 @@ class CliTest : public ::testing::Test {
 
   // Runs `ntpsim <args>` (args as shell words) in work().
   RunResult run(const std::string& args) const {
-    const std::string cmd = "cd '" + work().string() + "' && '" NTPSIM_BIN "' " + args + " > '" +
+    return run_command("'" NTPSIM_BIN "' " + args);
+  }
+
+  // Runs the shell command line `command` in work(), capturing its streams.
+  RunResult run_command(const std::string& command) const {
+    const std::string cmd = "cd '" + work().string() + "' && " + command + " > '" +
                             (dir_ / "out.txt").string() + "' 2> '" +
                             (dir_ / "err.txt").string() + "'";
     const int status = std::system(cmd.c_str());

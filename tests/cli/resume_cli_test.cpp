@@ -83,6 +83,34 @@ TEST_F(ResumeCli, InterruptedSweepResumesToIdenticalResults) {
   EXPECT_EQ(a, read_text(work() / "whole.json")) << "a resumed sweep must match a whole one";
 }
 
+#ifdef NTPSIM_MPIEXEC
+// Resumed under `mpirun -np 2`: rank 0 reads the file and sends it to rank 1, both take point 0
+// from it, and the output equals the whole single-process sweep.
+TEST_F(ResumeCli, ResumesUnderMpirunToIdenticalResults) {
+  auto args = sweep_args("resumed.json");
+  args.insert(args.end(), {"--resume", "sweep.progress"});
+  const Outcome stopped =
+      interrupt_when(args, SIGINT, [this] { return progress_lines("sweep.progress") >= 2; });
+  ASSERT_EQ(stopped.exit_code, 1) << stopped.err;
+  ASSERT_EQ(progress_lines("sweep.progress"), 2u);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("ASAN_OPTIONS", "detect_leaks=0", 1);  // OpenMPI's allocations live until exit
+  const std::string mpi = std::string("'" NTPSIM_MPIEXEC "' --allow-run-as-root --oversubscribe -np 2 '") +
+                          NTPSIM_BIN + "' ";
+  args.erase(std::find(args.begin(), args.end(), "-q"));  // to see the "resuming" line
+  const Outcome resumed = run_command(mpi + words(args));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming: 1 finished point recorded in sweep.progress"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_FALSE(fs::exists(work() / "sweep.progress"));
+  const Outcome whole = run(words(sweep_args("whole.json")));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(read_text(work() / "resumed.json"), read_text(work() / "whole.json"));
+}
+#endif
+
 TEST_F(ResumeCli, AForeignFileIsRefusedAndLeftAlone) {
   std::ofstream(work() / "notes.txt") << "my notes\n";
   auto args = sweep_args("r.json");

@@ -94,8 +94,8 @@ class SweepCommand final : public Command {
                      resume_);
         }
         if (journal->size() > 0) {
-          fmt::print(stderr, "ntpsim sweep: resuming: {} finished points recorded in {}\n",
-                     journal->size(), resume_);
+          fmt::print(stderr, "ntpsim sweep: resuming: {} finished point{} recorded in {}\n",
+                     journal->size(), journal->size() == 1 ? "" : "s", resume_);
         }
       }
       hooks.recorded = [&](size_t index, const sim::Scenario& sc)
