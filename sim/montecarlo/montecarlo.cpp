@@ -1,5 +1,8 @@
 #include "sim/montecarlo/montecarlo.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -8,13 +11,9 @@
 #include <optional>
 #include <thread>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-
+#include "models/base/check.h"
 #include "models/step_model.h"
 #include "sim/cluster/topology.h"
-#include "models/base/check.h"
 #include "sim/engine/engine.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace.h"
@@ -30,15 +29,16 @@ namespace {
 // (docs/limits.md lists the runs):
 // - setup: 9,999,936 GPUs, 1 day, 1 thread peaks at 1,517 MB while Topology::build holds its
 //   Boost graph (freed before the workers start): 152 B per GPU.
-// - workers: the same cluster with 8 and 16 threads (64 replications, about 4,700 failures
-//   each): 1,781 and 3,021 MB, so 155 MB per worker (JobState's 16-byte state per GPU and the
-//   failure source's per-unit tables, 16 B per GPU) over 540 MB held once (54 B per GPU).
+// - workers: the same cluster with 8 and 16 threads (32 and 64 replications, about 4,700
+//   failures each): 1,781 and 3,021 MB, so 155 MB per worker (JobState's 16-byte state per GPU and
+//   the failure source's per-unit tables, 16 B per GPU) over 540 MB held once (54 B per GPU).
 // - failures: 800 racks (57,600 GPUs) over 1000 years, about 9.9e6 failures per replication:
 //   1,159 MB with 1 thread and 2,211 MB with 2, so about 110 B per failure per worker (the
-//   failure vector at up to twice its size and the event schedule).
+//   failure vector at up to twice its size and the event schedule). 9,999,936 GPUs over 5.5
+//   years (9.5e6 failures), 1 thread: 1,788 MB.
 // - results: 120 B per strategy x replication (ReplicationMetrics); the results JSON document
-//   adds 2.2 KB each (10^5 replications x 5 strategies of a 40-GPU scenario: 67 MB without the
-//   document, 1,152 MB with it).
+//   adds about 2.4 KB each (5 strategies of a 40-GPU scenario: 10^5 replications take 67 MB
+//   without the document, 1,152 MB with it; 3 x 10^5 with it, 3,731 MB).
 // - a loaded trace is added as it is (its faults and node ids); a 64 MiB CSV trace of 2.5e6
 //   faults replayed over 300 days by 2 threads peaks at 677 MB.
 constexpr double kSetupBytesPerGpu = 160;
@@ -51,7 +51,9 @@ constexpr double kResultBytesPerRow = 128;
 constexpr double kDocumentBytesPerRow = 2400;
 constexpr size_t kTraceBytesPerNode = 64;  // a node id string and its index entry
 
-double gib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 30); }
+double gib(int64_t bytes) {
+  return static_cast<double>(bytes) / (1 << 30);
+}
 
 // Failure events one replication draws: its processes, and the trace (looped over the run).
 double failures_per_replication(const Scenario& s, const TraceData* trace, double run_s) {
@@ -131,12 +133,12 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
         my_events += engine.events_processed();
       }
       if (i == 0 && opts.timeline) {
-        result.failures = failure_records(failures, *sh.topology, src->kind_names(),
-                                          StrategyTimeline{}.limit);
+        result.failures =
+            failure_records(failures, *sh.topology, src->kind_names(), StrategyTimeline{}.limit);
         if (result.failures.size() < failures.size()) {  // only this worker touches warnings now
-          result.warnings.push_back(fmt::format(
-              "timeline failures of replication 0 truncated at {} of {} entries",
-              result.failures.size(), failures.size()));
+          result.warnings.push_back(
+              fmt::format("timeline failures of replication 0 truncated at {} of {} entries",
+                          result.failures.size(), failures.size()));
         }
       }
       const int d = done.fetch_add(1) + 1;
@@ -193,7 +195,7 @@ Result<int> threads_within_limits(const Scenario& s, const JobLayout& layout, co
     const double result_part = static_cast<double>(m.shared_bytes) - kSharedFixedBytes -
                                kSharedBytesPerGpu * static_cast<double>(layout.cluster_gpus);
     const char* lower = result_part > std::max(gpu_part, failure_part) ? "replications"
-                        : gpu_part > failure_part ? "cluster.domains"
+                        : gpu_part > failure_part                      ? "cluster.domains"
                                                   : "horizon (or the failure rates)";
     return Error::bad_input(fmt::format(
         "{}: one replication of {} GPUs and about {:.3g} failures, with the results of {} "
@@ -232,9 +234,11 @@ MemoryEstimate estimate_run_memory(int64_t cluster_gpus, double failures_per_rep
   const double row_bytes = kResultBytesPerRow + (results_document ? kDocumentBytesPerRow : 0.0);
   MemoryEstimate m;
   m.setup_peak_bytes = static_cast<int64_t>(kSharedFixedBytes + kSetupBytesPerGpu * gpus);
-  m.shared_bytes = static_cast<int64_t>(kSharedFixedBytes + kSharedBytesPerGpu * gpus + row_bytes * rows);
-  m.per_worker_bytes = static_cast<int64_t>(kWorkerFixedBytes + kWorkerBytesPerGpu * gpus +
-                                            kWorkerBytesPerFailure * std::max(0.0, failures_per_replication));
+  m.shared_bytes =
+      static_cast<int64_t>(kSharedFixedBytes + kSharedBytesPerGpu * gpus + row_bytes * rows);
+  m.per_worker_bytes =
+      static_cast<int64_t>(kWorkerFixedBytes + kWorkerBytesPerGpu * gpus +
+                           kWorkerBytesPerFailure * std::max(0.0, failures_per_replication));
   return m;
 }
 

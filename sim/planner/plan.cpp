@@ -134,7 +134,7 @@ Status read_search(MapReader& top, Plan& p) {
                                      return *v;
                                    }));
   NTPSIM_RETURN_IF_ERROR(r->finish({"hardware", "domains", "spare_domains", "tp", "pp", "dp",
-                                     "strategies", "checkpoint_interval"}));
+                                    "strategies", "checkpoint_interval"}));
   const double candidates = candidate_count(p.search);
   if (candidates > kMaxCandidates) {
     return top.error("search",

@@ -148,14 +148,16 @@ Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenar
   return Status::Ok();
 }
 
-double run_length_s(const Scenario& s) { return s.horizon_s > 0 ? s.horizon_s : s.max_time_s; }
+double run_length_s(const Scenario& s) {
+  return s.horizon_s > 0 ? s.horizon_s : s.max_time_s;
+}
 
 // Failure events process `p` is expected to draw in one replication (a burst is burst_size events).
 double expected_failures(const FailureProcess& p, const Scenario& s) {
   const double lemon = 1.0 + p.lemon_fraction * (p.lemon_multiplier - 1.0);
   const double burst = 1.0 + p.burst_probability * (std::max(1, p.burst_size) - 1);
-  return p.rate_per_unit_s * static_cast<double>(units_of(p.component, s.cluster)) * lemon *
-         burst * run_length_s(s);
+  return p.rate_per_unit_s * static_cast<double>(units_of(p.component, s.cluster)) * lemon * burst *
+         run_length_s(s);
 }
 
 Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scenario& s) {

@@ -178,8 +178,8 @@ TEST(MemoryEstimate, WorkersAreCappedByTheBudget) {
   EXPECT_EQ(workers_within_budget(m, 64, 150), 0);    // one worker fits, the setup peak not
   EXPECT_EQ(workers_within_budget(m, 64, 500), 8);    // setup just fits; (500 - 100) / 50
   m.setup_peak_bytes = 0;
-  EXPECT_EQ(workers_within_budget(m, 64, 150), 1);    // exactly one
-  EXPECT_EQ(workers_within_budget(m, 64, 149), 0);    // not even one
+  EXPECT_EQ(workers_within_budget(m, 64, 150), 1);  // exactly one
+  EXPECT_EQ(workers_within_budget(m, 64, 149), 0);  // not even one
   EXPECT_GT(default_memory_budget_bytes(), int64_t{1} << 20);
 }
 
@@ -209,14 +209,15 @@ TEST_F(RunLimits, ThreadsAreReducedToFitTheBudgetWithTheSameResults) {
   // A budget that holds the run's shared part and exactly two replications in flight.
   const Result<Scenario> s = load({"horizon=30d", "replications=8"});
   ASSERT_TRUE(s.ok());
-  const MemoryEstimate m = estimate_run_memory(s->cluster.total_gpus(),
-                                               expected_process_failures(*s), 8, 1, true);
+  const MemoryEstimate m =
+      estimate_run_memory(s->cluster.total_gpus(), expected_process_failures(*s), 8, 1, true);
   RunOptions capped;
   capped.threads = 4;
   capped.memory_budget_bytes = m.peak_bytes(2);
   const Result<RunResult> r = run({"horizon=30d", "replications=8"}, capped);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_TRUE(has_warning(*r, "threads reduced from 4 to 2")) << ::testing::PrintToString(r->warnings);
+  EXPECT_TRUE(has_warning(*r, "threads reduced from 4 to 2"))
+      << ::testing::PrintToString(r->warnings);
   ASSERT_EQ(r->strategies.size(), reference->strategies.size());
   for (size_t k = 0; k < r->strategies.size(); ++k) {
     const auto& got = r->strategies[k].replications;
@@ -263,10 +264,10 @@ TEST_F(RunLimits, TimelineFailuresAreCappedAtTheTimelineLimit) {
   // failures in replication 0.
   RunOptions options;
   options.threads = 1;
-  const Result<RunResult> r = run({"failures.processes[0].rate=1/h",
-                                   "failures.processes[0].kinds[0].repair.mean=1min",
-                                   "horizon=30d", "replications=1"},
-                                  options);
+  const Result<RunResult> r =
+      run({"failures.processes[0].rate=1/h", "failures.processes[0].kinds[0].repair.mean=1min",
+           "horizon=30d", "replications=1"},
+          options);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->failures.size(), StrategyTimeline{}.limit);
   EXPECT_TRUE(has_warning(*r, "timeline failures of replication 0 truncated at 20000 of"))
@@ -286,7 +287,8 @@ std::string int_list(int first, int count) {
 }
 
 TEST_F(Limits, PlanSearchSpaceIsBounded) {
-  const std::string five = "  strategies: [checkpoint_restart, dp_drop, spare_substitution, ntp, ntp_power_boost]\n";
+  const std::string five =
+      "  strategies: [checkpoint_restart, dp_drop, spare_substitution, ntp, ntp_power_boost]\n";
   const std::filesystem::path plan = dir() / "plan.yaml";
   // 64 x 64 x 5 x 4 = 81,920 candidates: accepted (read only; nothing is run).
   std::ofstream(plan) << plan_text("  domains: " + int_list(1, 64) + "\n  tp: " + int_list(1, 64) +
@@ -310,10 +312,12 @@ TEST_F(Limits, PlanConfirmationReplicationsAreBounded) {
   const std::filesystem::path plan = dir() / "plan.yaml";
   const std::string search = "  domains: 4\n  strategies: [checkpoint_restart, dp_drop]\n";
   // 2 families x 100 finalists x 5,000 replications = 10^6: accepted.
-  std::ofstream(plan) << plan_text(search, "confirm: {max_finalists: 100, max_replications: 5000}\n");
+  std::ofstream(plan) << plan_text(search,
+                                   "confirm: {max_finalists: 100, max_replications: 5000}\n");
   const Result<Plan> ok = read_plan(plan.string());
   ASSERT_TRUE(ok.ok()) << ok.error().message;
-  std::ofstream(plan) << plan_text(search, "confirm: {max_finalists: 101, max_replications: 5000}\n");
+  std::ofstream(plan) << plan_text(search,
+                                   "confirm: {max_finalists: 101, max_replications: 5000}\n");
   const Result<Plan> big = read_plan(plan.string());
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.error().exit_code, ExitCode::kBadInput);

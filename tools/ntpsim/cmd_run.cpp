@@ -56,9 +56,9 @@ class RunCommand final : public Command {
     opts.threads = threads_;
     // The results JSON document (per-replication rows) counts in the memory budget only when
     // it will be built (issue 11, docs/limits.md).
-    opts.results_document = !out_.empty() || !s.outputs.results_json.empty() ||
-                            !report_.empty() || !s.outputs.report.empty() ||
-                            !timeline_.empty() || !s.outputs.timeline.empty();
+    opts.results_document = !out_.empty() || !s.outputs.results_json.empty() || !report_.empty() ||
+                            !s.outputs.report.empty() || !timeline_.empty() ||
+                            !s.outputs.timeline.empty();
     // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
     const auto world = MpiWorld::join();
     if (world) opts.distribution = world->distribution();
