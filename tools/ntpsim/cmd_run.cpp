@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -35,7 +36,7 @@ class RunCommand final : public Command {
     sub->add_option("--threads", threads_, "Worker threads (default: all cores)")
         ->check(CLI::Range(1, 4096));
     sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)")
-        ->transform(unsigned_decimal());
+        ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
     sub->add_option("--out", out_, "Write the results JSON here");
     sub->add_option("--csv", csv_, "Write the per-replication CSV here");
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,11 +38,11 @@ std::vector<std::pair<std::string, CommandFactory>> registered_commands();
 // Prints "ntpsim: error: <message>" to stderr and returns the error's exit code.
 int report_error(const Error& error);
 
-// The transform for options read into unsigned integers (`->transform(unsigned_decimal())` on
+// The transform for options read into unsigned integers (`->transform(unsigned_decimal(max))` on
 // --seed): CLI11 2.1 converts them with strtoull in base 0, which takes "-1" as 2^64-1, saturates
-// on overflow and reads "010" as octal. This accepts only decimal digits whose value fits in 64
-// bits, and hands CLI11 the number without leading zeros.
-CLI::Validator unsigned_decimal();
+// on overflow and reads "010" as octal. This accepts only decimal digits of a value in [0, max],
+// and hands CLI11 the number without leading zeros.
+CLI::Validator unsigned_decimal(uint64_t max);
 
 }  // namespace ntpsim::cli
 

@@ -36,16 +36,16 @@ int report_error(const Error& error) {
   return static_cast<int>(error.exit_code);
 }
 
-CLI::Validator unsigned_decimal() {
+CLI::Validator unsigned_decimal(uint64_t max) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [max](std::string& text) -> std::string {
         uint64_t value = 0;
         const char* end = text.data() + text.size();
         const auto [ptr, ec] = std::from_chars(text.data(), end, value);
         const bool digits =
             !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || ec != std::errc() || ptr != end) {
-          return "'" + text + "' is not a whole number in [0, 18446744073709551615]";
+        if (!digits || ec != std::errc() || ptr != end || value > max) {
+          return fmt::format("'{}' is not a whole number in [0, {}]", text, max);
         }
         text = std::to_string(value);  // "010" is ten, not CLI11's octal eight
         return "";
