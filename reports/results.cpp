@@ -350,8 +350,9 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
   Reader r(source);
   Results out;
   if (doc.is_object() && doc.contains("kind") && doc.at("kind") == "plan") {
-    r.fail("kind", "'plan' is a plan document, not run or sweep results; "
-                   "`ntpsim plan PLAN --report r.html` writes its report");
+    r.fail("kind",
+           "'plan' is a plan document, not run or sweep results; "
+           "`ntpsim plan PLAN --report r.html` writes its report");
   }
   out.schema = r.str(doc, "schema", "");
   if (!r.failed() && out.schema.rfind("ntpsim-results/1", 0) != 0)

@@ -71,12 +71,14 @@ class FitCommand final : public Command {
     auto loaded = load_yaml_file(output_);
     if (!loaded.ok()) {
       std::remove(output_.c_str());
-      return report_error(Error::runtime("the written profile does not parse: " + loaded.error().message));
+      return report_error(
+          Error::runtime("the written profile does not parse: " + loaded.error().message));
     }
     auto check = models::read_hardware(*loaded, "", YamlContext(output_), search);
     if (!check.ok()) {
       std::remove(output_.c_str());
-      return report_error(Error::runtime("the written profile does not load: " + check.error().message));
+      return report_error(
+          Error::runtime("the written profile does not load: " + check.error().message));
     }
     if (!report_.empty()) {
       if (auto s = write_file_atomic(report_, calibrate::fit_report_csv(*fit)); !s.ok()) {

@@ -31,8 +31,9 @@ class TraceCommand final : public Command {
     sub->add_option("file", file_, "Trace file (InfiniteHBD JSON or ntpsim CSV)")->required();
     sub->add_option("--format", format_, "infinitehbd | csv (default: from the extension, .json or .csv)")
         ->check(CLI::IsMember({"infinitehbd", "csv"}));
-    sub->add_option("--nodes", nodes_, "Nodes the trace observed, for faults per 1000 node-days "
-                                       "(default: the nodes that appear)")
+    sub->add_option("--nodes", nodes_,
+                    "Nodes the trace observed, for faults per 1000 node-days "
+                    "(default: the nodes that appear)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
     sub->add_option("--to-csv", csv_out_, "Write the trace in the ntpsim CSV format to this path");
     return sub;
