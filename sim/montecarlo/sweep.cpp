@@ -103,7 +103,15 @@ Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::strin
       if (vary.size() > 1) p.values.emplace_back(vary[1].path, vary[1].values[j]);
       for (const auto& [k, v] : p.values) o.push_back(k + "=" + v);
       auto sc = load_scenario(file, o);
-      if (!sc.ok()) return sc.error();
+      if (!sc.ok()) {
+        // The loader names an override "--set path=value"; here the user wrote --vary.
+        Error e = sc.error();
+        for (const auto& [k, v] : p.values) {
+          const std::string set = "--set " + k + "=" + v;
+          if (e.message.rfind(set, 0) == 0) e.message = "--vary " + e.message.substr(6);
+        }
+        return e;
+      }
       p.scenario = std::move(sc.value());
       const auto& rc = p.scenario.replications;
       const int reps = options.replications > 0 ? options.replications

@@ -69,7 +69,7 @@ class CliTest : public ::testing::Test {
     return r;
   }
 
-  // Starts `ntpsim args...` in work(), waits until `ready()` holds (polled every 50 ms, 120 s at
+  // Starts `ntpsim args...` in work(), waits until `ready()` holds (polled every 5 ms, 120 s at
   // most), sends `signo`, and waits for the exit (120 s at most). stdout is discarded.
   RunResult interrupt_when(const std::vector<std::string>& args, int signo,
                            const std::function<bool()>& ready) const {
@@ -87,12 +87,12 @@ class CliTest : public ::testing::Test {
     }
     int status = 0;
     bool exited = false;
-    for (int i = 0; i < 2400 && !ready(); ++i) {
+    for (int i = 0; i < 24000 && !ready(); ++i) {
       if (waitpid(pid, &status, WNOHANG) == pid) {
         exited = true;
         break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (exited) {
       ADD_FAILURE() << "ntpsim exited before the signal could be sent";

@@ -223,13 +223,18 @@ void sweep_rows(std::vector<Row>& t) {
   t.push_back({"sweep_malformed_vary", "sweep s.yaml --vary seed", {scenario()}, 2,
                {"--vary 'seed': expected path=v1,v2,... or path=start:stop:step"}});
   t.push_back({"sweep_unknown_field", "sweep s.yaml -q --vary nosuch.x=1,2", {scenario()}, 2,
-               {"nosuch: unknown key"}});
+               {"--vary nosuch.x=1", "nosuch: unknown key"}});
+  t.push_back({"sweep_negative_seed", "sweep s.yaml --vary seed=1 --seed -1", {scenario()}, 2,
+               {"--seed: '-1' is not a whole number in [0, 9223372036854775807]"}});
   t.push_back({"sweep_plan_given", "sweep p.yaml --vary seed=1,2", {plan()}, 2,
                {"p.yaml:1:1: base: unknown key"}});
   t.push_back({"sweep_out_is_directory", sweep + "--out d", {scenario(), dir("d")}, 1,
                {"d: cannot move the finished file into place"}});
   t.push_back({"sweep_report_folder_missing", sweep + "--report nodir/r.html", {scenario()}, 1,
                {"nodir/r.html: cannot create the output file"}});
+  // The JSON written first is removed when the report then fails: all outputs or none.
+  t.push_back({"sweep_report_fails_after_out", sweep + "--out o.json --report nodir/r.html",
+               {scenario()}, 1, {"nodir/r.html: cannot create the output file"}});
 }
 
 void step_rows(std::vector<Row>& t) {
@@ -275,6 +280,12 @@ void plan_rows(std::vector<Row>& t) {
                {"d: cannot move the finished file into place"}});
   t.push_back({"plan_csv_folder_missing", run + "--csv nodir/c.csv", {scenario(), plan()}, 1,
                {"nodir/c.csv: cannot create the output file"}});
+  t.push_back({"plan_csv_fails_after_out", run + "--out o.json --csv nodir/c.csv",
+               {scenario(), plan()}, 1, {"nodir/c.csv: cannot create the output file"}});
+  t.push_back({"plan_report_fails_after_out", run + "--out o.json --csv c.csv --report nodir/r.html",
+               {scenario(), plan()}, 1, {"nodir/r.html: cannot create the output file"}});
+  t.push_back({"plan_negative_seed", "plan p.yaml --seed -1", {scenario(), plan()}, 2,
+               {"--seed: '-1' is not a whole number in [0, 9223372036854775807]"}});
 }
 
 void report_rows(std::vector<Row>& t) {

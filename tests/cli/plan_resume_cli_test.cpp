@@ -3,9 +3,10 @@
 // command run again finishes with --out / --csv files byte-identical to a run without --resume
 // and removes FILE; a rerun with another seed is bad input naming the field; without --resume the
 // interruption message points at --resume.
-// The plan has three finalists of 8192 replications each (about 0.4 s apiece in a Debug build);
-// the signal is sent as soon as the first confirmation is in FILE (or on stderr), so it always
-// lands while a later finalist runs.
+// The plan has three finalists of 8192 replications each (about 0.1 s apiece on one thread in a
+// release build); the signal is sent as soon as the first confirmation is in FILE, so it lands
+// while a later finalist runs. The SIGTERM test interrupts the 405B example plan (seconds of
+// work in a release build) after its first finalist line.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -86,7 +87,7 @@ class PlanResumeCli : public CliTest {
 
 TEST_F(PlanResumeCli, SigintKeepsFinishedConfirmationsAndRerunFinishesWithIdenticalOutput) {
   // The header and one record: a finalist has finished.
-  const Outcome cut = interrupt_when({"plan", plan(), "--threads", "2", "-q", "--out", "p.json",
+  const Outcome cut = interrupt_when({"plan", plan(), "--threads", "1", "-q", "--out", "p.json",
                                       "--csv", "p.csv", "--resume", "plan.progress"},
                                      SIGINT, [this] { return lines("plan.progress") >= 2; });
   EXPECT_EQ(cut.exit_code, 1) << cut.err;
@@ -127,9 +128,10 @@ TEST_F(PlanResumeCli, SigintKeepsFinishedConfirmationsAndRerunFinishesWithIdenti
 
 TEST_F(PlanResumeCli, SigtermWithoutResumeWritesNothingAndPointsAtResume) {
   const std::string err = (dir_ / "err.txt").string();
-  const Outcome cut =
-      interrupt_when({"plan", plan(), "--threads", "2", "--out", "p.json"}, SIGTERM,
-                     [&] { return read_text(err).find("ntpsim plan: ") != std::string::npos; });
+  const Outcome cut = interrupt_when(
+      {"plan", NTPSIM_SOURCE_DIR "/scenarios/plans/405b-15t-60d.yaml", "--threads", "1", "--out",
+       "p.json"},
+      SIGTERM, [&] { return read_text(err).find("ntpsim plan: ") != std::string::npos; });
   EXPECT_EQ(cut.exit_code, 1) << cut.err;
   EXPECT_NE(cut.err.find("interrupted after "), std::string::npos) << cut.err;
   EXPECT_NE(cut.err.find("; no output file written (with --resume FILE finished confirmations "

@@ -8,6 +8,7 @@
 // the outputs are written.
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
+#include "tools/ntpsim/outputs.h"
 #include "tools/ntpsim/progress_cli.h"
 
 namespace ntpsim::cli {
@@ -33,7 +35,8 @@ class PlanCommand final : public Command {
     sub->add_option("plan", file_, "Plan YAML file")->required();
     sub->add_option("--threads", threads_, "Monte Carlo worker threads (default: all cores)")
         ->check(CLI::Range(1, 4096));
-    sub->add_option("--seed", seed_, "Seed (overrides the plan and the base scenario)");
+    sub->add_option("--seed", seed_, "Seed (overrides the plan and the base scenario)")
+        ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
     sub->add_option("--out", out_, "Write the plan results JSON here");
     sub->add_option("--csv", csv_, "Write one CSV row per candidate here");
     sub->add_option("--report", report_, "Write a report with the planner section (.html or .md)");
@@ -95,16 +98,17 @@ class PlanCommand final : public Command {
     }
     if (!is_root(world)) return 0;
     const auto doc = sim::plan_document(*result);
+    OutputSet outputs;  // every output or none
     if (!out_.empty()) {
-      const auto st = sim::write_file_atomic(out_, doc.dump(1) + "\n");
+      const auto st = outputs.write(out_, doc.dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv_.empty()) {
-      const auto st = sim::write_file_atomic(csv_, sim::plan_csv(*result));
+      const auto st = outputs.write(csv_, sim::plan_csv(*result));
       if (!st.ok()) return report_error(st.error());
     }
     if (!report_.empty()) {
-      const auto st = reports::write_report_files(doc, file_, report_, "");
+      const auto st = outputs.add(reports::write_report_files(doc, file_, report_, ""), {report_});
       if (!st.ok()) return report_error(st.error());
     }
     if (journal) {

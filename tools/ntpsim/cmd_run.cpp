@@ -20,6 +20,7 @@
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
+#include "tools/ntpsim/outputs.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -89,29 +90,24 @@ class RunCommand final : public Command {
     if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
     const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
-    // Both files or neither: a failed second write removes the first.
+    // Every output or none: a failed write removes the files written before it.
+    OutputSet outputs;
     if (!out.empty()) {
-      const auto st = sim::write_file_atomic(out, sim::run_document(s, *result).dump(1) + "\n");
+      const auto st = outputs.write(out, sim::run_document(s, *result).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv.empty()) {
-      const auto st = sim::write_file_atomic(csv, sim::results_csv(s, *result));
-      if (!st.ok()) {
-        if (!out.empty()) std::remove(out.c_str());
-        return report_error(st.error());
-      }
+      const auto st = outputs.write(csv, sim::results_csv(s, *result));
+      if (!st.ok()) return report_error(st.error());
     }
     // Report and timeline (reports/report.h), after the results files.
     const std::string report = !report_.empty() ? report_ : s.outputs.report;
     const std::string timeline = !timeline_.empty() ? timeline_ : s.outputs.timeline;
     if (!report.empty() || !timeline.empty()) {
-      const auto st = reports::write_report_files(sim::run_document(s, *result), file_, report,
-                                                  timeline);
-      if (!st.ok()) {  // every output or none: remove the results files written above
-        if (!out.empty()) std::remove(out.c_str());
-        if (!csv.empty()) std::remove(csv.c_str());
-        return report_error(st.error());
-      }
+      const auto st = outputs.add(
+          reports::write_report_files(sim::run_document(s, *result), file_, report, timeline),
+          {report, timeline});
+      if (!st.ok()) return report_error(st.error());
     }
     if (!quiet_) {
       std::fputs(sim::run_table(s, *result).c_str(), stdout);

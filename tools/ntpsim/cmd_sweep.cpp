@@ -6,6 +6,7 @@
 // interrupted sweep continues where it stopped with identical final results; FILE is removed once
 // the outputs are written.
 #include <cstdio>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
+#include "tools/ntpsim/outputs.h"
 #include "tools/ntpsim/progress_cli.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
@@ -40,7 +42,8 @@ class SweepCommand final : public Command {
         ->check(CLI::Range(1, 1000000));
     sub->add_option("--threads", threads_, "Worker threads (default: all cores)")
         ->check(CLI::Range(1, 4096));
-    sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)");
+    sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)")
+        ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
     sub->add_option("--out", out_, "Write the sweep JSON here");
     sub->add_flag("-q,--quiet", quiet_, "Print no table");
     sub->add_option("--resume", resume_,
@@ -131,14 +134,15 @@ class SweepCommand final : public Command {
     }
     if (!is_root(world)) return 0;
     const std::string out = !out_.empty() ? out_ : sweep->base.outputs.results_json;
+    const std::string report = !report_.empty() ? report_ : sweep->base.outputs.report;
+    OutputSet outputs;  // every output or none
     if (!out.empty()) {
-      const auto st = sim::write_file_atomic(out, sim::sweep_document(*sweep).dump(1) + "\n");
+      const auto st = outputs.write(out, sim::sweep_document(*sweep).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
-    const std::string report = !report_.empty() ? report_ : sweep->base.outputs.report;
     if (!report.empty()) {
-      const auto st =
-          reports::write_report_files(sim::sweep_document(*sweep), file_, report, "");
+      const auto st = outputs.add(
+          reports::write_report_files(sim::sweep_document(*sweep), file_, report, ""), {report});
       if (!st.ok()) return report_error(st.error());
     }
     if (journal) {
