@@ -128,6 +128,17 @@ TEST_F(Limits, TotalFailuresOverAllReplicationsAreBounded) {
   ASSERT_TRUE(s.ok()) << s.error().message;
 }
 
+TEST_F(Limits, BurstsCountInTheExpectedFailures) {
+  // 1000 years x 4,000 replications: about 1.4e8 failures, accepted; with every failure a burst
+  // of 8 GPUs, 1.1e9 failure events, refused.
+  const Result<Scenario> s = load({"horizon=1000y", "replications=4000"});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_NEAR(expected_process_failures(*s), 40 * 1e-4 * 24 * 365 * 1000, 1.0);
+  expect_refused({"horizon=1000y", "replications=4000",
+                  "failures.processes[0].burst={probability: \"100%\", size: 8}"},
+                 {"failures over 4000 replications", "more than 1e+09"});
+}
+
 TEST_F(Limits, IntegerOverflowInSizesIsRefused) {
   expect_refused({"cluster.domains=99999999999999999999"}, {"cluster.domains"});
   expect_refused({"cluster.gpus_per_domain=-9223372036854775808"}, {"cluster.gpus_per_domain"});
