@@ -160,10 +160,10 @@ Status run_batch(const Shared& sh, int begin, int end, int threads, int total_hi
 // The worker threads this run may use (issue 11, docs/limits.md): refuses up front a replication
 // count given as a run option that expects over kMaxFailuresPerRun failures in all, and a run
 // whose single replication does not fit in the memory budget; caps the threads so the memory
-// estimate stays within it (with a warning: results do not depend on the thread count).
+// estimate stays within it (with a notice: results do not depend on the thread count).
 Result<int> threads_within_limits(const Scenario& s, const JobLayout& layout, const Shared& sh,
                                   const RunOptions& opts, int requested, int replications,
-                                  std::vector<std::string>& warnings) {
+                                  std::vector<std::string>& notices) {
   if (opts.replications > 0) {
     const double total = expected_process_failures(s) * opts.replications;
     if (total > kMaxFailuresPerRun) {
@@ -203,7 +203,7 @@ Result<int> threads_within_limits(const Scenario& s, const JobLayout& layout, co
         lower, layout.cluster_gpus, failures, replications, gib(m.peak_bytes(1)), budget_text));
   }
   if (workers < requested) {
-    warnings.push_back(fmt::format(
+    notices.push_back(fmt::format(
         "threads reduced from {} to {} to stay within {}: about {:.3g} GiB per replication in "
         "flight; results do not depend on the thread count",
         requested, workers, budget_text, gib(m.per_worker_bytes)));
@@ -317,7 +317,7 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
   const int max_n = fixed ? fixed_n : std::max(min_n, s.replications.max);
   // More threads than replications would idle; only the ones that run count against the budget.
   auto threads = threads_within_limits(s, *layout, sh, opts, std::min(requested_threads, max_n),
-                                       max_n, r.warnings);
+                                       max_n, r.notices);
   if (!threads.ok()) return threads.error();
   std::atomic<int> done{0};
   int n = 0;

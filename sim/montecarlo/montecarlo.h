@@ -111,7 +111,10 @@ struct RunResult {
   double ideal_tokens_per_s = 0;
   double horizon_s = 0;                 // simulated time per replication (the cap with a budget)
   uint64_t events = 0;                  // events processed, all strategies and replications
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;    // about the results: written with them
+  // About how this process ran (threads reduced to fit the memory budget): for the user's
+  // terminal, never written with the results, which do not depend on it.
+  std::vector<std::string> notices;
 };
 
 Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& options);

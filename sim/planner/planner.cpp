@@ -281,6 +281,7 @@ struct Searcher {
       ro.cancel = opts.cancel;
       auto r = run_monte_carlo(s, ro);
       if (!r.ok()) return r.error();
+      for (const auto& note : r->notices) progress("note: " + note);
       ++out.monte_carlo_runs;
       out.replications += n;
       const auto& reps = r->strategies.front().replications;

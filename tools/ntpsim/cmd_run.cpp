@@ -88,6 +88,7 @@ class RunCommand final : public Command {
       return report_error(Error::runtime(result.error().message + "; no output file written"));
     }
     if (!is_root(world)) return 0;
+    for (const auto& n : result->notices) fmt::print(stderr, "ntpsim: note: {}\n", n);
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
     const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
     // Every output or none: a failed write removes the files written before it.

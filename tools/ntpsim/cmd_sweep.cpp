@@ -7,6 +7,7 @@
 // the outputs are written.
 #include <cstdio>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -133,6 +134,9 @@ class SweepCommand final : public Command {
           "; no output file written (with --resume FILE finished points survive an interruption)"));
     }
     if (!is_root(world)) return 0;
+    std::set<std::string> notices;  // once each, not per point
+    for (const auto& p : sweep->points) notices.insert(p.result.notices.begin(), p.result.notices.end());
+    for (const auto& n : notices) fmt::print(stderr, "ntpsim: note: {}\n", n);
     const std::string out = !out_.empty() ? out_ : sweep->base.outputs.results_json;
     const std::string report = !report_.empty() ? report_ : sweep->base.outputs.report;
     OutputSet outputs;  // every output or none
