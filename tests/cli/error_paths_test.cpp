@@ -29,6 +29,7 @@
 
 #include "cli_harness.h"
 #include "error_literals.h"
+#include "tests/fixtures/tiny_job.h"
 
 namespace {
 
@@ -43,26 +44,9 @@ using ntpsim::cli_test::RunResult;
 // ---- inputs -------------------------------------------------------------------------------------
 
 // A 32-GPU job with frequent failures: a run takes milliseconds.
-constexpr const char* kScenario = R"(name: tiny
-cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
-workload: llama3-8b
-layout: {tp: 8, pp: 1, dp: 4}
-hardware: h100-sxm
-model: proportional
-failures:
-  processes:
-    - component: gpu
-      rate: "2e-3/h"
-      kinds:
-        - {name: hardware, share: 0.5, repair: {distribution: fixed, mean: "2d"}}
-        - {name: software, share: 0.5, repair: {distribution: fixed, mean: "1h"}}
-checkpoint: {interval: auto, write: "60s", restore: "5min"}
-recovery: {detection: "2min", restart: "10min", reconfigure: "1min", spare_swap: "5min"}
-strategies: [checkpoint_restart]
-horizon: "2d"
-replications: 2
-seed: 7
-)";
+const std::string kScenario =
+    std::string("name: tiny\n") + ntpsim::test_fixtures::kTinyJob +
+    "horizon: \"2d\"\n" "replications: 2\n" "seed: 7\n";
 
 // Two candidates over kScenario (written as s.yaml), 2 replications each.
 constexpr const char* kPlan = R"(base: s.yaml

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli_harness.h"
+#include "tests/fixtures/tiny_job.h"
 
 namespace {
 
@@ -26,25 +27,9 @@ using ntpsim::cli_test::CliTest;
 using ntpsim::cli_test::read_text;
 using Outcome = ntpsim::cli_test::RunResult;
 
-constexpr const char* kBase = R"(name: resume-cli-base
-cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
-workload: llama3-8b
-layout: {tp: 8, pp: 1, dp: 4}
-hardware: h100-sxm
-model: proportional
-failures:
-  processes:
-    - component: gpu
-      rate: "2e-3/h"
-      kinds:
-        - {name: hardware, share: 0.5, repair: {distribution: fixed, mean: "2d"}}
-        - {name: software, share: 0.5, repair: {distribution: fixed, mean: "1h"}}
-checkpoint: {interval: auto, write: "60s", restore: "5min"}
-recovery: {detection: "2min", restart: "10min", reconfigure: "1min", spare_swap: "5min"}
-strategies: [checkpoint_restart]
-train: {tokens: "6e10"}
-seed: 7
-)";
+const std::string kBase =
+    std::string("name: resume-cli-base\n") + ntpsim::test_fixtures::kTinyJob +
+    "train: {tokens: \"6e10\"}\n" "seed: 7\n";
 
 // One finalist per family: three Monte Carlo confirmations.
 constexpr const char* kPlan = R"(base: base.yaml

@@ -16,6 +16,7 @@
 #include "sim/planner/plan_output.h"
 #include "sim/planner/plan_progress.h"
 #include "sim/planner/planner.h"
+#include "tests/fixtures/tiny_job.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -24,24 +25,9 @@ namespace fs = std::filesystem;
 
 // The 32-GPU-class job of planner_test.cpp (Llama 3 8B on HGX H100 domains of 8, a high failure
 // rate), so that a plan of 24 candidates confirms several finalists in well under a second.
-constexpr const char* kBase = R"(name: resume-plan-base
-cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
-workload: llama3-8b
-layout: {tp: 8, pp: 1, dp: 4}
-hardware: h100-sxm
-model: proportional
-failures:
-  processes:
-    - component: gpu
-      rate: "2e-3/h"
-      kinds:
-        - {name: hardware, share: 0.5, repair: {distribution: fixed, mean: "2d"}}
-        - {name: software, share: 0.5, repair: {distribution: fixed, mean: "1h"}}
-checkpoint: {interval: auto, write: "60s", restore: "5min"}
-recovery: {detection: "2min", restart: "10min", reconfigure: "1min", spare_swap: "5min"}
-strategies: [checkpoint_restart]
-seed: 7
-)";
+const std::string kBase =
+    std::string("name: resume-plan-base\n") + test_fixtures::kTinyJob +
+    "seed: 7\n";
 
 // Doubling batches (8 up to 64 replications), so a finalist may take several Monte Carlo runs:
 // the recorded runs and replications must add up as in an uninterrupted plan.

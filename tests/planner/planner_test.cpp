@@ -17,6 +17,7 @@
 #include "sim/planner/plan_output.h"
 #include "sim/planner/planner.h"
 #include "sim/scenario/loader.h"
+#include "tests/fixtures/tiny_job.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -25,23 +26,8 @@ namespace fs = std::filesystem;
 
 // A 32-GPU-class job (Llama 3 8B, HGX H100 domains of 8) with a high failure rate, so that
 // candidates differ within a few simulated days.
-constexpr const char* kBase = R"(name: tiny-plan-base
-cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
-workload: llama3-8b
-layout: {tp: 8, pp: 1, dp: 4}
-hardware: h100-sxm
-model: proportional
-failures:
-  processes:
-    - component: gpu
-      rate: "2e-3/h"
-      kinds:
-        - {name: hardware, share: 0.5, repair: {distribution: fixed, mean: "2d"}}
-        - {name: software, share: 0.5, repair: {distribution: fixed, mean: "1h"}}
-checkpoint: {interval: auto, write: "60s", restore: "5min"}
-recovery: {detection: "2min", restart: "10min", reconfigure: "1min", spare_swap: "5min"}
-strategies: [checkpoint_restart]
-)";
+const std::string kBase =
+    std::string("name: tiny-plan-base\n") + test_fixtures::kTinyJob;
 
 class PlanFiles : public ::testing::Test {
  protected:
