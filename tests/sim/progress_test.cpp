@@ -15,6 +15,7 @@
 #include "sim/io/run_record.h"
 #include "sim/montecarlo/sweep.h"
 #include "sim/scenario/loader.h"
+#include "tests/fixtures/tiny_job.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -171,24 +172,7 @@ TEST(ExactNumber, EveryDoubleRoundTripsThroughText) {
   EXPECT_NE(bad.error().message.find("point 3: goodput: expected a number"), std::string::npos);
 }
 
-constexpr const char* kTiny = R"(name: tiny
-cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
-workload: llama3-8b
-layout: {tp: 8, pp: 1, dp: 4}
-hardware: h100-sxm
-model: proportional
-failures:
-  processes:
-    - component: gpu
-      rate: "1e-3/h"
-      kinds:
-        - {name: hardware, share: 1, repair: {distribution: fixed, mean: "1d"}}
-checkpoint: {interval: auto, write: "30s", restore: "2min"}
-strategies: [checkpoint_restart, ntp]
-horizon: "20d"
-replications: 4
-seed: 5
-)";
+constexpr const char* kTiny = test_fixtures::kTinySweep;
 
 TEST_F(Progress, ASweepStoppedAndResumedFromItsRecordsMatchesAWholeSweep) {
   const std::string file = (dir_ / "tiny.yaml").string();

@@ -9,6 +9,7 @@
 #include "sim/io/results_table.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/montecarlo/sweep.h"
+#include "tests/fixtures/tiny_job.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -43,24 +44,7 @@ class SweepFile : public ::testing::Test {
            ("ntpsim_sweep_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
     fs::create_directories(dir_);
     file_ = (dir_ / "tiny.yaml").string();
-    std::ofstream(file_) << R"(name: tiny
-cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}
-workload: llama3-8b
-layout: {tp: 8, pp: 1, dp: 4}
-hardware: h100-sxm
-model: proportional
-failures:
-  processes:
-    - component: gpu
-      rate: "1e-3/h"
-      kinds:
-        - {name: hardware, share: 1, repair: {distribution: fixed, mean: "1d"}}
-checkpoint: {interval: auto, write: "30s", restore: "2min"}
-strategies: [checkpoint_restart, ntp]
-horizon: "20d"
-replications: 4
-seed: 5
-)";
+    std::ofstream(file_) << test_fixtures::kTinySweep;
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
