@@ -453,4 +453,11 @@ void Engine::record_domains(GpuRange gpus, bool repair) {
   }
 }
 
+Result<std::unique_ptr<models::StepModel>> make_scenario_step_model(const Scenario& s) {
+  if (s.step_model == "proportional") {
+    return models::make_proportional_model(s.workload, s.layout, s.hardware);
+  }
+  return models::make_step_model(s.step_model, s.workload, s.layout, s.hardware);
+}
+
 }  // namespace ntpsim::sim

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/base/status.h"
@@ -137,5 +138,9 @@ class Engine {
   uint64_t events_ = 0;
   uint64_t hash_ = 0;
 };
+
+// The step model a scenario names (`model:`): "proportional" (models::make_proportional_model)
+// or any kind models::make_step_model knows. Errors as make_step_model's (bad input).
+Result<std::unique_ptr<models::StepModel>> make_scenario_step_model(const Scenario& s);
 
 }  // namespace ntpsim::sim

@@ -262,10 +262,7 @@ Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& opts) {
   if (!layout.ok()) return layout.error();
   auto topo = Topology::build(s.cluster);
   if (!topo.ok()) return topo.error();
-  auto model = s.step_model == "proportional"
-                   ? Result<std::unique_ptr<models::StepModel>>(
-                         models::make_proportional_model(s.workload, s.layout, s.hardware))
-                   : models::make_step_model(s.step_model, s.workload, s.layout, s.hardware);
+  auto model = make_scenario_step_model(s);
   if (!model.ok()) return model.error();
   const models::StepModel& m = **model;
 

@@ -55,10 +55,7 @@ Result<Screen> screen_candidate(const Scenario& s) {
   if (!layout.ok()) return layout.error();
   auto topo = Topology::build(s.cluster);
   if (!topo.ok()) return topo.error();
-  auto model = s.step_model == "proportional"
-                   ? Result<std::unique_ptr<models::StepModel>>(
-                         models::make_proportional_model(s.workload, s.layout, s.hardware))
-                   : models::make_step_model(s.step_model, s.workload, s.layout, s.hardware);
+  auto model = make_scenario_step_model(s);
   if (!model.ok()) return model.error();
   const models::StepModel& m = **model;
   std::shared_ptr<const TraceData> trace;

@@ -40,13 +40,9 @@ Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
   auto topo = sim::Topology::build(sc.cluster);
   if (!topo.ok()) return topo.error();
   p->topology = std::make_unique<sim::Topology>(std::move(*topo));
-  if (sc.step_model == "proportional") {
-    p->model = models::make_proportional_model(sc.workload, sc.layout, sc.hardware);
-  } else {
-    auto m = models::make_step_model(sc.step_model, sc.workload, sc.layout, sc.hardware);
-    if (!m.ok()) return m.error();
-    p->model = std::move(*m);
-  }
+  auto m = sim::make_scenario_step_model(sc);
+  if (!m.ok()) return m.error();
+  p->model = std::move(*m);
   if (sc.failures.trace) {
     auto trace = sim::load_trace(*sc.failures.trace);
     if (!trace.ok()) return trace.error();
