@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "models/base/random.h"
+
 namespace ntpsim::sim {
 namespace {
 
@@ -22,17 +24,8 @@ using ojson = nlohmann::ordered_json;
 
 constexpr const char* kFormat = "ntpsim-progress/1";
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 14695981039346656037ULL;
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 std::string record_hash(const std::string& key, const ojson& data) {
-  return fmt::format("{:016x}", fnv1a(ojson::array({key, data}).dump()));
+  return fmt::format("{:016x}", fnv1a64(ojson::array({key, data}).dump()));
 }
 
 Error io_error(const std::string& path, const std::string& what) {
