@@ -66,4 +66,18 @@ inline void write_file(const std::filesystem::path& path, std::string_view data)
   FUZZ_REQUIRE(out.good(), "cannot write scratch file " + path.string());
 }
 
+// Two-file inputs (the scenario and plan targets): the text before a line "#--- base.yaml" is
+// written to scratch_dir()/main.yaml, the text after it to base.yaml beside it (empty when the
+// line is absent), so `include:` or `base:` can name a second fuzzed file. Returns main.yaml.
+inline constexpr std::string_view kBaseSplit = "#--- base.yaml\n";
+inline std::filesystem::path write_main_and_base(std::string_view text) {
+  const auto& dir = scratch_dir();
+  const size_t split = text.find(kBaseSplit);
+  write_file(dir / "main.yaml", text.substr(0, split));
+  write_file(dir / "base.yaml", split == std::string_view::npos
+                                    ? std::string_view()
+                                    : text.substr(split + kBaseSplit.size()));
+  return dir / "main.yaml";
+}
+
 }  // namespace ntpsim::fuzz

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,6 @@ namespace {
 
 using namespace ntpsim;
 
-constexpr std::string_view kSplit = "#--- base.yaml\n";
 constexpr size_t kMaxListValues = 64;  // plan.cpp's limit on every list
 
 template <typename T>
@@ -56,7 +56,7 @@ void require_ranges(const sim::Plan& p) {
   }
   FUZZ_REQUIRE(s.checkpoint_interval_s.size() <= kMaxListValues, "search.checkpoint_interval");
   for (double c : s.checkpoint_interval_s) {
-    FUZZ_REQUIRE(c == 0 || within(c, 1, INFINITY), "search.checkpoint_interval out of range");
+    FUZZ_REQUIRE(c == 0 || within(c, 1, std::numeric_limits<double>::infinity()), "search.checkpoint_interval out of range");
   }
 
   const sim::PlanTarget& t = p.target;
@@ -97,12 +97,8 @@ void require_ranges(const sim::Plan& p) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = fuzz::as_text(data, size);
-  const auto& dir = fuzz::scratch_dir();
-  const size_t split = text.find(kSplit);
-  fuzz::write_file(dir / "main.yaml", text.substr(0, split));
-  fuzz::write_file(dir / "base.yaml",
-                   split == std::string_view::npos ? "" : text.substr(split + kSplit.size()));
-  const Result<sim::Plan> p = sim::read_plan((dir / "main.yaml").string());
+  const std::filesystem::path main_file = fuzz::write_main_and_base(text);
+  const Result<sim::Plan> p = sim::read_plan(main_file.string());
   if (!p.ok()) {
     fuzz::require_bad_input(p.error());
     return 0;

@@ -20,7 +20,6 @@ namespace {
 
 using namespace ntpsim;
 
-constexpr std::string_view kSplit = "#--- base.yaml\n";
 constexpr std::string_view kSet = "#set ";
 
 // The "#set " lines of `text`, without the prefix.
@@ -41,15 +40,11 @@ std::vector<std::string> overrides_in(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = fuzz::as_text(data, size);
-  const auto& dir = fuzz::scratch_dir();
-  const size_t split = text.find(kSplit);
-  fuzz::write_file(dir / "main.yaml", text.substr(0, split));
-  fuzz::write_file(dir / "base.yaml",
-                   split == std::string_view::npos ? "" : text.substr(split + kSplit.size()));
+  const std::filesystem::path main_file = fuzz::write_main_and_base(text);
   sim::LoadOptions options;
   options.data_dir = NTPSIM_SOURCE_DIR;
-  options.overrides = overrides_in(text.substr(0, split));
-  const Result<sim::Scenario> s = sim::load_scenario((dir / "main.yaml").string(), options);
+  options.overrides = overrides_in(text.substr(0, text.find(fuzz::kBaseSplit)));
+  const Result<sim::Scenario> s = sim::load_scenario(main_file.string(), options);
   if (!s.ok()) {
     fuzz::require_bad_input(s.error());
     return 0;
@@ -57,9 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string resolved = sim::to_yaml_text(*s);
   FUZZ_REQUIRE(!sim::check_text(*s).empty() && !sim::scenario_hash(*s).empty(), resolved);
   FUZZ_REQUIRE(!sim::to_json(*s).dump().empty(), resolved);
-  fuzz::write_file(dir / "resolved.yaml", resolved);
+  const std::filesystem::path resolved_file = main_file.parent_path() / "resolved.yaml";
+  fuzz::write_file(resolved_file, resolved);
   options.overrides.clear();  // already applied in `resolved`
-  const Result<sim::Scenario> again = sim::load_scenario((dir / "resolved.yaml").string(), options);
+  const Result<sim::Scenario> again = sim::load_scenario(resolved_file.string(), options);
   FUZZ_REQUIRE(again.ok(), "resolved scenario does not load: " +
                                (again.ok() ? std::string() : again.error().message) + "\n" +
                                resolved);
