@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <variant>
 
 #include "models/base/check.h"
 #include "models/step_model.h"
@@ -12,6 +11,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/layout.h"
 #include "sim/failures/failure_source.h"
+#include "sim/strategies/plugin.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -38,13 +38,6 @@ void poisson_tail(double mean, int64_t k, double& p_over, double& e_over) {
   }
   p_over = std::max(0.0, 1.0 - cdf);
   e_over = std::max(0.0, (mean - static_cast<double>(k)) - e_below);
-}
-
-double param_number(const StrategyConfig& c, const char* key, double fallback) {
-  const auto it = c.params.find(key);
-  if (it == c.params.end()) return fallback;
-  if (const auto* d = std::get_if<double>(&it->second)) return *d;
-  return fallback;
 }
 
 }  // namespace
@@ -99,32 +92,28 @@ Result<Screen> screen_candidate(const Scenario& s) {
   poisson_tail(lost_per_domain * l.domains(), free_groups, r.short_probability, r.short_groups);
   r.damaged_domains = p_damaged * l.job_domains;
 
-  const double lambda = r.interruptions_per_s;
   const double it = r.healthy_iteration_s;
   const auto& rc = s.recovery;
-  const double restart_loss =
+  ScreenInputs in;
+  in.model = &m;
+  in.tp = l.tp;
+  in.dp = l.dp;
+  in.interruptions_per_s = r.interruptions_per_s;
+  in.healthy_iteration_s = it;
+  in.restart_loss_s =
       rc.detection_s + rc.restart_s + s.checkpoint.restore_s + 0.5 * (tau + r.exposed_s);
-  const double reconf_loss = rc.detection_s + 2 * rc.reconfigure_s + 0.5 * it;
+  in.reconfigure_loss_s = rc.detection_s + 2 * rc.reconfigure_s + 0.5 * it;
+  in.swap_loss_s = rc.detection_s + rc.spare_swap_s + 0.5 * it;
+  in.short_probability = r.short_probability;
+  in.short_groups = r.short_groups;
+  in.damaged_domains = r.damaged_domains;
+  // The strategy's own closed form (plugin.h); every registered strategy has one.
   const StrategyConfig& sc = s.strategies.front();
-  const double avail = 1 - r.short_probability;
-  double g = 0;
-  if (sc.name == "checkpoint_restart") {
-    g = (1 - lambda * restart_loss) * avail;
-  } else if (sc.name == "spare_substitution") {
-    const double swap_loss = rc.detection_s + rc.spare_swap_s + 0.5 * it;
-    g = (1 - lambda * (avail * swap_loss + r.short_probability * restart_loss)) * avail;
-  } else if (sc.name == "dp_drop") {
-    g = (1 - lambda * reconf_loss) * std::max(0.0, 1 - r.short_groups / l.dp);
-  } else {  // ntp, ntp_power_boost: damaged replicas carry a smaller share of the batch
-    double ratio = 1.0;
-    if (sc.name == "ntp_power_boost") {
-      ratio = std::min(m.max_power_ratio(), 1 + param_number(sc, "max_power", 0.0));
-    }
-    const int tp1 = std::max(m.min_tp(), l.tp - 1);
-    const double share = l.tp > m.min_tp() ? models::max_batch_share(m, tp1, ratio, it) : 0.0;
-    const double damaged = std::min<double>(l.dp, r.damaged_domains);
-    g = (1 - lambda * reconf_loss) * std::max(0.0, 1 - damaged * (1 - share) / l.dp);
-  }
+  auto params = StrategyParams::make(sc);  // an unknown name is bad input here
+  if (!params.ok()) return params.error();
+  const StrategyPlugin* plugin = find_strategy_plugin(sc.name);
+  NTPSIM_CHECK(plugin != nullptr);
+  const double g = plugin->screen(in, *params);
   r.goodput_bound = f_ck;
   r.goodput_expected = std::clamp(g, 0.0, 1.0) * f_ck;
   r.power_w = static_cast<double>(l.job_gpus) * m.gpu_power_w(1.0) +

@@ -16,6 +16,7 @@
 
 #include "models/hardware.h"
 #include "models/workload.h"
+#include "sim/strategies/params.h"  // StrategyConfig
 
 namespace ntpsim::sim {
 
@@ -88,15 +89,6 @@ struct RecoveryConfig {
   double restart_s = 600.0;         // job restart: reschedule, NCCL init, warm-up
   double reconfigure_s = 60.0;      // in-place reconfiguration (dp_drop, ntp) without restart
   double spare_swap_s = 300.0;      // swap a spare domain or GPU into the job
-};
-
-// A strategy parameter value after validation: bool, integer, real (SI units), or text.
-using ParamValue = std::variant<bool, int64_t, double, std::string>;
-
-struct StrategyConfig {
-  std::string name;                          // registered strategy name
-  std::string label;                         // display name (defaults to name)
-  std::map<std::string, ParamValue> params;  // every registered parameter, defaults filled
 };
 
 struct ReplicationConfig {

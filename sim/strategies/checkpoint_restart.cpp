@@ -3,7 +3,7 @@
 // otherwise it stalls until repairs. A restart reschedules the job, so its TP groups are formed
 // anew from the healthy GPUs of each domain: the domain's idle GPUs (G mod T) fill in for failed
 // ones, and spare domains replace damaged domains when use_spare_domains allows.
-#include "sim/strategies/strategy.h"
+#include "sim/strategies/plugin.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -20,11 +20,8 @@ class CheckpointRestart final : public Strategy {
   RecoveryKind recovery(bool) const override { return RecoveryKind::kRestart; }
 };
 
-}  // namespace
-
-std::unique_ptr<Strategy> make_checkpoint_restart(const std::string& label,
-                                                  const StrategyParams& p,
-                                                  const ShapeContext& ctx) {
+std::unique_ptr<Strategy> make(const std::string& label, const StrategyParams& p,
+                               const ShapeContext& ctx) {
   MembershipRules r;
   r.degree_by_failed.assign(ctx.tp + 1, 0);
   r.degree_by_failed[0] = ctx.tp;
@@ -34,4 +31,29 @@ std::unique_ptr<Strategy> make_checkpoint_restart(const std::string& label,
   return std::make_unique<CheckpointRestart>(label, std::move(r), ctx);
 }
 
+// Every interruption costs a restart; the job runs only while the cluster has enough groups.
+double screen(const ScreenInputs& in, const StrategyParams&) {
+  const double avail = 1 - in.short_probability;
+  return (1 - in.interruptions_per_s * in.restart_loss_s) * avail;
+}
+
+StrategyPlugin plugin() {
+  StrategyPlugin p;
+  p.info = {"checkpoint_restart",
+            "Any interrupting failure rolls back to the last checkpoint and restarts; needs "
+            "R*P healthy TP groups, uses spare domains, else stalls until repairs",
+            {{"use_spare_domains", ParamKind::kBool,
+              "replace failed domains with spare domains at restart", "", "true", 0, 0, {}}}};
+  p.make = [](const std::string& label, const StrategyParams& params,
+              const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
+    return make(label, params, ctx.shape);
+  };
+  p.screen = screen;
+  p.serves_as_fallback = true;
+  return p;
+}
+
+NTPSIM_REGISTER_STRATEGY(plugin())
+
+}  // namespace
 }  // namespace ntpsim::sim

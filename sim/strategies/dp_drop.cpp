@@ -4,7 +4,9 @@
 // keep_global_batch: the remaining A replicas carry the whole batch, so an iteration takes R/A
 // times longer (a lost in-flight iteration costs the full batch); otherwise the batch shrinks.
 // Throughput is A/R of the ideal either way.
-#include "sim/strategies/strategy.h"
+#include <algorithm>
+
+#include "sim/strategies/plugin.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -35,10 +37,8 @@ class DpDrop final : public Strategy {
   bool keep_global_batch_;
 };
 
-}  // namespace
-
-std::unique_ptr<Strategy> make_dp_drop(const std::string& label, const StrategyParams& p,
-                                       const ShapeContext& ctx) {
+std::unique_ptr<Strategy> make(const std::string& label, const StrategyParams& p,
+                               const ShapeContext& ctx) {
   MembershipRules r;
   r.degree_by_failed.assign(ctx.tp + 1, 0);
   r.degree_by_failed[0] = ctx.tp;
@@ -47,4 +47,34 @@ std::unique_ptr<Strategy> make_dp_drop(const std::string& label, const StrategyP
   return std::make_unique<DpDrop>(label, std::move(r), ctx, p.flag("keep_global_batch"));
 }
 
+// Every interruption costs a reconfiguration; the replicas the cluster is short of are dropped.
+double screen(const ScreenInputs& in, const StrategyParams&) {
+  return (1 - in.interruptions_per_s * in.reconfigure_loss_s) *
+         std::max(0.0, 1 - in.short_groups / in.dp);
+}
+
+StrategyPlugin plugin() {
+  StrategyPlugin p;
+  p.info = {"dp_drop",
+            "Damaged DP replicas leave; healthy domains are repacked into full replicas; "
+            "repaired domains rejoin at the next reconfiguration",
+            {{"keep_global_batch", ParamKind::kBool,
+              "true: remaining replicas carry the whole global batch (more accumulation, "
+              "slower iterations); false: the global batch shrinks with the replicas",
+              "", "true", 0, 0, {}},
+             {"use_spare_domains", ParamKind::kBool,
+              "spare domains fill in for dropped ones at reconfiguration", "", "true", 0, 0,
+              {}}}};
+  p.make = [](const std::string& label, const StrategyParams& params,
+              const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
+    return make(label, params, ctx.shape);
+  };
+  p.screen = screen;
+  p.serves_as_fallback = true;
+  return p;
+}
+
+NTPSIM_REGISTER_STRATEGY(plugin())
+
+}  // namespace
 }  // namespace ntpsim::sim

@@ -1,6 +1,8 @@
-// make_strategy: from a scenario's StrategyConfig to a Strategy object (strategy.h).
+// make_strategy: from a scenario's StrategyConfig to a Strategy object, through the factory the
+// strategy registered (plugin.h). No strategy is named here.
 #include <fmt/format.h>
 
+#include "sim/strategies/plugin.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {
@@ -16,29 +18,16 @@ JobShape Strategy::full_shape() const {
   return s;
 }
 
-namespace {
-
-Result<std::unique_ptr<Strategy>> build(const std::string& name, const std::string& label,
-                                        const StrategyParams& p, const ShapeContext& ctx,
-                                        const models::StepModel& model, const JobLayout& layout,
-                                        const models::HardwareProfile& hw) {
-  if (name == "checkpoint_restart") return make_checkpoint_restart(label, p, ctx);
-  if (name == "dp_drop") return make_dp_drop(label, p, ctx);
-  if (name == "ntp" || name == "ntp_power_boost") {
-    return make_ntp(name, label, p, ctx, model, layout.idle_per_domain, hw.idle_power_w);
+Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
+                                                const StrategyBuildContext& ctx) {
+  auto params = StrategyParams::make(cfg);
+  if (!params.ok()) return params.error();
+  const StrategyPlugin* plugin = find_strategy_plugin(cfg.name);
+  if (plugin == nullptr) {
+    return Error::bad_input(fmt::format("strategies: no implementation for '{}'", cfg.name));
   }
-  if (name == "spare_substitution") {
-    const std::string& fb = p.choice("fallback");
-    auto fb_params = StrategyParams::make(StrategyConfig{fb, fb, {}});
-    if (!fb_params.ok()) return fb_params.error();
-    auto fallback = build(fb, fb, *fb_params, ctx, model, layout, hw);
-    if (!fallback.ok()) return fallback.error();
-    return make_spare_substitution(label, p, std::move(fallback.value()));
-  }
-  return Error::bad_input(fmt::format("strategies: no implementation for '{}'", name));
+  return plugin->make(cfg.label.empty() ? cfg.name : cfg.label, *params, ctx);
 }
-
-}  // namespace
 
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
@@ -50,18 +39,17 @@ Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
     return Error::runtime(fmt::format("step model TP {} differs from the layout's TP {}",
                                       model.nominal_tp(), layout.tp));
   }
-  ShapeContext ctx;
-  ctx.tp = layout.tp;
-  ctx.pp = layout.pp;
-  ctx.dp = layout.dp;
-  ctx.job_groups = layout.job_groups;
-  ctx.healthy_iteration_s = model.healthy_iteration_s();
-  ctx.nominal_gpu_power_w = model.gpu_power_w(1.0);
-  if (!(ctx.healthy_iteration_s > 0)) {
+  ShapeContext shape;
+  shape.tp = layout.tp;
+  shape.pp = layout.pp;
+  shape.dp = layout.dp;
+  shape.job_groups = layout.job_groups;
+  shape.healthy_iteration_s = model.healthy_iteration_s();
+  shape.nominal_gpu_power_w = model.gpu_power_w(1.0);
+  if (!(shape.healthy_iteration_s > 0)) {
     return Error::bad_input("step model: the healthy iteration time is not positive");
   }
-  return build(cfg.name, cfg.label.empty() ? cfg.name : cfg.label, *params, ctx, model, layout,
-               hardware);
+  return make_strategy(cfg, StrategyBuildContext{model, layout, hardware, shape});
 }
 
 }  // namespace ntpsim::sim

@@ -18,7 +18,7 @@
 #include <algorithm>
 
 #include "models/base/check.h"
-#include "sim/strategies/strategy.h"
+#include "sim/strategies/plugin.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -160,15 +160,14 @@ double least(double lo, double hi, Ok ok) {
   return hi;
 }
 
-}  // namespace
-
-std::unique_ptr<Strategy> make_ntp(const std::string& name, const std::string& label,
+// `idle_per_domain` and `idle_power_w` enter the domain power budget of the boosted variant.
+std::unique_ptr<Strategy> make_ntp(const std::string& name, bool boost, const std::string& label,
                                    const StrategyParams& p, const ShapeContext& ctx,
                                    const models::StepModel& model, int idle_per_domain,
                                    double idle_power_w) {
-  const bool boost = name == "ntp_power_boost";
   const int T = ctx.tp;
   NTPSIM_CHECK(model.nominal_tp() == T);
+  NTPSIM_CHECK(T >= 1);
   const int min_tp = std::max<int>(static_cast<int>(p.integer("min_tp")), model.min_tp());
   const int step = std::max<int>(1, static_cast<int>(p.integer("tp_step")));
 
@@ -237,4 +236,89 @@ std::unique_ptr<Strategy> make_ntp(const std::string& name, const std::string& l
   return std::make_unique<Ntp>(name, label, std::move(r), ctx, o, std::move(t));
 }
 
+// Damaged replicas carry a smaller batch share: one damaged group per damaged domain, at TP - 1,
+// at the power cap for the boosted variant.
+double screen(const ScreenInputs& in, const StrategyParams& p, bool boost) {
+  const models::StepModel& m = *in.model;
+  double ratio = 1.0;
+  if (boost) ratio = std::min(m.max_power_ratio(), 1 + p.number("max_power"));
+  const int tp1 = std::max(m.min_tp(), in.tp - 1);
+  const double share =
+      in.tp > m.min_tp() ? models::max_batch_share(m, tp1, ratio, in.healthy_iteration_s) : 0.0;
+  const double damaged = std::min<double>(in.dp, in.damaged_domains);
+  return (1 - in.interruptions_per_s * in.reconfigure_loss_s) *
+         std::max(0.0, 1 - damaged * (1 - share) / in.dp);
+}
+
+std::vector<ParamSpec> ntp_params() {
+  return {
+      {"rule", ParamKind::kChoice,
+       "per_group: each damaged TP group runs at T-k; parity: every damaged replica runs at one "
+       "shared degree T-max(k) (Megatron-LM's NTP)",
+       "", "per_group", 0, 0, {"per_group", "parity"}},
+      {"min_tp", ParamKind::kInt,
+       "smallest TP degree a damaged group may run at; 0 = from the memory model", "GPUs", "0", 0,
+       4096, {}},
+      {"tp_step", ParamKind::kInt,
+       "reduced degrees are rounded down to a multiple of this (2 = even degrees only)", "GPUs",
+       "1", 1, 64, {}},
+      {"keep_pace", ParamKind::kBool,
+       "true: a damaged replica takes the largest batch share that keeps pace with healthy "
+       "replicas; false: it keeps its full share and the whole job slows to its pace",
+       "", "true", 0, 0, {}},
+      {"pack", ParamKind::kBool,
+       "pack damaged TP groups into as few DP replicas as possible at each reconfiguration", "",
+       "true", 0, 0, {}},
+      {"use_spare_domains", ParamKind::kBool,
+       "spare domains replace damaged domains at reconfiguration", "", "true", 0, 0, {}},
+  };
+}
+
+StrategyPlugin ntp_plugin() {
+  StrategyPlugin p;
+  p.info = {"ntp",
+            "Nonuniform TP: a damaged TP group runs at a reduced degree with a smaller batch "
+            "share; healthy replicas reshard gradients on the DP sync",
+            ntp_params()};
+  p.make = [](const std::string& label, const StrategyParams& params,
+              const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
+    return make_ntp("ntp", false, label, params, ctx.shape, ctx.model,
+                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w);
+  };
+  p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
+    return screen(in, params, false);
+  };
+  p.serves_as_fallback = true;
+  return p;
+}
+
+StrategyPlugin ntp_power_boost_plugin() {
+  StrategyPlugin p;
+  auto table = ntp_params();
+  table.push_back({"max_power", ParamKind::kFraction,
+                    "per-GPU power cap of boosted GPUs, above TDP", "fraction of TDP", "30%", 0, 2,
+                    {}});
+  table.push_back({"domain_budget", ParamKind::kBool,
+                    "limit a boosted domain to its nominal power budget, including the failed "
+                    "GPUs' freed share",
+                    "", "true", 0, 0, {}});
+  p.info = {"ntp_power_boost",
+            "NTP, and the surviving GPUs of damaged domains run at higher power (up to a cap) "
+            "to keep their full batch share; energy is accounted",
+            std::move(table)};
+  p.make = [](const std::string& label, const StrategyParams& params,
+              const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
+    return make_ntp("ntp_power_boost", true, label, params, ctx.shape, ctx.model,
+                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w);
+  };
+  p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
+    return screen(in, params, true);
+  };
+  return p;
+}
+
+NTPSIM_REGISTER_STRATEGY(ntp_plugin())
+NTPSIM_REGISTER_STRATEGY(ntp_power_boost_plugin())
+
+}  // namespace
 }  // namespace ntpsim::sim

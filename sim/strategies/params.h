@@ -1,18 +1,31 @@
-// Typed access to one strategy's parameters, checked against the registry (registry.h).
+// A strategy's configuration as the scenario names it (StrategyConfig), and typed access to its
+// parameters checked against the registry (StrategyParams, registry.h).
 //
 // `StrategyParams::make` takes the StrategyConfig as the scenario loader produced it (every
 // parameter filled) or as a test built it (any subset): missing parameters get the registry's
 // default, unknown names and wrongly typed values are bad input naming the strategy and key.
-// Thread safety: plain value.
+// This header depends on nothing above models/base, so the scenario language can hold
+// StrategyConfig values without the strategies depending on the scenario.
+// Thread safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 
 #include "models/base/status.h"
-#include "sim/scenario/scenario.h"
 
 namespace ntpsim::sim {
+
+// A strategy parameter value after validation: bool, integer, real (SI units), or text.
+using ParamValue = std::variant<bool, int64_t, double, std::string>;
+
+struct StrategyConfig {
+  std::string name;                          // registered strategy name
+  std::string label;                         // display name (defaults to name)
+  std::map<std::string, ParamValue> params;  // every registered parameter, defaults filled
+};
 
 class StrategyParams {
  public:

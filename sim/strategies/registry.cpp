@@ -1,90 +1,118 @@
+// The strategy registry (registry.h, plugin.h): collects the plug-ins registered during static
+// initialisation and fixes their order on first read.
 #include "sim/strategies/registry.h"
+
+#include <algorithm>
+#include <map>
+
+#include "models/base/check.h"
+#include "sim/strategies/plugin.h"
+
+// The files listed by `ntpsim_strategy()` lines, in CMake order (generated at configure time):
+// one NTPSIM_STRATEGY_FILE_ENTRY(stem) each.
+#define NTPSIM_STRATEGY_FILE_ENTRY(stem) void ntpsim_strategy_file_##stem();
+#include "sim/strategies/strategy_files.inc"
+#undef NTPSIM_STRATEGY_FILE_ENTRY
 
 namespace ntpsim::sim {
 namespace {
 
-std::vector<ParamSpec> ntp_params() {
-  return {
-      {"rule", ParamKind::kChoice,
-       "per_group: each damaged TP group runs at T-k; parity: every damaged replica runs at one "
-       "shared degree T-max(k) (Megatron-LM's NTP)",
-       "", "per_group", 0, 0, {"per_group", "parity"}},
-      {"min_tp", ParamKind::kInt,
-       "smallest TP degree a damaged group may run at; 0 = from the memory model", "GPUs", "0", 0,
-       4096, {}},
-      {"tp_step", ParamKind::kInt,
-       "reduced degrees are rounded down to a multiple of this (2 = even degrees only)", "GPUs",
-       "1", 1, 64, {}},
-      {"keep_pace", ParamKind::kBool,
-       "true: a damaged replica takes the largest batch share that keeps pace with healthy "
-       "replicas; false: it keeps its full share and the whole job slows to its pace",
-       "", "true", 0, 0, {}},
-      {"pack", ParamKind::kBool,
-       "pack damaged TP groups into as few DP replicas as possible at each reconfiguration", "",
-       "true", 0, 0, {}},
-  };
+struct Pending {
+  std::string file;
+  int sequence = 0;  // registration order (ordered within a file by the language)
+  StrategyPlugin plugin;
+};
+
+struct State {
+  std::vector<Pending> pending;
+  bool frozen = false;
+};
+
+State& state() {
+  static State s;
+  return s;
 }
 
-std::vector<StrategyInfo> build() {
-  std::vector<StrategyInfo> r;
-  r.push_back({"checkpoint_restart",
-               "Any interrupting failure rolls back to the last checkpoint and restarts; needs "
-               "R*P healthy TP groups, uses spare domains, else stalls until repairs",
-               {{"use_spare_domains", ParamKind::kBool,
-                 "replace failed domains with spare domains at restart", "", "true", 0, 0, {}}}});
-  r.push_back({"dp_drop",
-               "Damaged DP replicas leave; healthy domains are repacked into full replicas; "
-               "repaired domains rejoin at the next reconfiguration",
-               {{"keep_global_batch", ParamKind::kBool,
-                 "true: remaining replicas carry the whole global batch (more accumulation, "
-                 "slower iterations); false: the global batch shrinks with the replicas",
-                 "", "true", 0, 0, {}},
-                {"use_spare_domains", ParamKind::kBool,
-                 "spare domains fill in for dropped ones at reconfiguration", "", "true", 0, 0,
-                 {}}}});
-  r.push_back({"spare_substitution",
-               "A spare (in-domain GPU, or whole domain) replaces the failed unit after a swap "
-               "pause; with no spare left, falls back to another strategy",
-               {{"in_domain_spares", ParamKind::kBool,
-                 "use the domain's idle GPUs (G mod T, e.g. 8 of 72 with TP 64) as spares", "",
-                 "true", 0, 0, {}},
-                {"spare_domains", ParamKind::kBool, "use spare domains", "", "true", 0, 0, {}},
-                {"fallback", ParamKind::kChoice, "strategy used when no spare is left", "",
-                 "checkpoint_restart", 0, 0, {"checkpoint_restart", "dp_drop", "ntp"}}}});
-  auto ntp = ntp_params();
-  ntp.push_back({"use_spare_domains", ParamKind::kBool,
-                 "spare domains replace damaged domains at reconfiguration", "", "true", 0, 0, {}});
-  r.push_back({"ntp",
-               "Nonuniform TP: a damaged TP group runs at a reduced degree with a smaller batch "
-               "share; healthy replicas reshard gradients on the DP sync",
-               ntp});
-  auto boost = ntp;
-  boost.push_back({"max_power", ParamKind::kFraction,
-                   "per-GPU power cap of boosted GPUs, above TDP", "fraction of TDP", "30%", 0, 2,
-                   {}});
-  boost.push_back({"domain_budget", ParamKind::kBool,
-                   "limit a boosted domain to its nominal power budget, including the failed "
-                   "GPUs' freed share",
-                   "", "true", 0, 0, {}});
-  r.push_back({"ntp_power_boost",
-               "NTP, and the surviving GPUs of damaged domains run at higher power (up to a cap) "
-               "to keep their full batch share; energy is accounted",
-               boost});
+// The built-in files in CMake order; calling each anchor keeps its object file in a static link.
+std::vector<std::string> listed_files() {
+  std::vector<std::string> files;
+#define NTPSIM_STRATEGY_FILE_ENTRY(stem) \
+  ntpsim_strategy_file_##stem();         \
+  files.emplace_back(#stem);
+#include "sim/strategies/strategy_files.inc"
+#undef NTPSIM_STRATEGY_FILE_ENTRY
+  return files;
+}
+
+struct Registry {
+  std::vector<StrategyPlugin> plugins;
+  std::vector<StrategyInfo> infos;
+  std::map<std::string, size_t, std::less<>> index;
+};
+
+Registry build() {
+  State& st = state();
+  st.frozen = true;
+  const auto files = listed_files();
+  auto rank = [&](const Pending& p) {
+    const auto it = std::find(files.begin(), files.end(), p.file);
+    return static_cast<size_t>(it - files.begin());  // files.size() when not listed
+  };
+  std::vector<Pending> all = st.pending;
+  std::stable_sort(all.begin(), all.end(), [&](const Pending& a, const Pending& b) {
+    const size_t ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb;
+    if (ra == files.size()) return a.plugin.info.name < b.plugin.info.name;
+    return a.sequence < b.sequence;
+  });
+  Registry r;
+  std::vector<std::string> fallbacks;
+  for (auto& p : all) {
+    NTPSIM_CHECK_MSG(p.plugin.make != nullptr, "a registered strategy has no factory");
+    NTPSIM_CHECK_MSG(p.plugin.screen != nullptr, "a registered strategy has no screen hook");
+    NTPSIM_CHECK_MSG(!r.index.count(p.plugin.info.name), "a strategy name is registered twice");
+    r.index.emplace(p.plugin.info.name, r.plugins.size());
+    if (p.plugin.serves_as_fallback) fallbacks.push_back(p.plugin.info.name);
+    r.plugins.push_back(std::move(p.plugin));
+  }
+  for (auto& p : r.plugins) {
+    for (auto& spec : p.info.params) {
+      if (spec.choices_are_fallbacks) spec.choices = fallbacks;
+    }
+    r.infos.push_back(p.info);
+  }
   return r;
+}
+
+const Registry& registry() {
+  static const Registry kRegistry = build();
+  return kRegistry;
 }
 
 }  // namespace
 
+bool register_strategy(const char* file, StrategyPlugin plugin) {
+  State& st = state();
+  NTPSIM_CHECK_MSG(!st.frozen, "a strategy registered after the registry was first read");
+  const int sequence = static_cast<int>(st.pending.size());
+  st.pending.push_back(Pending{file, sequence, std::move(plugin)});
+  return true;
+}
+
 const std::vector<StrategyInfo>& strategy_registry() {
-  static const std::vector<StrategyInfo> kRegistry = build();
-  return kRegistry;
+  return registry().infos;
 }
 
 const StrategyInfo* find_strategy(const std::string& name) {
-  for (const auto& s : strategy_registry()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
+  const StrategyPlugin* p = find_strategy_plugin(name);
+  return p == nullptr ? nullptr
+                      : &registry().infos[static_cast<size_t>(p - registry().plugins.data())];
+}
+
+const StrategyPlugin* find_strategy_plugin(const std::string& name) {
+  const Registry& r = registry();
+  const auto it = r.index.find(name);
+  return it == r.index.end() ? nullptr : &r.plugins[it->second];
 }
 
 }  // namespace ntpsim::sim

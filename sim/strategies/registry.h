@@ -1,16 +1,20 @@
 // The registry of recovery strategies (DESIGN.md §3.4, STYLE.md §6).
 //
-// Every strategy is registered by name with its documented parameters. The registry feeds YAML
-// validation (scenario loader), `ntpsim strategies`, and the engine's factory. It is a constant
-// table built on first use; nothing registers at run time.
-// Thread safety: read-only after first use (function-local static).
+// Every strategy is a plug-in: one .cpp file holds its class, its parameter table, its factory
+// and its closed-form hook for the planner's screen, and registers them with
+// NTPSIM_REGISTER_STRATEGY (plugin.h), as NTPSIM_REGISTER_COMMAND does for subcommands. The
+// registry feeds YAML validation (scenario loader), `ntpsim strategies`, the engine's factory
+// (make_strategy) and the planner's screen; none of them names a strategy.
+//
+// Order: strategies built into ntpsim_sim are listed in the order of their `ntpsim_strategy()`
+// lines in sim/strategies/CMakeLists.txt (a file's strategies in the order it registers them);
+// strategies compiled into another target (a test) follow, by name. The order is fixed once the
+// registry is first read; registration after that is a programming error.
+// Thread safety: registration happens during static initialisation only; read-only afterwards.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
-
-#include "sim/scenario/scenario.h"
 
 namespace ntpsim::sim {
 
@@ -25,9 +29,10 @@ struct ParamSpec {
   double min = 0;           // numeric kinds: inclusive range (in SI units / fractions)
   double max = 0;
   std::vector<std::string> choices;  // kChoice
+  // kChoice only: the choices are the registered strategies that serve as a fallback
+  // (StrategyPlugin::serves_as_fallback), in registry order; `choices` is filled by the registry.
+  bool choices_are_fallbacks = false;
 };
-
-class Strategy;  // sim/strategies/strategy.h
 
 struct StrategyInfo {
   std::string name;

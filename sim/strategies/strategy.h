@@ -15,7 +15,8 @@
 // spare swap pays detection + reconfigure_s (or spare_swap_s) and loses only the in-flight
 // iteration, because the surviving replicas hold the model and optimizer state.
 //
-// Ownership: built once per scenario by make_strategy; immutable; the tables of model answers
+// Ownership: built once per scenario by make_strategy (each strategy's factory is registered
+// with it in its own file, plugin.h); immutable; the tables of model answers
 // (batch shares, power ratios per TP degree) are computed at construction.
 // Thread safety: const methods only; shared by all replication threads.
 #pragma once
@@ -26,9 +27,9 @@
 #include <vector>
 
 #include "models/base/status.h"
+#include "models/hardware.h"
 #include "models/step_model.h"
 #include "sim/engine/layout.h"
-#include "sim/scenario/scenario.h"
 #include "sim/strategies/params.h"
 
 namespace ntpsim::sim {
@@ -100,25 +101,11 @@ class Strategy {
 };
 
 // Builds the strategy named by `cfg` with its parameters (the registry's defaults filled in for
-// any missing one). Bad input: unknown name, wrongly typed parameter, bad choice value.
+// any missing one) through its registered factory (plugin.h). Bad input: unknown name, wrongly
+// typed parameter, bad choice value.
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
                                                 const JobLayout& layout,
                                                 const models::HardwareProfile& hardware);
-
-// Per-strategy constructors (one file each), used by make_strategy.
-std::unique_ptr<Strategy> make_checkpoint_restart(const std::string& label,
-                                                  const StrategyParams& p,
-                                                  const ShapeContext& ctx);
-std::unique_ptr<Strategy> make_dp_drop(const std::string& label, const StrategyParams& p,
-                                       const ShapeContext& ctx);
-// ntp and ntp_power_boost (power_boost = true); `idle_per_domain` enters the domain power budget.
-std::unique_ptr<Strategy> make_ntp(const std::string& name, const std::string& label,
-                                   const StrategyParams& p, const ShapeContext& ctx,
-                                   const models::StepModel& model, int idle_per_domain,
-                                   double idle_power_w);
-std::unique_ptr<Strategy> make_spare_substitution(const std::string& label,
-                                                  const StrategyParams& p,
-                                                  std::unique_ptr<Strategy> fallback);
 
 }  // namespace ntpsim::sim
