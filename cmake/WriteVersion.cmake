@@ -2,7 +2,10 @@
 # only when its content changes, so unchanged builds do not recompile.
 find_package(Git QUIET)
 set(SHA "unknown")
-if(GIT_FOUND AND EXISTS ${SRC}/.git)
+if(DEFINED ENV{NTPSIM_GIT_SHA} AND NOT "$ENV{NTPSIM_GIT_SHA}" STREQUAL "")
+  # A copy without .git (a device machine's) is told its commit by the environment.
+  set(SHA "$ENV{NTPSIM_GIT_SHA}")
+elseif(GIT_FOUND AND EXISTS ${SRC}/.git)
   execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SRC} rev-parse --short=12 HEAD
     OUTPUT_VARIABLE SHA OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0 OR SHA STREQUAL "")
