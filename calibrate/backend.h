@@ -60,6 +60,9 @@ struct PowerStats {
   double mean_w = 0.0;
   double max_w = 0.0;
   double sm_clock_mean_mhz = 0.0;
+  double temp_max_c = 0.0;                     // hottest GPU temperature seen (0 = not read)
+  unsigned long long clock_event_reasons = 0;  // NVML clock-event reasons seen (OR of the samples)
+  bool energy_based = false;                   // mean_w from the energy counter, not power samples
 };
 
 struct GemmRequest {
@@ -82,7 +85,8 @@ struct CollectiveRequest {
   int64_t bytes = 0;        // message size as nccl-tests counts it (the full buffer)
   int group_size = 2;       // ranks in the communicator, any value >= 2
   int warmup = 5;
-  int reps = 20;
+  int reps = 20;  // timed samples
+  int iters = 1;  // back-to-back launches per sample; a sample is their mean time
 };
 struct CollectiveMeasurement {
   TimeStats time;
@@ -96,7 +100,8 @@ struct ReshardRequest {
   int tp = 2;
   int k = 1;                // 1 <= k < tp
   int warmup = 3;
-  int reps = 10;
+  int reps = 10;  // timed samples
+  int iters = 1;  // back-to-back reshards per sample; a sample is their mean time
   // Bytes the busiest GPU sends or receives in one direction of one move:
   // max(bytes, k * bytes / (tp - k)).
   double busiest_bytes() const;

@@ -110,11 +110,13 @@ Status run_collectives(Backend& b, const CollectivePlan& plan, RawWriter& out,
         r.bytes = bytes;
         r.warmup = plan.warmup;
         r.reps = plan.reps;
+        r.iters = plan.iters;
         auto m = b.collective(r);
         const std::string what = std::string(to_string(kind)) + " n=" + std::to_string(g) +
                                  " bytes=" + std::to_string(bytes);
         if (!m.ok()) return with_context(m.error(), what);
-        NTPSIM_RETURN_IF_ERROR(out.write_collective(r, *m, plan.fabric));
+        NTPSIM_RETURN_IF_ERROR(out.write_collective(
+            r, *m, plan.fabric_of_group ? plan.fabric_of_group(g) : plan.fabric));
         const double busbw = static_cast<double>(bytes) / m->time.median_s * bus_factor(kind, g);
         say(progress, "collective " + counter(i++, total) + " " + what + ": " +
                           fmt_g(m->time.median_s * 1e6) + " us, busbw " + fmt_g(busbw / 1e9) +
@@ -147,6 +149,7 @@ Status run_reshards(Backend& b, const ReshardPlan& plan, RawWriter& out,
       r.bytes_per_rank = bytes;
       r.warmup = plan.warmup;
       r.reps = plan.reps;
+      r.iters = plan.iters;
       auto m = b.reshard(r);
       const std::string what = "reshard T=" + std::to_string(plan.tp) + " k=" +
                                std::to_string(k) + " bytes=" + std::to_string(bytes);

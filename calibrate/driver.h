@@ -24,8 +24,12 @@ struct CollectivePlan {
   std::vector<int64_t> bytes;
   std::vector<int> group_sizes;   // each in [2, backend.max_group_size()]
   std::string fabric = "scale_up";
+  // The fabric label of one group size when it depends on the hosts the group spans; empty:
+  // `fabric` for every group.
+  std::function<std::string(int)> fabric_of_group;
   int warmup = 5;
   int reps = 20;
+  int iters = 1;
 };
 
 struct ReshardPlan {
@@ -35,6 +39,7 @@ struct ReshardPlan {
   std::string fabric = "scale_up";
   int warmup = 3;
   int reps = 10;
+  int iters = 1;
 };
 
 // GEMMs (kind gemm). Shapes the backend cannot run (gemm_unsupported) are skipped with a

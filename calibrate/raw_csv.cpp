@@ -27,6 +27,13 @@ bool parse_raw_kind(const std::string& text, RawKind& out) {
   return false;
 }
 
+const std::vector<std::string>& raw_optional_columns(RawKind k) {
+  static const std::vector<std::string> kGemm = {"power_source", "gpu_temp_max_c",
+                                                 "clock_event_reasons"};
+  static const std::vector<std::string> kNone;
+  return k == RawKind::kGemm || k == RawKind::kPower ? kGemm : kNone;
+}
+
 const std::vector<std::string>& raw_columns(RawKind k) {
   static const std::vector<std::string> kGemm = {
       "dtype", "m", "n", "k", "label", "power_limit_w", "reps", "time_median_s", "time_p10_s",
@@ -100,6 +107,7 @@ Result<RawWriter> RawWriter::open(const std::string& path, RawKind kind,
   }
   const auto& cols = raw_columns(kind);
   for (size_t i = 0; i < cols.size(); ++i) head += (i ? "," : "") + cols[i];
+  for (const auto& c : raw_optional_columns(kind)) head += "," + c;
   NTPSIM_RETURN_IF_ERROR(w.write_line(head));
   w.rows_ = 0;
   return w;
@@ -153,6 +161,9 @@ Status RawWriter::write_gemm(const GemmRequest& r, const GemmMeasurement& m,
   f.push_back(has_power ? format_number(m.power.mean_w) : "");
   f.push_back(has_power ? format_number(m.power.max_w) : "");
   f.push_back(has_power ? format_number(m.power.sm_clock_mean_mhz) : "");
+  f.push_back(has_power ? (m.power.energy_based ? "energy" : "samples") : "");
+  f.push_back(has_power && m.power.temp_max_c > 0 ? format_number(m.power.temp_max_c) : "");
+  f.push_back(has_power ? std::to_string(m.power.clock_event_reasons) : "");
   return write_line(join(f));
 }
 

@@ -30,6 +30,10 @@ enum class RawKind { kGemm, kPower, kCollective, kReshard };
 const char* to_string(RawKind k);
 bool parse_raw_kind(const std::string& text, RawKind& out);
 const std::vector<std::string>& raw_columns(RawKind k);
+// Columns a file may carry after those (readers accept files without them): for gemm and power,
+// `power_source` (energy: the mean from NVML's energy counter; samples: of power readings),
+// `gpu_temp_max_c` and `clock_event_reasons` (NVML's mask, decimal, OR over the run).
+const std::vector<std::string>& raw_optional_columns(RawKind k);
 
 // The `# key: value` header, in insertion order. Keys are lower_snake_case; values one line.
 class RawContext {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -54,6 +55,7 @@ class RowReader {
     return Error::at(SourceLocation{file_, line_, f_.column[i]}, "column '" + col + "'", what);
   }
   const std::string& text(const std::string& col) const { return f_.text[index_.at(col)]; }
+  bool present(const std::string& col) const { return index_.count(col) != 0; }
 
   // A finite number in [lo, hi]; an empty field is an error unless `optional` (then `out` = 0).
   Status number(const std::string& col, double& out, double lo, double hi, bool optional = false) const {
@@ -140,6 +142,22 @@ Status parse_gemm_row(const RowReader& r, int line, RawData& out) {
     NTPSIM_RETURN_IF_ERROR(r.number("power_mean_w", row.power.mean_w, 1e-3, 1e5));
     NTPSIM_RETURN_IF_ERROR(r.number("power_max_w", row.power.max_w, 1e-3, 1e5));
     NTPSIM_RETURN_IF_ERROR(r.number("sm_clock_mean_mhz", row.power.sm_clock_mean_mhz, 1, 1e5));
+    if (r.present("power_source")) {
+      const std::string& src = r.text("power_source");
+      if (src != "energy" && src != "samples" && !src.empty()) {
+        return r.error("power_source", fmt::format("'{}' is not energy or samples", src));
+      }
+      row.power.energy_based = src == "energy";
+    }
+    if (r.present("gpu_temp_max_c")) {
+      NTPSIM_RETURN_IF_ERROR(r.number("gpu_temp_max_c", row.power.temp_max_c, 0, 200, true));
+    }
+    if (r.present("clock_event_reasons") && !r.text("clock_event_reasons").empty()) {
+      int64_t mask = 0;
+      NTPSIM_RETURN_IF_ERROR(
+          r.integer("clock_event_reasons", mask, 0, std::numeric_limits<int64_t>::max()));
+      row.power.clock_event_reasons = static_cast<unsigned long long>(mask);
+    }
   }
   double tflops = 0;  // derived column; checked against time so hand edits are caught
   NTPSIM_RETURN_IF_ERROR(r.number("tflops", tflops, 0, 1e6));
@@ -237,10 +255,12 @@ Result<RawData> parse_raw(const std::string& text, const std::string& name) {
       if (kind_line == 0) return at(line_no, 1, "missing '# kind: ...' line before the columns");
       const Fields f = split(line);
       const auto& want = raw_columns(data.kind);
+      std::vector<std::string> allowed = want;
+      for (const auto& c : raw_optional_columns(data.kind)) allowed.push_back(c);
       for (size_t i = 0; i < f.text.size(); ++i) {
         const std::string& c = f.text[i];
-        if (std::find(want.begin(), want.end(), c) == want.end()) {
-          const std::string near = nearest_key(c, want);
+        if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) {
+          const std::string near = nearest_key(c, allowed);
           return at(line_no, f.column[i],
                     fmt::format("unknown column '{}' for kind {}{}", c, to_string(data.kind),
                                 near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));

@@ -42,6 +42,11 @@ class ShapeSet {
 
 }  // namespace
 
+int64_t padded_vocab(int64_t vocab, int t) {
+  const int64_t unit = 128 * static_cast<int64_t>(t);
+  return (vocab + unit - 1) / unit * unit;
+}
+
 std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>& tps,
                                       GemmDType dtype, bool backward) {
   NTPSIM_CHECK(d.hidden > 0 && d.heads > 0 && d.kv_heads > 0 && d.ffn > 0 && d.seq_len > 0 &&
@@ -63,7 +68,7 @@ std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>
                          {"attn_out", d.hidden, q_cols},
                          {"mlp_up", (d.gated_ffn ? 2 : 1) * ffn_cols, d.hidden},
                          {"mlp_down", d.hidden, ffn_cols},
-                         {"lm_head", d.vocab > 0 ? ceil_div(d.vocab, t) : 0, d.hidden}};
+                         {"lm_head", d.vocab > 0 ? padded_vocab(d.vocab, t) / t : 0, d.hidden}};
     for (const Fwd& g : gemms) {
       if (g.n == 0) continue;
       set.add(dtype, tokens, g.n, g.k, std::string(g.name) + ".fwd" + tag);

@@ -24,7 +24,7 @@ struct LayerDims {
   bool gated_ffn = true;    // SwiGLU: up and gate projections fused into one GEMM
   int seq_len = 0;
   int micro_batch = 1;
-  int vocab = 0;            // > 0 adds the LM head (vocabulary-parallel: ceil(vocab / t) rows)
+  int vocab = 0;  // > 0 adds the LM head (vocabulary-parallel: padded_vocab / t rows)
 };
 
 // Reads the layer dimensions from a flat workload file (models/workloads/*.yaml: top-level
@@ -39,6 +39,10 @@ Result<LayerDims> parse_flat_workload(const std::string& text, const std::string
 // forward, and with `backward` also the data-gradient (m, k, n) and weight-gradient (n, k, m)
 // GEMMs. Identical shapes are measured once (their labels joined with '|'). With sequence
 // parallelism the GEMM's m is still the full micro-batch's tokens (after the all-gather).
+// The vocabulary as Megatron-LM pads it for TP degree t: up to a multiple of 128 * t (its
+// make_vocab_size_divisible_by = 128), so every rank's LM-head slice is a multiple of 128.
+int64_t padded_vocab(int64_t vocab, int t);
+
 std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>& tps,
                                       GemmDType dtype, bool backward);
 

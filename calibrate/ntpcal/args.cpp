@@ -7,8 +7,14 @@ namespace ntpsim::ntpcal {
 
 void Args::option(const std::string& name, const std::string& help, const std::string& default_text,
                   bool takes_value) {
-  decls_[name] = Decl{help, default_text, takes_value};
+  decls_[name] = Decl{help, default_text, takes_value, {}};
   order_.push_back(name);
+}
+
+void Args::alias(const std::string& short_name, const std::string& name) {
+  aliases_[short_name] = name;
+  auto& d = decls_[name];
+  d.short_name = short_name;
 }
 
 Status Args::parse(int argc, char** argv, int first) {
@@ -16,6 +22,16 @@ Status Args::parse(int argc, char** argv, int first) {
     std::string arg = argv[i];
     std::string value;
     bool inline_value = false;
+    if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
+      const auto a = aliases_.find(arg.substr(0, 2));
+      if (a != aliases_.end()) {
+        if (arg.size() > 2) {
+          value = arg.substr(arg[2] == '=' ? 3 : 2);
+          inline_value = true;
+        }
+        arg = a->second;
+      }
+    }
     if (const size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
@@ -41,7 +57,8 @@ std::string Args::help() const {
   std::string s;
   for (const auto& name : order_) {
     const Decl& d = decls_.at(name);
-    std::string head = "  " + name + (d.takes_value ? " VALUE" : "");
+    std::string head = "  " + (d.short_name.empty() ? "" : d.short_name + ", ") + name +
+                       (d.takes_value ? " VALUE" : "");
     if (head.size() < 28) head.resize(28, ' ');
     s += head + " " + d.help + (d.default_text.empty() ? "" : " [" + d.default_text + "]") + "\n";
   }

@@ -19,6 +19,9 @@ class Args {
   // Declares an option taking a value ("--reps") or a flag (takes_value = false).
   void option(const std::string& name, const std::string& help, const std::string& default_text = "",
               bool takes_value = true);
+  // Declares `short_name` ("-b") as another spelling of the declared option `name`; the value may
+  // follow as the next argument or be attached ("-b8", as getopt allows nccl-tests users).
+  void alias(const std::string& short_name, const std::string& name);
   // Parses argv[first..argc).
   Status parse(int argc, char** argv, int first);
   std::string help() const;
@@ -36,8 +39,10 @@ class Args {
   struct Decl {
     std::string help, default_text;
     bool takes_value = true;
+    std::string short_name;
   };
   std::map<std::string, Decl> decls_;
+  std::map<std::string, std::string> aliases_;  // "-b" -> "--min-bytes"
   std::vector<std::string> order_;
   std::map<std::string, std::string> values_;
 };

@@ -2,10 +2,14 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "calibrate/ntpcal/cuda_util.h"
@@ -18,15 +22,91 @@ using calibrate::GemmDType;
 using calibrate::GemmMeasurement;
 using calibrate::GemmRequest;
 
+namespace {
+
+// "13.0" from CUDA's 13000-style version numbers.
+std::string cuda_version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+// True when every part of a merged shape label ("qkv.fwd tp=8|attn_out.dgrad tp=7") is a forward
+// GEMM: Transformer Engine runs fp8 fprop with fast accumulation, dgrad and wgrad without.
+bool forward_only(const std::string& label) {
+  if (label.empty()) return false;
+  size_t start = 0;
+  while (start <= label.size()) {
+    const size_t bar = std::min(label.find('|', start), label.size());
+    if (label.substr(start, bar - start).find(".fwd") == std::string::npos) return false;
+    start = bar + 1;
+  }
+  return true;
+}
+
+// NVML's spelling of a CUDA device UUID: "GPU-" and 32 hex digits in 8-4-4-4-12 groups.
+std::string uuid_text(const char (&bytes)[16]) {
+  std::string s = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(bytes[i]));
+    s += hex;
+    if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
+  }
+  return s;
+}
+
+}  // namespace
+
 Result<int> cuda_device_count() {
   int n = 0;
   const cudaError_t rc = cudaGetDeviceCount(&n);
+  if (rc == cudaErrorInsufficientDriver || rc == cudaErrorNoDevice) {
+    std::error_code ec;
+    if (!std::filesystem::exists("/proc/driver/nvidia/version", ec)) {
+      return Error::bad_input(
+          std::string("no CUDA GPU found: no NVIDIA driver is loaded (cudaGetDeviceCount: ") +
+          cudaGetErrorString(rc) + ")");
+    }
+    if (rc == cudaErrorInsufficientDriver) {
+      int driver = 0, runtime = 0;
+      cudaDriverGetVersion(&driver);
+      cudaRuntimeGetVersion(&runtime);
+      return Error::bad_input("no usable CUDA GPU: the NVIDIA driver supports CUDA " +
+                              cuda_version_text(driver) +
+                              ", older than this ntpcal's CUDA runtime " +
+                              cuda_version_text(runtime) + " needs (update the driver)");
+    }
+  }
   if (rc != cudaSuccess) {
     return Error::bad_input(std::string("no CUDA GPU found (cudaGetDeviceCount: ") +
                             cudaGetErrorString(rc) + "); ntpcal needs an NVIDIA GPU and driver");
   }
   if (n == 0) return Error::bad_input("no CUDA GPU found (cudaGetDeviceCount returned 0)");
   return n;
+}
+
+void describe_host(calibrate::RawContext& ctx, const Nvml& nvml, const World& world) {
+  ctx.set("cuda_toolkit", cuda_version_text(CUDART_VERSION) + " (built with)");
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) ctx.set("cuda_runtime", std::to_string(v));
+  v = 0;
+  cudaDriverGetVersion(&v);
+  ctx.set("cuda_driver", v > 0 ? std::to_string(v) : "none (no NVIDIA driver)");
+  ctx.set("cublas", std::to_string(cublasLtGetVersion()));
+  ctx.set("nccl", nccl_library_version());
+  std::string env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "NCCL_", 5) == 0) env += (env.empty() ? "" : " ") + std::string(*e);
+  }
+  ctx.set("nccl_env", env.empty() ? "(none)" : env);
+  ctx.set("nvml", nvml.status());
+  const std::string drv = nvml.driver_version();
+  ctx.set("driver", drv.empty() ? "unknown (NVML unavailable)" : drv);
+#ifdef NTPCAL_HAVE_MPI
+  ctx.set("mpi", world.mpi() ? "yes (" + std::to_string(world.size()) + " ranks)"
+                             : "built with MPI; not launched by mpirun/srun");
+#else
+  ctx.set("mpi", world.mpi() ? "yes" : "not built (single process drives every local GPU)");
+#endif
 }
 
 struct CudaBackend::Impl {
@@ -55,22 +135,34 @@ struct CudaBackend::Impl {
     NTPSIM_RETURN_IF_ERROR(cuda_check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties"));
     NTPSIM_RETURN_IF_ERROR(cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtCreate(&lt), "cublasLtCreate"));
-    NTPSIM_RETURN_IF_ERROR(workspace.allocate(64ull << 20));
+    NTPSIM_RETURN_IF_ERROR(workspace.allocate(opt.workspace_bytes));
     char bus[32] = {0};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) nvml_dev = nvml.device_for_pci(bus);
-    nccl = make_nccl_runner(world, opt.devices, opt.timeout_s);
+    if (nvml_dev == nullptr && nvml.available()) {
+      // The PCI lookup can fail in containers that remap bus ids; the UUID is stable.
+      char uuid[16];
+      std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
+      nvml_dev = nvml.device_for_uuid(uuid_text(uuid));
+      std::fprintf(
+          stderr, "ntpcal: warning: NVML found no GPU at PCI %s%s\n", bus,
+          nvml_dev != nullptr ? "; matched it by UUID" : " nor by UUID: no power or clock samples");
+    }
+    nccl = make_nccl_runner(world, opt.devices, opt.timeout_s, opt.rank_order);
     return Status::Ok();
   }
 
-  // Waits for `ev` with a deadline.
-  Status wait_event(cudaEvent_t ev, const char* what) const {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_s);
+  // Waits for `ev` with a deadline of the timeout plus the run time expected of the queued work.
+  Status wait_event(cudaEvent_t ev, const char* what, double expected_s = 0.0) const {
+    const double limit = opt.timeout_s + std::max(0.0, expected_s);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit);
     while (true) {
+      if (interrupted()) return Error::runtime(std::string(what) + ": interrupted by a signal");
       const cudaError_t rc = cudaEventQuery(ev);
       if (rc == cudaSuccess) return Status::Ok();
       if (rc != cudaErrorNotReady) return cuda_check(rc, what);
       if (std::chrono::steady_clock::now() > deadline) {
-        return Error::runtime(std::string(what) + ": timed out after " + std::to_string(opt.timeout_s) + " s");
+        return Error::runtime(std::string(what) + ": timed out after " + std::to_string(limit) +
+                              " s");
       }
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
@@ -80,14 +172,32 @@ struct CudaBackend::Impl {
     NTPSIM_RETURN_IF_ERROR(cuda_check(cudaSetDevice(device), "cudaSetDevice"));
     const bool fp8 = r.dtype == GemmDType::kFP8;
     const size_t in_size = fp8 ? 1 : 2;
-    const auto m = static_cast<uint64_t>(r.m), n = static_cast<uint64_t>(r.n), k = static_cast<uint64_t>(r.k);
-    DeviceBuffer a, b, d;
-    NTPSIM_RETURN_IF_ERROR(a.allocate(m * k * in_size));
-    NTPSIM_RETURN_IF_ERROR(b.allocate(k * n * in_size));
-    NTPSIM_RETURN_IF_ERROR(d.allocate(m * n * 2));
+    const auto m = static_cast<uint64_t>(r.m), n = static_cast<uint64_t>(r.n),
+               k = static_cast<uint64_t>(r.k);
     const FillType ft = fp8 ? FillType::kFP8E4M3 : FillType::kBF16;
-    NTPSIM_RETURN_IF_ERROR(cuda_check(static_cast<cudaError_t>(fill_random(a.get(), m * k, ft, opt.seed, 1.0f, stream)), "fill A"));
-    NTPSIM_RETURN_IF_ERROR(cuda_check(static_cast<cudaError_t>(fill_random(b.get(), k * n, ft, opt.seed + 1, 1.0f, stream)), "fill B"));
+    // Operand copies: together at least 2x the L2 cache, so every launch reads A and B from HBM;
+    // as many as fit in a quarter of the free memory (at least one).
+    const size_t set_bytes = (m * k + k * n) * in_size;
+    const size_t l2 = static_cast<size_t>(std::max(0, prop.l2CacheSize));
+    size_t free_b = 0, total_b = 0;
+    NTPSIM_RETURN_IF_ERROR(cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo"));
+    size_t sets = std::max<size_t>(1, (2 * l2 + set_bytes - 1) / std::max<size_t>(1, set_bytes));
+    sets = std::min<size_t>(
+        {sets, 64, std::max<size_t>(1, free_b / 4 / std::max<size_t>(1, set_bytes))});
+    std::vector<DeviceBuffer> a(sets), b(sets);
+    DeviceBuffer d;
+    for (size_t i = 0; i < sets; ++i) {
+      NTPSIM_RETURN_IF_ERROR(a[i].allocate(m * k * in_size));
+      NTPSIM_RETURN_IF_ERROR(b[i].allocate(k * n * in_size));
+      NTPSIM_RETURN_IF_ERROR(cuda_check(static_cast<cudaError_t>(fill_random(
+                                            a[i].get(), m * k, ft, opt.seed + 2 * i, 1.0f, stream)),
+                                        "fill A"));
+      NTPSIM_RETURN_IF_ERROR(
+          cuda_check(static_cast<cudaError_t>(
+                         fill_random(b[i].get(), k * n, ft, opt.seed + 2 * i + 1, 1.0f, stream)),
+                     "fill B"));
+    }
+    NTPSIM_RETURN_IF_ERROR(d.allocate(m * n * 2));
 
     // D[m x n] (column-major) = A^T B with A stored k x m and B stored k x n ("TN", as fp8 needs).
     const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
@@ -96,55 +206,107 @@ struct CudaBackend::Impl {
     const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa), "set TRANSA"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb), "set TRANSB"));
+    DeviceBuffer scale;
+    if (fp8) {
+      // Per-tensor scales of 1.0, set explicitly as Transformer Engine does (cuBLASLt's
+      // LtFp8Matmul sample); fast accumulation only where every use of the shape is a forward GEMM.
+      const float one = 1.0f;
+      NTPSIM_RETURN_IF_ERROR(scale.allocate(sizeof one));
+      NTPSIM_RETURN_IF_ERROR(cuda_check(
+          cudaMemcpy(scale.get(), &one, sizeof one, cudaMemcpyHostToDevice), "copy fp8 scale"));
+      const void* sp = scale.get();
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                    &sp, sizeof sp),
+                     "set A scale"));
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                    &sp, sizeof sp),
+                     "set B scale"));
+      const int8_t fast = forward_only(r.label) ? 1 : 0;
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                    sizeof fast),
+                     "set FAST_ACCUM"));
+    }
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatrixLayoutCreate(&o.a, in_t, k, m, static_cast<int64_t>(k)), "layout A"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatrixLayoutCreate(&o.b, in_t, k, n, static_cast<int64_t>(k)), "layout B"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatrixLayoutCreate(&o.c, CUDA_R_16BF, m, n, static_cast<int64_t>(m)), "layout C"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulPreferenceCreate(&o.pref), "cublasLtMatmulPreferenceCreate"));
     const size_t ws = workspace.size();
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulPreferenceSetAttribute(o.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "set workspace"));
-    cublasLtMatmulHeuristicResult_t heur{};
+    constexpr int kAlgos = 8;
+    cublasLtMatmulHeuristicResult_t heur[kAlgos] = {};
     int found = 0;
-    NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulAlgoGetHeuristic(lt, o.desc, o.a, o.b, o.c, o.c, o.pref, 1, &heur, &found), "cublasLtMatmulAlgoGetHeuristic"));
+    NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulAlgoGetHeuristic(lt, o.desc, o.a, o.b, o.c, o.c,
+                                                                     o.pref, kAlgos, heur, &found),
+                                      "cublasLtMatmulAlgoGetHeuristic"));
     if (found == 0) return Error::runtime("cuBLASLt has no algorithm for this shape");
     const float alpha = 1.0f, beta = 0.0f;
+    int algo = 0;
+    size_t next = 0;
     const auto launch = [&]() {
-      return blas_check(cublasLtMatmul(lt, o.desc, &alpha, a.get(), o.a, b.get(), o.b, &beta, d.get(), o.c,
-                                       d.get(), o.c, &heur.algo, workspace.get(), ws, stream),
-                        "cublasLtMatmul");
+      const size_t i = next;
+      next = (next + 1) % sets;
+      return cublasLtMatmul(lt, o.desc, &alpha, a[i].get(), o.a, b[i].get(), o.b, &beta, d.get(),
+                            o.c, d.get(), o.c, &heur[algo].algo, workspace.get(), ws, stream);
     };
-    for (int i = 0; i < std::max(1, r.warmup); ++i) NTPSIM_RETURN_IF_ERROR(launch());
+    // The heuristic's first algorithm that launches (the top one, as TE and PyTorch use, unless
+    // it is not supported for these operands).
+    cublasStatus_t first = CUBLAS_STATUS_SUCCESS;
+    while (algo < found) {
+      first = launch();
+      if (first == CUBLAS_STATUS_SUCCESS) break;
+      ++algo;
+    }
+    if (algo == found)
+      return blas_check(first, "cublasLtMatmul (every heuristic algorithm)").error();
+    const auto checked = [&]() { return blas_check(launch(), "cublasLtMatmul"); };
+    for (int i = 1; i < std::max(1, r.warmup); ++i) NTPSIM_RETURN_IF_ERROR(checked());
     EventPair probe;
     NTPSIM_RETURN_IF_ERROR(probe.create());
-    cudaEventRecord(probe.start, stream);
-    NTPSIM_RETURN_IF_ERROR(launch());
-    cudaEventRecord(probe.stop, stream);
+    NTPSIM_RETURN_IF_ERROR(cuda_check(cudaEventRecord(probe.start, stream), "cudaEventRecord"));
+    NTPSIM_RETURN_IF_ERROR(checked());
+    NTPSIM_RETURN_IF_ERROR(cuda_check(cudaEventRecord(probe.stop, stream), "cudaEventRecord"));
     NTPSIM_RETURN_IF_ERROR(wait_event(probe.stop, "GEMM warm-up"));
     float probe_ms = 0.0f;
-    cudaEventElapsedTime(&probe_ms, probe.start, probe.stop);
-    int reps = std::max(1, r.reps);
-    if (r.min_seconds > 0 && probe_ms > 0) {
-      reps = std::max(reps, static_cast<int>(r.min_seconds * 1e3 / static_cast<double>(probe_ms)) + 1);
-    }
-    reps = std::min(reps, 100000);
-    std::vector<EventPair> ev(static_cast<size_t>(reps));
-    for (auto& e : ev) NTPSIM_RETURN_IF_ERROR(e.create());
+    NTPSIM_RETURN_IF_ERROR(cuda_check(cudaEventElapsedTime(&probe_ms, probe.start, probe.stop),
+                                      "cudaEventElapsedTime"));
+    // Launches per sample: at least 1 ms of GPU work, so the GPU never waits for the host.
+    const double one_s = std::max(1e-7, static_cast<double>(probe_ms) * 1e-3);
+    const int batch = static_cast<int>(std::clamp(std::ceil(1e-3 / one_s), 1.0, 100000.0));
+    const int reps = std::max(1, r.reps);
+    constexpr int kChunk = 16;  // samples queued between waits
     PowerSampler sampler(nvml, nvml_dev);
     sampler.start();
-    for (auto& e : ev) {
-      cudaEventRecord(e.start, stream);
-      NTPSIM_RETURN_IF_ERROR(launch());
-      cudaEventRecord(e.stop, stream);
+    std::vector<double> times;
+    double total_s = 0.0;
+    Status status = Status::Ok();
+    while (status.ok() && (static_cast<int>(times.size()) < reps || total_s < r.min_seconds)) {
+      std::vector<EventPair> ev(kChunk);
+      for (auto& e : ev) {
+        if (status = e.create(); !status.ok()) break;
+        if (status = cuda_check(cudaEventRecord(e.start, stream), "cudaEventRecord"); !status.ok())
+          break;
+        for (int j = 0; j < batch && status.ok(); ++j) status = checked();
+        if (!status.ok()) break;
+        status = cuda_check(cudaEventRecord(e.stop, stream), "cudaEventRecord");
+        if (!status.ok()) break;
+      }
+      if (!status.ok()) break;
+      status = wait_event(ev.back().stop, "GEMM", kChunk * batch * one_s * 4);
+      for (auto& e : ev) {
+        if (!status.ok()) break;
+        float ms = 0.0f;
+        status = cuda_check(cudaEventElapsedTime(&ms, e.start, e.stop), "cudaEventElapsedTime");
+        times.push_back(static_cast<double>(ms) * 1e-3 / batch);
+        total_s += static_cast<double>(ms) * 1e-3;
+      }
+      if (times.size() > 1000000) break;
     }
-    const Status waited = wait_event(ev.back().stop, "GEMM");
     GemmMeasurement out;
     out.power = sampler.stop();
-    NTPSIM_RETURN_IF_ERROR(waited);
-    std::vector<double> times;
-    for (auto& e : ev) {
-      float ms = 0.0f;
-      NTPSIM_RETURN_IF_ERROR(cuda_check(cudaEventElapsedTime(&ms, e.start, e.stop), "cudaEventElapsedTime"));
-      times.push_back(static_cast<double>(ms) * 1e-3);
-    }
+    NTPSIM_RETURN_IF_ERROR(status);
     out.time = calibrate::summarize(std::move(times));
     return out;
   }
@@ -155,14 +317,18 @@ struct CudaBackend::Impl {
     if (!src.allocate(bytes).ok() || !dst.allocate(bytes).ok()) return 0.0;
     EventPair e;
     if (!e.create().ok()) return 0.0;
-    cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream);
-    cudaEventRecord(e.start, stream);
     constexpr int kReps = 10;
-    for (int i = 0; i < kReps; ++i) cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream);
-    cudaEventRecord(e.stop, stream);
-    if (!wait_event(e.stop, "memory bandwidth").ok()) return 0.0;
+    bool ok = cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream) ==
+                  cudaSuccess &&
+              cudaEventRecord(e.start, stream) == cudaSuccess;
+    for (int i = 0; i < kReps && ok; ++i) {
+      ok = cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream) ==
+           cudaSuccess;
+    }
+    ok = ok && cudaEventRecord(e.stop, stream) == cudaSuccess;
+    if (!ok || !wait_event(e.stop, "memory bandwidth").ok()) return 0.0;
     float ms = 0.0f;
-    cudaEventElapsedTime(&ms, e.start, e.stop);
+    if (cudaEventElapsedTime(&ms, e.start, e.stop) != cudaSuccess) return 0.0;
     // A copy reads and writes every byte.
     return ms > 0 ? 2.0 * static_cast<double>(bytes) * kReps / (static_cast<double>(ms) * 1e-3) / 1e9 : 0.0;
   }
@@ -235,17 +401,30 @@ void CudaBackend::describe(calibrate::RawContext& ctx, bool measure_memory_bw) {
   ctx.set("compute_capability", std::to_string(s.prop.major) + "." + std::to_string(s.prop.minor));
   ctx.set("sm_count", std::to_string(s.prop.multiProcessorCount));
   ctx.set("gpu_memory_bytes", std::to_string(s.prop.totalGlobalMem));
-  int v = 0;
-  cudaDriverGetVersion(&v);
-  ctx.set("cuda_driver", std::to_string(v));
-  cudaRuntimeGetVersion(&v);
-  ctx.set("cuda_runtime", std::to_string(v));
-  ctx.set("cublas", std::to_string(cublasLtGetVersion()));
-  ctx.set("nccl", s.nccl ? s.nccl->version() : "not built");
-  ctx.set("nvml", s.nvml.status());
-  const std::string drv = s.nvml.driver_version();
-  ctx.set("driver", drv.empty() ? "unknown (NVML unavailable)" : drv);
+  char uuid[16];
+  std::memcpy(uuid, s.prop.uuid.bytes, sizeof uuid);
+  ctx.set("gpu_uuid", uuid_text(uuid));
+  ctx.set("l2_cache_bytes", std::to_string(s.prop.l2CacheSize));
+  ctx.set("cublaslt_workspace_bytes", std::to_string(s.workspace.size()));
   double x = 0, y = 0;
+  if (s.nvml.max_mem_clock_mhz(s.nvml_dev, x))
+    ctx.set("mem_clock_max_mhz", calibrate::format_number(x));
+  if (s.nvml.enforced_power_limit_w(s.nvml_dev, x))
+    ctx.set("power_limit_enforced_w", calibrate::format_number(x));
+  if (s.nvml.temperature_c(s.nvml_dev, x)) ctx.set("gpu_temp_c", calibrate::format_number(x));
+  std::string mode;
+  if (s.nvml.ecc_enabled(s.nvml_dev, mode)) ctx.set("ecc", mode);
+  if (s.nvml.compute_mode(s.nvml_dev, mode)) ctx.set("compute_mode", mode);
+  int procs = 0;
+  if (s.nvml.compute_processes(s.nvml_dev, procs)) {
+    ctx.set("compute_processes", std::to_string(procs));
+    if (procs > 1) {
+      std::fprintf(
+          stderr,
+          "ntpcal: warning: %d compute processes on GPU %d: other work skews the measurement\n",
+          procs, s.device);
+    }
+  }
   if (s.nvml.max_sm_clock_mhz(s.nvml_dev, x)) ctx.set("sm_clock_max_mhz", calibrate::format_number(x));
   if (s.nvml.sm_clock_mhz(s.nvml_dev, x)) ctx.set("sm_clock_now_mhz", calibrate::format_number(x));
   if (s.nvml.power_w(s.nvml_dev, x)) ctx.set("power_now_w", calibrate::format_number(x));

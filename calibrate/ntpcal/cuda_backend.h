@@ -2,13 +2,20 @@
 // with NVML power/clock sampling (DESIGN.md §5).
 //
 // GEMMs run on this process's measured GPU (the first of `devices`): random bf16 or fp8 (e4m3)
-// inputs in the "TN" layout cuBLASLt needs for fp8, fp32 accumulation, bf16 output, the best
-// heuristic algorithm with a 64 MiB workspace, warm-up, then repetitions each timed with a pair
-// of CUDA events while NVML samples power and SM clock. Collectives and reshards run over NCCL
-// communicators of the requested group size (ranks 0..n-1; one per group size at a time), each
-// repetition timed on the host between a barrier and the completion of every rank's stream, the
-// slowest rank's time counting (as nccl-tests does). Every wait has a deadline: a call that does
-// not finish in `timeout_s` aborts the communicator and returns a runtime error.
+// inputs in the "TN" layout cuBLASLt needs for fp8, fp32 accumulation, bf16 output, unit scale
+// pointers and fast accumulation for forward-only fp8 shapes (as Transformer Engine runs fprop),
+// the first of up to 8 heuristic algorithms that launches, with a 32 MiB workspace by default.
+// Operands rotate over enough copies that each launch reads them cold from HBM (together at
+// least twice the L2 cache), as training reads weights. After warm-up, each timed sample is one
+// CUDA-event pair around a batch of back-to-back launches lasting at least 1 ms (so host launch
+// cost is hidden), repeated for `reps` samples and at least `min_seconds`, while NVML samples
+// power (the mean from the energy counter after the first second), SM clock, temperature and
+// clock-event reasons.
+// Collectives and reshards run over NCCL communicators of the requested group size (the first n
+// of `rank_order`; one communicator set at a time): each sample is a barrier, `iters`
+// back-to-back launches and the wait for every rank, divided by `iters` and averaged over ranks
+// (as nccl-tests). Every wait has a deadline of `timeout_s` plus the expected run time; on a
+// timeout or any NCCL error the communicators are aborted and a runtime error returned.
 // Power limits change only through set_power_limit_w (ntpcal power --set-power-limits).
 // Thread safety: one thread; the object owns its CUDA streams, buffers and communicators.
 #pragma once
@@ -30,10 +37,20 @@ struct CudaOptions {
   std::vector<int> devices;
   double timeout_s = 120.0;
   uint64_t seed = 1;
+  size_t workspace_bytes = size_t{32} << 20;  // cuBLASLt workspace
+  // World ranks in the order collective groups take them (group of n = the first n); empty:
+  // 0, 1, 2, ... (--fabric scale_out orders them one per host, round robin).
+  std::vector<int> rank_order;
 };
 
-// How many CUDA devices this machine has, or an error (exit 2) saying why there are none.
+// How many CUDA devices this machine has, or an error (exit 2) saying why there are none: no
+// driver loaded, or a driver older than this CUDA runtime needs, named as such.
 Result<int> cuda_device_count();
+
+// What this machine offers without touching a GPU: CUDA toolkit (build) and runtime versions,
+// the driver's CUDA version and NVML's driver version, cuBLASLt, NCCL (library version, NCCL_*
+// environment), NVML status and MPI (built, ranks).
+void describe_host(calibrate::RawContext& ctx, const Nvml& nvml, const World& world);
 
 class CudaBackend final : public calibrate::Backend {
  public:

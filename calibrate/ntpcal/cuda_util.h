@@ -6,11 +6,20 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <csignal>
 #include <string>
 
 #include "models/base/status.h"
 
 namespace ntpsim::ntpcal {
+
+// Set by ntpcal's SIGINT/SIGTERM handler (the only thing it does, which is async-signal-safe).
+// Every wait loop polls it and returns an error, so the ordinary return paths run, among them
+// the one that restores a power limit changed by `power --set-power-limits`.
+inline volatile std::sig_atomic_t g_interrupted = 0;
+inline bool interrupted() {
+  return g_interrupted != 0;
+}
 
 inline Status cuda_check(cudaError_t rc, const char* what) {
   if (rc == cudaSuccess) return Status::Ok();

@@ -5,16 +5,21 @@
 //
 // Exit codes: 0 ok; 2 bad options or no GPU; 1 a CUDA/NCCL/NVML call failed or timed out (every
 // row measured before the failure is already in the output file).
+#include <signal.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include "calibrate/driver.h"
 #include "calibrate/ntpcal/args.h"
 #include "calibrate/ntpcal/cuda_backend.h"
+#include "calibrate/ntpcal/cuda_util.h"
 #include "calibrate/shapes.h"
 #include "models/base/build_info.h"
 
@@ -49,7 +54,9 @@ void declare(Args& a, const std::string& sub) {
   }
   if (sub == "gemm" || sub == "power") {
     a.option("--warmup", "warm-up runs per shape", "5");
-    a.option("--reps", "timed repetitions per shape", "30");
+    a.option("--reps", "timed samples per shape (each a batch of launches of at least 1 ms)", "30");
+    a.option("--workspace", "cuBLASLt workspace in MiB (Transformer Engine uses 32 on Hopper)",
+             "32");
   }
   if (sub == "gemm") {
     a.option("--dtype", "GEMM types: bf16,fp8 (fp8 skipped where unsupported)", "bf16,fp8");
@@ -77,26 +84,47 @@ void declare(Args& a, const std::string& sub) {
   }
   if (sub == "collectives" || sub == "reshard") {
     a.option("--gpus", "local GPUs to use in single-process mode (default: all)");
-    a.option("--fabric", "scale_up, scale_out, or auto (scale_out when ranks span hosts)", "auto");
+    a.option("--fabric",
+             "scale_up (ranks 0..n-1), scale_out (one rank per host, round robin), or auto "
+             "(ranks 0..n-1, each group labelled scale_out when it spans hosts)",
+             "auto");
     a.option("--factor", "size ladder factor", "4");
+    a.option("--iters", "back-to-back launches per timed sample (nccl-tests -n)", "20");
   }
   if (sub == "collectives") {
     a.option("--ops", "collectives", "all_reduce,all_gather,reduce_scatter,all_to_all,send_recv");
     a.option("--group-sizes", "group sizes, e.g. 2-8 or 64,70,71,72 (default: 2..ranks)");
     a.option("--min-bytes", "smallest message (K, M, G = 2^10, 2^20, 2^30)", "1K");
     a.option("--max-bytes", "largest message", "1G");
-    a.option("--warmup", "warm-up runs per point", "5");
-    a.option("--reps", "timed repetitions per point", "20");
+    a.option("--warmup", "warm-up launches per point", "5");
+    a.option("--reps", "timed samples per point (each the mean of --iters launches)", "5");
   }
   if (sub == "reshard") {
     a.option("--tp", "healthy TP degree T (default: all ranks)");
     a.option("--k", "extra ranks k (1 <= k < T)", "1,2");
     a.option("--min-bytes", "smallest gradient shard per rank", "1M");
     a.option("--max-bytes", "largest gradient shard per rank", "1G");
-    a.option("--warmup", "warm-up runs per point", "3");
-    a.option("--reps", "timed repetitions per point", "10");
+    a.option("--warmup", "warm-up launches per point", "3");
+    a.option("--reps", "timed samples per point (each the mean of --iters launches)", "5");
   }
+  if (sub == "collectives" || sub == "reshard") {
+    // nccl-tests' short flags: -b minBytes -e maxBytes -f stepFactor -n iters -w warmup iters
+    // -g GPUs (single process, one thread) -N samples (run cycles).
+    a.alias("-b", "--min-bytes");
+    a.alias("-e", "--max-bytes");
+    a.alias("-f", "--factor");
+    a.alias("-n", "--iters");
+    a.alias("-w", "--warmup");
+    a.alias("-g", "--gpus");
+    a.alias("-N", "--reps");
+  }
+  a.alias("-h", "--help");
 }
+
+// The context lines every subcommand records about the run itself. The git SHA is the build's,
+// or NTPSIM_GIT_SHA when set (a copy without .git, such as a device machine's, builds "unknown").
+void base_context(RawContext& ctx, const ntpcal::World& world, const std::string& sub, int argc,
+                  char** argv);
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -251,6 +279,10 @@ Result<Plan> make_plan(const Args& a, const std::string& sub) {
         p.limits_w = *l;
       }
     }
+    auto ws = a.integer("--workspace");
+    if (!ws.ok()) return ws.error();
+    if (*ws < 0 || *ws > 4096) return Error::bad_input("--workspace must be in [0, 4096] MiB");
+    p.cuda.workspace_bytes = static_cast<size_t>(*ws) << 20;
     int warmup = 0, reps = 0;
     NTPSIM_RETURN_IF_ERROR(read_counts(a, warmup, reps));
     double min_s = 0.0;
@@ -273,6 +305,10 @@ Result<Plan> make_plan(const Args& a, const std::string& sub) {
   if (p.fabric != "auto" && p.fabric != "scale_up" && p.fabric != "scale_out") {
     return Error::bad_input("--fabric must be scale_up, scale_out or auto");
   }
+  auto it = a.integer("--iters");
+  if (!it.ok()) return it.error();
+  if (*it < 1 || *it > 100000) return Error::bad_input("--iters must be in [1, 100000]");
+  const int iters = static_cast<int>(*it);
   if (a.has("--gpus")) {
     auto g = a.integer("--gpus");
     if (!g.ok()) return g.error();
@@ -293,6 +329,7 @@ Result<Plan> make_plan(const Args& a, const std::string& sub) {
       for (const int64_t v : *g) p.collectives.group_sizes.push_back(static_cast<int>(v));
     }
     NTPSIM_RETURN_IF_ERROR(read_counts(a, p.collectives.warmup, p.collectives.reps));
+    p.collectives.iters = iters;
     return p;
   }
   p.kind = RawKind::kReshard;
@@ -306,7 +343,28 @@ Result<Plan> make_plan(const Args& a, const std::string& sub) {
   if (!ks.ok()) return ks.error();
   for (const int64_t k : *ks) p.reshard.ks.push_back(static_cast<int>(k));
   NTPSIM_RETURN_IF_ERROR(read_counts(a, p.reshard.warmup, p.reshard.reps));
+  p.reshard.iters = iters;
   return p;
+}
+
+void base_context(RawContext& ctx, const ntpcal::World& world, const std::string& sub, int argc,
+                  char** argv) {
+  ctx.set("tool", "ntpcal " + sub);
+  ctx.set("ntpsim_version", build_info().version);
+  const char* sha = std::getenv("NTPSIM_GIT_SHA");
+  ctx.set("git_sha", sha != nullptr && *sha != '\0' ? std::string(sha) : build_info().git_sha);
+  ctx.set("build_type", build_info().build_type);
+  ctx.set("date", utc_now());
+  std::string host_list;
+  for (const auto& h : world.hostnames()) {
+    if ((" " + host_list + " ").find(" " + h + " ") == std::string::npos) {
+      host_list += (host_list.empty() ? "" : " ") + h;
+    }
+  }
+  ctx.set("hostname", host_list);
+  std::string cmd;
+  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+  ctx.set("command", cmd);
 }
 
 int run(int argc, char** argv, ntpcal::World& world) {
@@ -336,7 +394,17 @@ int run(int argc, char** argv, ntpcal::World& world) {
 #endif
   auto plan = make_plan(a, sub);
   if (!plan.ok()) return fail(plan.error());
+  ntpcal::Nvml nvml;
   auto count = ntpcal::cuda_device_count();
+  if (sub == "info" && !count.ok()) {
+    // Without a usable GPU, `info` still says what this machine has and why no GPU is usable.
+    RawContext ctx;
+    base_context(ctx, world, sub, argc, argv);
+    ntpcal::describe_host(ctx, nvml, world);
+    ctx.set("gpus", "none: " + count.error().message);
+    for (const auto& [k, v] : ctx.entries()) std::printf("%s: %s\n", k.c_str(), v.c_str());
+    return 0;
+  }
   if (!count.ok()) return fail(count.error());
   ntpcal::CudaOptions opt = plan->cuda;
   if (world.mpi()) {
@@ -344,45 +412,74 @@ int run(int argc, char** argv, ntpcal::World& world) {
   } else if (opt.devices.empty()) {  // collectives and reshard: the first --gpus devices, or all
     for (int d = 0; d < (plan->gpus > 0 ? plan->gpus : *count); ++d) opt.devices.push_back(d);
   }
-  ntpcal::Nvml nvml;
+  // Collective groups: --fabric scale_out takes one rank per host, round robin over the hosts
+  // (the groups then cross the scale-out network); otherwise ranks 0..n-1.
+  const std::vector<std::string> hosts = world.hostnames();
+  std::vector<std::string> distinct;
+  for (const auto& h : hosts) {
+    if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(h);
+  }
+  if ((sub == "collectives" || sub == "reshard") && plan->fabric == "scale_out") {
+    if (distinct.size() < 2) {
+      return fail(
+          Error::bad_input("--fabric scale_out needs ranks on several hosts (run under "
+                           "mpirun/srun with one process per GPU)"));
+    }
+    std::vector<std::vector<int>> by_host(distinct.size());
+    for (size_t r = 0; r < hosts.size(); ++r) {
+      const auto h = std::find(distinct.begin(), distinct.end(), hosts[r]) - distinct.begin();
+      by_host[static_cast<size_t>(h)].push_back(static_cast<int>(r));
+    }
+    for (size_t i = 0; opt.rank_order.size() < hosts.size(); ++i) {
+      for (const auto& ranks : by_host) {
+        if (i < ranks.size()) opt.rank_order.push_back(ranks[i]);
+      }
+    }
+  }
   auto backend = ntpcal::CudaBackend::create(world, nvml, opt);
   if (!backend.ok()) return fail(backend.error());
   ntpcal::CudaBackend& b = **backend;
 
   RawContext ctx;
-  ctx.set("tool", "ntpcal " + sub);
-  ctx.set("ntpsim_version", build_info().version);
-  ctx.set("git_sha", build_info().git_sha);
-  ctx.set("build_type", build_info().build_type);
-  ctx.set("date", utc_now());
-  std::string host_list;
-  for (const auto& h : world.hostnames()) {
-    if ((" " + host_list + " ").find(" " + h + " ") == std::string::npos) {
-      host_list += (host_list.empty() ? "" : " ") + h;
-    }
-  }
-  ctx.set("hostname", host_list);
+  base_context(ctx, world, sub, argc, argv);
+  ntpcal::describe_host(ctx, nvml, world);
   b.describe(ctx, sub == "gemm" || sub == "power" || sub == "info");
-  std::string cmd;
-  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
-  ctx.set("command", cmd);
   if (sub == "info") {
     for (const auto& [k, v] : ctx.entries()) std::printf("%s: %s\n", k.c_str(), v.c_str());
     return 0;
   }
 
-  // Defaults that depend on the ranks and hosts.
+  // Defaults that depend on the ranks and hosts. With --fabric auto each group is labelled by
+  // the hosts its ranks (0..n-1) span: one host is scale_up, several scale_out.
+  const auto spans_hosts = [&](int g) {
+    for (int r = 1; r < g && r < static_cast<int>(hosts.size()); ++r) {
+      if (hosts[static_cast<size_t>(r)] != hosts[0]) return true;
+    }
+    return false;
+  };
   std::string fabric = plan->fabric;
-  if (fabric == "auto") fabric = host_list.find(' ') == std::string::npos ? "scale_up" : "scale_out";
-  plan->collectives.fabric = plan->reshard.fabric = fabric;
+  if (fabric == "auto") {
+    plan->collectives.fabric_of_group = [&](int g) {
+      return spans_hosts(g) ? "scale_out" : "scale_up";
+    };
+  }
+  if (fabric == "auto")
+    fabric = distinct.size() > 1 ? "auto (scale_out for groups spanning hosts)" : "scale_up";
+  plan->collectives.fabric = fabric;
+  plan->reshard.fabric = plan->fabric == "auto"
+                             ? (spans_hosts(b.max_group_size()) ? "scale_out" : "scale_up")
+                             : plan->fabric;
   if (plan->collectives.group_sizes.empty()) {
     for (int g = 2; g <= b.max_group_size(); ++g) plan->collectives.group_sizes.push_back(g);
   }
   if (plan->reshard.tp == 0) plan->reshard.tp = b.max_group_size();
+  if (plan->fabric == "auto")
+    plan->reshard.fabric = spans_hosts(plan->reshard.tp) ? "scale_out" : "scale_up";
   if (!a.has("--k")) {
     std::erase_if(plan->reshard.ks, [&](int k) { return k >= plan->reshard.tp; });
   }
-  if (plan->kind == RawKind::kCollective || plan->kind == RawKind::kReshard) ctx.set("fabric", fabric);
+  if (plan->kind == RawKind::kCollective) ctx.set("fabric", fabric);
+  if (plan->kind == RawKind::kReshard) ctx.set("fabric", plan->reshard.fabric);
 
   // GEMM and power: every rank writes its own file; collectives and reshard: rank 0 writes.
   std::string path = a.text("--out");
@@ -417,7 +514,19 @@ int run(int argc, char** argv, ntpcal::World& world) {
 
 }  // namespace
 
+extern "C" void ntpcal_on_signal(int) {
+  ntpcal::g_interrupted = 1;
+}
+
 int main(int argc, char** argv) {
+  // SIGINT/SIGTERM (Ctrl-C, Slurm's time limit, scancel) only set a flag that every wait polls:
+  // the measurement stops with an error on the ordinary path, which restores any power limit
+  // that --set-power-limits changed, and the completed rows stay in the file.
+  struct sigaction sa {};
+  sa.sa_handler = ntpcal_on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
   ntpcal::World world(&argc, &argv);
   const int rc = run(argc, argv, world);
   if (rc != 0 && world.size() > 1) world.abort(rc);

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -21,17 +22,27 @@ Status nccl_check(ncclResult_t rc, const char* what) {
   return Error::runtime(std::string(what) + " failed: " + ncclGetErrorString(rc));
 }
 
+std::string version_text() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "unknown";
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+
 class Runner final : public NcclRunner {
  public:
-  Runner(const World& world, std::vector<int> devices, double timeout_s)
-      : world_(world), devices_(std::move(devices)), timeout_s_(timeout_s) {}
+  Runner(const World& world, std::vector<int> devices, double timeout_s, std::vector<int> order)
+      : world_(world),
+        devices_(std::move(devices)),
+        timeout_s_(timeout_s),
+        order_(std::move(order)) {
+    if (order_.empty()) {
+      for (int r = 0; r < world_.size(); ++r) order_.push_back(r);
+    }
+  }
   ~Runner() override { destroy(false); }
 
-  std::string version() const override {
-    int v = 0;
-    ncclGetVersion(&v);
-    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
-  }
+  std::string version() const override { return version_text(); }
 
   Result<calibrate::CollectiveMeasurement> collective(const calibrate::CollectiveRequest& r) override {
     const int g = r.group_size;
@@ -52,7 +63,23 @@ class Runner final : public NcclRunner {
           case CollectiveKind::kAllReduce: rc = ncclAllReduce(s, d, count, ncclFloat, ncclSum, l.comm, l.stream); break;
           case CollectiveKind::kAllGather: rc = ncclAllGather(s, d, part, ncclFloat, l.comm, l.stream); break;
           case CollectiveKind::kReduceScatter: rc = ncclReduceScatter(s, d, part, ncclFloat, ncclSum, l.comm, l.stream); break;
-          case CollectiveKind::kAllToAll: rc = ncclAlltoAll(s, d, part, ncclFloat, l.comm, l.stream); break;
+          case CollectiveKind::kAllToAll:
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+            rc = ncclAlltoAll(s, d, part, ncclFloat, l.comm,
+                              l.stream);  // part elements to each peer
+#else
+            // NCCL before 2.28 has no ncclAlltoAll: grouped send/recv (as nccl-tests alltoall.cu).
+            for (int peer = 0; peer < g && rc == ncclSuccess; ++peer) {
+              const size_t chunk = part;
+              rc = ncclSend(static_cast<float*>(s) + peer * chunk, chunk, ncclFloat, peer, l.comm,
+                            l.stream);
+              if (rc == ncclSuccess) {
+                rc = ncclRecv(static_cast<float*>(d) + peer * chunk, chunk, ncclFloat, peer, l.comm,
+                              l.stream);
+              }
+            }
+#endif
+            break;
           case CollectiveKind::kSendRecv:
             rc = ncclSend(s, count, ncclFloat, (l.rank + 1) % g, l.comm, l.stream);
             if (rc == ncclSuccess) rc = ncclRecv(d, count, ncclFloat, (l.rank + g - 1) % g, l.comm, l.stream);
@@ -65,7 +92,7 @@ class Runner final : public NcclRunner {
       }
       return nccl_check(ncclGroupEnd(), "ncclGroupEnd");
     };
-    auto t = timed(launch, r.warmup, r.reps, calibrate::to_string(r.kind));
+    auto t = timed(launch, r.warmup, r.reps, r.iters, calibrate::to_string(r.kind));
     if (!t.ok()) return t.error();
     return calibrate::CollectiveMeasurement{*t};
   }
@@ -114,7 +141,7 @@ class Runner final : public NcclRunner {
       NTPSIM_RETURN_IF_ERROR(phase(true));
       return phase(false);
     };
-    auto t = timed(launch, r.warmup, r.reps, "reshard");
+    auto t = timed(launch, r.warmup, r.reps, r.iters, "reshard");
     if (!t.ok()) return t.error();
     return calibrate::ReshardMeasurement{*t};
   }
@@ -148,10 +175,13 @@ class Runner final : public NcclRunner {
       ncclUniqueId id{};
       if (world_.rank() == 0) NTPSIM_RETURN_IF_ERROR(nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId"));
       world_.broadcast(&id, sizeof id);
-      if (world_.rank() < g) {
+      const auto member = std::find(
+          order_.begin(), order_.begin() + std::min<size_t>(static_cast<size_t>(g), order_.size()),
+          world_.rank());
+      if (member != order_.begin() + std::min<size_t>(static_cast<size_t>(g), order_.size())) {
         locals_.resize(1);
         Local& l = locals_[0];
-        l.rank = world_.rank();
+        l.rank = static_cast<int>(member - order_.begin());
         l.device = devices_.front();
         NTPSIM_RETURN_IF_ERROR(cuda_check(cudaSetDevice(l.device), "cudaSetDevice"));
         NTPSIM_RETURN_IF_ERROR(cuda_check(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking), "cudaStreamCreate"));
@@ -184,8 +214,10 @@ class Runner final : public NcclRunner {
   }
 
   // Waits for every local stream; aborts the communicators on an NCCL error or the deadline.
-  Status wait_all(const char* what) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+  // The deadline is the timeout plus the run time expected of the queued work.
+  Status wait_all(const char* what, double expected_s) {
+    const double limit = timeout_s_ + std::max(0.0, expected_s);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit);
     while (true) {
       bool done = true;
       for (Local& l : locals_) {
@@ -197,36 +229,65 @@ class Runner final : public NcclRunner {
           return cuda_check(rc, what);
         }
         ncclResult_t async = ncclSuccess;
-        ncclCommGetAsyncError(l.comm, &async);
+        const ncclResult_t queried = ncclCommGetAsyncError(l.comm, &async);
+        if (queried != ncclSuccess) {
+          destroy(true);
+          return nccl_check(queried, "ncclCommGetAsyncError");
+        }
         if (async != ncclSuccess && async != ncclInProgress) {
           destroy(true);
           return nccl_check(async, what);
         }
       }
       if (done) return Status::Ok();
+      if (interrupted()) {
+        destroy(true);
+        return Error::runtime(std::string(what) +
+                              ": interrupted by a signal (NCCL communicator aborted)");
+      }
       if (std::chrono::steady_clock::now() > deadline) {
         destroy(true);
-        return Error::runtime(std::string(what) + ": timed out after " + std::to_string(timeout_s_) +
+        return Error::runtime(std::string(what) + ": timed out after " + std::to_string(limit) +
                               " s (NCCL communicator aborted)");
       }
       std::this_thread::yield();
     }
   }
 
+  // After `warmup` launches, `reps` samples: a barrier, `iters` back-to-back launches and the
+  // wait for every local stream, divided by `iters`; the sample is the mean over the ranks in
+  // the group (nccl-tests' default average). Any error aborts the communicators.
   Result<calibrate::TimeStats> timed(const std::function<Status()>& launch, int warmup, int reps,
-                                     const char* what) {
+                                     int iters, const char* what) {
+    const auto fail = [&](Status s) -> Result<calibrate::TimeStats> {
+      destroy(true);
+      return s.error();
+    };
     for (int i = 0; i < warmup; ++i) {
-      if (!locals_.empty()) NTPSIM_RETURN_IF_ERROR(launch());
-      NTPSIM_RETURN_IF_ERROR(wait_all(what));
+      if (!locals_.empty()) {
+        if (Status s = launch(); !s.ok()) return fail(s);
+      }
     }
+    if (Status s = wait_all(what, 0.0); !s.ok()) return s.error();
+    double expected = 0.0;  // a sample's run time, once one has been seen
     std::vector<double> times;
+    const int in_group =
+        world_.mpi() ? static_cast<int>(world_.sum(locals_.empty() ? 0.0 : 1.0)) : 1;
     for (int i = 0; i < std::max(1, reps); ++i) {
       world_.barrier();
       const auto t0 = std::chrono::steady_clock::now();
-      if (!locals_.empty()) NTPSIM_RETURN_IF_ERROR(launch());
-      NTPSIM_RETURN_IF_ERROR(wait_all(what));
-      const double mine = locals_.empty() ? 0.0 : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      times.push_back(world_.max(mine));
+      for (int j = 0; j < std::max(1, iters) && !locals_.empty(); ++j) {
+        if (Status s = launch(); !s.ok()) return fail(s);
+      }
+      if (Status s = wait_all(what, expected); !s.ok()) return s.error();
+      const double mine =
+          locals_.empty()
+              ? 0.0
+              : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                    std::max(1, iters);
+      const double mean = world_.mpi() ? world_.sum(mine) / std::max(1, in_group) : mine;
+      expected = mean * std::max(1, iters) * 4;
+      times.push_back(mean);
     }
     return calibrate::summarize(std::move(times));
   }
@@ -234,6 +295,7 @@ class Runner final : public NcclRunner {
   const World& world_;
   std::vector<int> devices_;
   double timeout_s_;
+  std::vector<int> order_;
   int group_ = 0;
   std::vector<Local> locals_;
 };
@@ -241,8 +303,12 @@ class Runner final : public NcclRunner {
 }  // namespace
 
 std::unique_ptr<NcclRunner> make_nccl_runner(const World& world, const std::vector<int>& devices,
-                                             double timeout_s) {
-  return std::make_unique<Runner>(world, devices, timeout_s);
+                                             double timeout_s, const std::vector<int>& rank_order) {
+  return std::make_unique<Runner>(world, devices, timeout_s, rank_order);
+}
+
+std::string nccl_library_version() {
+  return version_text();
 }
 
 }  // namespace ntpsim::ntpcal
@@ -251,8 +317,13 @@ std::unique_ptr<NcclRunner> make_nccl_runner(const World& world, const std::vect
 
 namespace ntpsim::ntpcal {
 
-std::unique_ptr<NcclRunner> make_nccl_runner(const World&, const std::vector<int>&, double) {
+std::unique_ptr<NcclRunner> make_nccl_runner(const World&, const std::vector<int>&, double,
+                                             const std::vector<int>&) {
   return nullptr;
+}
+
+std::string nccl_library_version() {
+  return "not built";
 }
 
 }  // namespace ntpsim::ntpcal

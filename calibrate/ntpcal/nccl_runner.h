@@ -28,7 +28,11 @@ class NcclRunner {
 };
 
 // nullptr when ntpcal was built without NCCL.
+// `rank_order`: the world ranks in the order groups take them (empty: 0, 1, 2, ...).
 std::unique_ptr<NcclRunner> make_nccl_runner(const World& world, const std::vector<int>& devices,
-                                             double timeout_s);
+                                             double timeout_s, const std::vector<int>& rank_order);
+
+// The NCCL library's version ("2.28.3"), or "not built" without NCCL. Needs no GPU.
+std::string nccl_library_version();
 
 }  // namespace ntpsim::ntpcal

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,30 +31,45 @@ class Nvml {
   // "available", or "NVML unavailable: <why>".
   const std::string& status() const { return status_; }
 
-  // The NVML device for a PCI bus id ("0000:3B:00.0", from cudaDeviceGetPCIBusId); nullptr when
-  // unavailable.
+  // The NVML device for a PCI bus id ("0000:3B:00.0", from cudaDeviceGetPCIBusId) or a UUID
+  // ("GPU-..."); nullptr when unavailable.
   void* device_for_pci(const std::string& bus_id) const;
+  void* device_for_uuid(const std::string& uuid) const;
 
   std::string driver_version() const;                 // "" when unavailable
-  bool power_w(void* dev, double& watts) const;        // current board power
+  bool power_w(void* dev, double& watts) const;       // board power (a 1 s average on Hopper+)
+  // Energy since the driver loaded, in joules (Volta+); differences give exact mean power.
+  bool energy_j(void* dev, double& joules) const;
   bool sm_clock_mhz(void* dev, double& mhz) const;     // current SM clock
   bool max_sm_clock_mhz(void* dev, double& mhz) const;
-  bool power_limit_w(void* dev, double& watts) const;  // enforced limit now
+  bool max_mem_clock_mhz(void* dev, double& mhz) const;
+  bool temperature_c(void* dev, double& celsius) const;
+  // Bit mask of nvmlClocksEventReason* (why the clock is below its maximum now): 0x4 SW power
+  // cap, 0x8 HW slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake.
+  bool clock_event_reasons(void* dev, unsigned long long& mask) const;
+  bool power_limit_w(void* dev, double& watts) const;           // management limit (what -pl sets)
+  bool enforced_power_limit_w(void* dev, double& watts) const;  // the limit in force now
   bool default_power_limit_w(void* dev, double& watts) const;
   bool power_limit_range_w(void* dev, double& min_w, double& max_w) const;
+  bool ecc_enabled(void* dev, std::string& mode) const;   // "on" / "off"
+  bool compute_mode(void* dev, std::string& mode) const;  // "default", "exclusive_process", ...
+  bool compute_processes(void* dev, int& count) const;    // processes with a CUDA context
   // Needs root. Returns "" on success, else NVML's message.
   std::string set_power_limit_w(void* dev, double watts) const;
 
  private:
-  template <typename F>
-  F sym(const char* name) const;
-
+  struct Api;  // entry points, resolved once when the library is loaded
   void* handle_ = nullptr;
   bool initialized_ = false;
   std::string status_;
+  std::unique_ptr<Api> api_;
 };
 
-// Samples power and SM clock every `period_ms` between start() and stop().
+// Samples power, SM clock, temperature and clock-event reasons every `period_ms` between start()
+// and stop(). The mean power is the energy counter's difference over [start + 1 s, stop] when
+// the run lasts at least 1.5 s (NVML's power reading is a 1 s average on Hopper and later, so
+// earlier samples still show the power from before the run), else the mean of the samples
+// taken after the first second, else of all samples.
 class PowerSampler {
  public:
   PowerSampler(const Nvml& nvml, void* device, int period_ms = 5);
@@ -71,8 +87,12 @@ class PowerSampler {
   int period_ms_;
   std::atomic<bool> running_{false};
   std::thread thread_;
-  std::vector<double> power_w_;
+  std::vector<double> power_w_;        // after the first second
+  std::vector<double> early_power_w_;  // within the first second
   std::vector<double> clock_mhz_;
+  std::vector<double> temp_c_;
+  unsigned long long reasons_ = 0;
+  double energy0_j_ = -1.0, energy1_j_ = -1.0, window_s_ = 0.0;
 };
 
 }  // namespace ntpsim::ntpcal

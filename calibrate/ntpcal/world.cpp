@@ -76,6 +76,17 @@ double World::max(double v) const {
   return v;
 }
 
+double World::sum(double v) const {
+#ifdef NTPCAL_HAVE_MPI
+  if (mpi_) {
+    double out = v;
+    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return out;
+  }
+#endif
+  return v;
+}
+
 int World::min(int v) const {
 #ifdef NTPCAL_HAVE_MPI
   if (mpi_) {

@@ -29,6 +29,7 @@ class World {
 
   void barrier() const;
   double max(double v) const;
+  double sum(double v) const;  // over every rank
   int min(int v) const;
   // Copies rank 0's bytes to every rank.
   void broadcast(void* data, size_t bytes) const;

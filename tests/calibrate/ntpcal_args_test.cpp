@@ -30,6 +30,36 @@ TEST(NtpcalArgs, ListsRangesSizesAndDefaults) {
   EXPECT_NE(a.help().find("--max-bytes VALUE"), std::string::npos);
 }
 
+TEST(NtpcalArgs, NcclTestsShortFlags) {
+  Args a;
+  a.option("--min-bytes", "smallest", "1K");
+  a.option("--max-bytes", "largest", "1G");
+  a.option("--factor", "factor", "4");
+  a.option("--iters", "iters", "20");
+  a.option("--warmup", "warm-up", "5");
+  a.option("--gpus", "gpus");
+  a.alias("-b", "--min-bytes");
+  a.alias("-e", "--max-bytes");
+  a.alias("-f", "--factor");
+  a.alias("-n", "--iters");
+  a.alias("-w", "--warmup");
+  a.alias("-g", "--gpus");
+  // As nccl-tests users type them: separate or attached values.
+  ASSERT_TRUE(parse(a, {"-b", "8", "-e8G", "-f", "2", "-n", "50", "-w5", "-g", "8"}).ok());
+  EXPECT_EQ(*parse_size(a.text("--min-bytes")), 8);
+  EXPECT_EQ(*parse_size(a.text("--max-bytes")), int64_t{8} << 30);
+  EXPECT_EQ(*a.number("--factor"), 2.0);
+  EXPECT_EQ(*a.integer("--iters"), 50);
+  EXPECT_EQ(*a.integer("--warmup"), 5);
+  EXPECT_EQ(*a.integer("--gpus"), 8);
+  EXPECT_NE(a.help().find("-b, --min-bytes VALUE"), std::string::npos);
+  Args b;
+  b.option("--min-bytes", "smallest");
+  b.alias("-b", "--min-bytes");
+  EXPECT_FALSE(parse(b, {"-b"}).ok());       // needs a value
+  EXPECT_FALSE(parse(b, {"-x", "1"}).ok());  // unknown short flag
+}
+
 TEST(NtpcalArgs, SizesUseBinaryMultiples) {
   EXPECT_EQ(*parse_size("4096"), 4096);
   EXPECT_EQ(*parse_size("64K"), 65536);

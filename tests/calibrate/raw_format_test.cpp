@@ -155,7 +155,11 @@ TEST(Shapes, LmHeadIsVocabularyParallel) {
   const LayerDims d{4096, 32, 8, 14336, true, 8192, 1, 128256};
   const auto s = layer_shapes(d, {7}, GemmDType::kBF16, false);
   ASSERT_EQ(s.size(), 5u);
-  EXPECT_EQ(s[4].n, (128256 + 6) / 7);  // ceil(vocab / t) rows of the LM head
+  // The LM head's rows: the vocabulary padded to a multiple of 128 * t (Megatron-LM), split t
+  // ways: 128256 -> 129024 at t = 7, 18432 rows (not the unpadded ceil(128256 / 7) = 18323).
+  EXPECT_EQ(s[4].n, 18432);
+  EXPECT_EQ(padded_vocab(128256, 8), 129024);
+  EXPECT_EQ(padded_vocab(128000, 8), 128000);
   EXPECT_EQ(s[4].k, 4096);
   EXPECT_EQ(s[4].label, "lm_head.fwd tp=7");
 }
