@@ -267,6 +267,8 @@ double context_number(const RawContext& c, const std::string& key) {
   return end != v.c_str() ? d : 0.0;
 }
 
+constexpr unsigned long long kThermalReasons = 0x8 | 0x20 | 0x40;
+
 Result<PowerFit> fit_power(const std::vector<const RawData*>& files) {
   PowerFit p;
   double max_clock = 0.0;
@@ -289,9 +291,22 @@ Result<PowerFit> fit_power(const std::vector<const RawData*>& files) {
       if (g.request.m != biggest->request.m || g.request.n != biggest->request.n ||
           g.request.k != biggest->request.k || g.request.dtype != biggest->request.dtype) continue;
       const double limit = g.power_limit_w > 0 ? g.power_limit_w : p.tdp_w;
+      // A thermal or hardware slowdown (NVML clock-event reasons 0x8 HW slowdown, 0x20 SW
+      // thermal, 0x40 HW thermal) slowed the clock for heat, not for the power limit: such a
+      // point says nothing about power elasticity.
+      if ((g.power.clock_event_reasons & kThermalReasons) != 0) {
+        ++p.thermal_excluded;
+        continue;
+      }
       by_limit[std::llround(limit * 1e3)] = {limit, g.request.flops() / g.time.median_s,
                                              g.power.sm_clock_mean_mhz, g.power.mean_w};
     }
+  }
+  if (by_limit.empty()) {
+    return Error::bad_input(
+        fmt::format("power: every run of the most compute-bound shape was slowed by heat "
+                    "(NVML thermal clock-event reasons): no power-limit point to fit; cool "
+                    "the GPUs or lower the limits and measure again"));
   }
   if (p.tdp_w <= 0) p.tdp_w = by_limit.rbegin()->second.limit;
   const auto at_tdp = by_limit.find(std::llround(p.tdp_w * 1e3));
@@ -351,8 +366,47 @@ FitQuality quality_of(const std::vector<double>& measured, const std::vector<dou
   return q;
 }
 
+std::string data_origin(const RawData& file) {
+  return file.context.has("synthetic") ? "synthetic" : "measured";
+}
+
+std::string combine_origins(const std::vector<std::string>& origins) {
+  std::string out;
+  for (const std::string& o : origins) {
+    if (out.empty()) {
+      out = o;
+    } else if (o != out) {
+      return "mixed";
+    }
+  }
+  return out;
+}
+
 Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& options) {
   FitResult out;
+  std::vector<std::string> all;
+  std::map<std::string, std::vector<std::string>> parts;
+  for (const RawData& f : files) {
+    const std::string o = data_origin(f);
+    all.push_back(o);
+    if (f.rows() == 0) continue;
+    switch (f.kind) {
+      case RawKind::kGemm:
+        parts["gemm"].push_back(o);
+        break;
+      case RawKind::kPower:
+        parts["power"].push_back(o);
+        break;
+      case RawKind::kCollective:
+        for (const CollectiveRow& c : f.collectives) parts[c.fabric].push_back(o);
+        break;
+      case RawKind::kReshard:
+        for (const ReshardRow& r : f.reshards) parts[r.fabric].push_back(o);
+        break;
+    }
+  }
+  out.origin = combine_origins(all);
+  for (const auto& [part, list] : parts) out.part_origins[part] = combine_origins(list);
   std::map<GemmDType, std::vector<GemmSample>> gemm;
   int sms = options.sm_count;
   std::map<std::pair<std::string, CollectiveKind>, std::vector<CollSample>> coll;
@@ -458,6 +512,12 @@ std::string describe(const FitResult& r) {
                        "clock speedup {:.3f} (0: unknown); no elasticity (run power "
                        "--set-power-limits)\n",
                        p.tdp_w, p.full_load_power_w, p.max_clock_speedup);
+    }
+    if (p.thermal_excluded > 0) {
+      s += fmt::format(
+          "power: {} point(s) left out: the clock was slowed by heat (NVML thermal "
+          "clock-event reasons), not by the power limit\n",
+          p.thermal_excluded);
     }
   }
   return s;

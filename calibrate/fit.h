@@ -18,6 +18,7 @@
 // the times. Thread safety: pure functions.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,6 +91,7 @@ struct PowerFit {
   int points = 0;
   double r2 = 0.0;
   double max_abs_rel_error = 0.0;  // of the predicted speed
+  int thermal_excluded = 0;        // points left out: the clock was slowed by heat, not power
 };
 
 struct FitOptions {
@@ -101,6 +103,11 @@ struct FitOptions {
 };
 
 struct FitResult {
+  // Provenance of the fitted numbers (models/hardware.h `origin`): "synthetic" or "measured" when
+  // every file agrees, "mixed" otherwise; per part (gemm, scale_up, scale_out, power) the same
+  // over the files that part was fitted from.
+  std::string origin;
+  std::map<std::string, std::string> part_origins;
   std::vector<std::string> files;
   std::vector<RawContext> contexts;
   std::vector<GemmFit> gemm;                 // one per dtype present
@@ -109,6 +116,12 @@ struct FitResult {
   std::optional<PowerFit> power;
   int points = 0;                            // measurement rows used
 };
+
+// Provenance of one file's numbers: "synthetic" when its context carries a `synthetic` line
+// (ntpcal-synth output, synthetic test logs), else "measured" (ntpcal and nccl-tests output).
+std::string data_origin(const RawData& file);
+// "" for none, the common value when all agree, else "mixed".
+std::string combine_origins(const std::vector<std::string>& origins);
 
 // Fits everything the files hold. Errors (bad input): no rows at all, a collective or reshard
 // series with fewer than 2 distinct sizes, GEMMs without an SM count, a singular system.

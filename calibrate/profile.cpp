@@ -72,10 +72,18 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
     h.scale_up.efficiency = 1.0;
     h.scale_out.efficiency = 1.0;
   }
-  h.origin = "measured";
+  h.origin = fit.origin.empty() ? "measured" : fit.origin;
+  // Per part: what the fit read; parts not fitted keep the base's (or the built-in) spec values.
+  // "other" (HBM, TDP, ...) is the base's, or without a base the raw files' context.
+  h.field_origins.clear();
+  for (const char* part : {"gemm", "scale_up", "scale_out", "power"}) {
+    const auto it = fit.part_origins.find(part);
+    h.field_origins[part] = it != fit.part_origins.end() ? it->second : "spec";
+  }
+  h.field_origins["other"] = has_base ? "spec" : h.origin;
   h.name = !opt.name.empty() ? opt.name
-           : has_base        ? h.name + "-measured"
-                             : "measured-" + (h.gpu.empty() ? std::string("gpu") : h.gpu);
+           : has_base        ? h.name + "-" + h.origin
+                             : h.origin + "-" + (h.gpu.empty() ? std::string("gpu") : h.gpu);
   for (char& c : h.name) {
     if (c == ' ') c = '-';
   }
@@ -191,6 +199,9 @@ std::string profile_text(const models::HardwareProfile& profile, const FitResult
                    bi.version, bi.git_sha);
   s += "# Raw files:\n";
   for (const auto& f : fit.files) s += "#   " + f + "\n";
+  s += fmt::format("# Origin: {} (per part:", profile.origin);
+  for (const auto& [part, origin] : profile.field_origins) s += fmt::format(" {} {}", part, origin);
+  s += ")\n";
   if (!ctx_text(fit, "synthetic").empty()) {
     s += "# WARNING: the raw files are SYNTHETIC (generated from known parameters), not measurements.\n";
   }

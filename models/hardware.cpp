@@ -129,6 +129,11 @@ Status read_gemm(MapReader& parent, GemmParams& g) {
   return r->finish();
 }
 
+const std::vector<std::string>& origin_names() {
+  static const std::vector<std::string> kNames = {"spec", "measured", "synthetic", "mixed"};
+  return kNames;
+}
+
 Status read_sections(MapReader& r, HardwareProfile& h) {
   if (r.has("storage")) {
     auto s = MapReader::make(r.child("storage"), join_path(r.path(), "storage"), r.context());
@@ -154,6 +159,17 @@ Status read_sections(MapReader& r, HardwareProfile& h) {
                                        units::parse_fraction, false, 0.05, 1));
     NTPSIM_RETURN_IF_ERROR(
         s->quantity("reserved", h.memory.reserved_bytes, units::parse_size_bytes, false, 0, 1e13));
+    NTPSIM_RETURN_IF_ERROR(s->finish());
+  }
+  if (r.has("field_origins")) {
+    auto s = MapReader::make(r.child("field_origins"), join_path(r.path(), "field_origins"),
+                             r.context());
+    if (!s.ok()) return s.error();
+    for (const char* part : {"gemm", "scale_up", "scale_out", "power", "other"}) {
+      std::string v;
+      NTPSIM_RETURN_IF_ERROR(s->choice(part, v, origin_names(), false));
+      if (!v.empty()) h.field_origins[part] = v;
+    }
     NTPSIM_RETURN_IF_ERROR(s->finish());
   }
   if (r.has("measured")) {
@@ -182,7 +198,7 @@ Result<HardwareProfile> read_map(const YAML::Node& node, const std::string& path
   h.source = source;
   double bf16_tflops = 0, fp8_tflops = 0;
   NTPSIM_RETURN_IF_ERROR(r.string("name", h.name, true));
-  NTPSIM_RETURN_IF_ERROR(r.choice("origin", h.origin, {"spec", "measured"}, false));
+  NTPSIM_RETURN_IF_ERROR(r.choice("origin", h.origin, origin_names(), false));
   NTPSIM_RETURN_IF_ERROR(r.string("gpu", h.gpu, false));
   NTPSIM_RETURN_IF_ERROR(r.number("peak_bf16_tflops", bf16_tflops, true, 1e-3, kMaxFlops / 1e12));
   NTPSIM_RETURN_IF_ERROR(r.number("peak_fp8_tflops", fp8_tflops, false, 0, kMaxFlops / 1e12));
@@ -202,7 +218,8 @@ Result<HardwareProfile> read_map(const YAML::Node& node, const std::string& path
   NTPSIM_RETURN_IF_ERROR(read_fabric(r, "scale_up", h.scale_up));
   NTPSIM_RETURN_IF_ERROR(read_fabric(r, "scale_out", h.scale_out));
   NTPSIM_RETURN_IF_ERROR(read_sections(r, h));
-  NTPSIM_RETURN_IF_ERROR(r.finish({"storage", "gemm", "power", "memory", "measured"}));
+  NTPSIM_RETURN_IF_ERROR(
+      r.finish({"storage", "gemm", "power", "memory", "measured", "field_origins"}));
   h.peak_bf16_flops = bf16_tflops * 1e12;
   h.peak_fp8_flops = fp8_tflops * 1e12;
   if (h.max_power_w == 0) h.max_power_w = h.tdp_w;
@@ -304,6 +321,21 @@ Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string&
   return read_map(*loaded, "", file_ctx, *file);
 }
 
+std::string origin_warning(const HardwareProfile& h) {
+  if (h.origin != "synthetic" && h.origin != "mixed") return {};
+  std::string parts;
+  for (const auto& [part, origin] : h.field_origins) {
+    if (origin == "synthetic" || origin == "mixed") parts += (parts.empty() ? "" : ", ") + part;
+  }
+  return fmt::format(
+      "hardware profile '{}' has origin {}: {} fitted from synthetic data, not "
+      "measured",
+      h.name, h.origin,
+      parts.empty()
+          ? std::string(h.origin == "synthetic" ? "its numbers were" : "some of its numbers were")
+          : parts + " were");
+}
+
 YAML::Node to_yaml(const HardwareProfile& h) {
   YAML::Node n;
   n["name"] = h.name;
@@ -344,7 +376,8 @@ YAML::Node to_yaml(const HardwareProfile& h) {
   n["power"]["comm_power_fraction"] = h.power.comm_power_fraction;
   n["memory"]["usable_fraction"] = h.memory.usable_fraction;
   n["memory"]["reserved"] = units::format_size(h.memory.reserved_bytes);
-  if (h.origin == "measured") {
+  for (const auto& [part, origin] : h.field_origins) n["field_origins"][part] = origin;
+  if (h.origin != "spec") {
     YAML::Node m;
     if (!h.measured.context.empty()) m["context"] = h.measured.context;
     m["gemm_max_rel_error"] = h.measured.gemm_max_rel_error;

@@ -82,7 +82,13 @@ struct MeasuredInfo {
 struct HardwareProfile {
   std::string name;                // e.g. "gb200-nvl72"
   std::string source;              // file it was read from, or "inline"
-  std::string origin = "spec";     // "spec" (datasheet-derived) or "measured" (ntpsim fit)
+  // Provenance of the numbers: "spec" (datasheet-derived), "measured" (`ntpsim fit` of real
+  // measurements), "synthetic" (fitted from generated test data, never a measurement) or "mixed"
+  // (fitted from synthetic and measured files together). `ntpsim fit` sets it from what it read.
+  std::string origin = "spec";
+  // Per part of the profile where it came from, for fitted profiles (keys gemm, scale_up,
+  // scale_out, power, other; values as `origin`; "spec" marks parts kept from the base profile).
+  std::map<std::string, std::string> field_origins;
   std::string gpu;                 // GPU model, e.g. "B200"
   double peak_bf16_flops = 0.0;    // dense BF16 FLOP/s per GPU
   double peak_fp8_flops = 0.0;     // dense FP8 FLOP/s per GPU
@@ -102,7 +108,7 @@ struct HardwareProfile {
   GemmParams gemm;                 // `gemm:` section
   PowerParams power;               // `power:` section
   MemoryParams memory;             // `memory:` section
-  MeasuredInfo measured;           // `measured:` section (origin == "measured")
+  MeasuredInfo measured;           // `measured:` section (fitted profiles: origin != "spec")
 
   double peak_flops(bool fp8) const { return fp8 ? peak_fp8_flops : peak_bf16_flops; }
 };
@@ -111,7 +117,8 @@ struct HardwareProfile {
 // absolute or relative to the file holding `path`), or a profile name resolved as
 // <dir>/<name>.yaml in `search_dirs` (first match wins). Unknown keys are errors with the nearest
 // valid key; bad units and out-of-range values are errors naming file:line:col and the field.
-//   name, origin (spec|measured), gpu, peak_bf16_tflops, peak_fp8_tflops, hbm, hbm_bw, tdp,
+//   name, origin (spec|measured|synthetic|mixed), field_origins: {gemm, scale_up, scale_out, power,
+//   other: origin values}, gpu, peak_bf16_tflops, peak_fp8_tflops, hbm, hbm_bw, tdp,
 //   max_power, power_elasticity, max_clock_speedup, idle_power, gemm_efficiency, gpus_per_domain,
 //   scale_up / scale_out: {bw_per_gpu, efficiency, alpha,
 //                          collectives: {all_reduce: {alpha, bus_bw, group_sizes: {N: {alpha,
@@ -127,6 +134,11 @@ Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string&
                                       const std::vector<std::string>& search_dirs);
 // The resolved profile as YAML with units; read_hardware(to_yaml(h)) reproduces h (less `source`).
 YAML::Node to_yaml(const HardwareProfile& h);
+
+// The warning a run or step time computed with `h` must carry when its numbers are not what
+// the profile's origin suggests: "" for spec and measured profiles; for synthetic and mixed
+// ones a sentence naming the profile and the parts that are not measured.
+std::string origin_warning(const HardwareProfile& h);
 
 // Collective names accepted under `collectives:`.
 const std::vector<std::string>& collective_names();

@@ -3,7 +3,7 @@
 # for a bounded time on a copy of its seed corpus (tests/fuzz/corpus/<target>/).
 #
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 60 s, all targets
-#   targets: units trace_csv trace_infinitehbd hardware workload scenario raw_csv plan
+#   targets: units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan
 #
 # Each target runs alone (one core), with -timeout=10 s per input and -rss_limit_mb=2048. Any crash,
 # sanitizer report, leak, timeout or out-of-memory fails the script (exit 1) after the remaining
@@ -20,7 +20,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
-all=(units trace_csv trace_infinitehbd hardware workload scenario raw_csv plan)
+all=(units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan)
 if [ $# -eq 0 ]; then targets=("${all[@]}"); else targets=("$@"); fi
 for t in "${targets[@]}"; do
   if [ ! -d "tests/fuzz/corpus/$t" ]; then

@@ -22,9 +22,10 @@ struct ProgramRun {
   std::string out, err;
 };
 
-ProgramRun run(const std::string& program, const std::string& args) {
+ProgramRun run(const std::string& program, const std::string& args, const std::string& env = "") {
   const std::string out = test::scratch_path("out.txt"), err = test::scratch_path("err.txt");
-  const std::string cmd = "'" + program + "' " + args + " > '" + out + "' 2> '" + err + "'";
+  const std::string cmd = env + (env.empty() ? "" : " ") + "'" + program + "' " + args + " > '" +
+                          out + "' 2> '" + err + "'";
   const int status = std::system(cmd.c_str());
   ProgramRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -43,15 +44,99 @@ TEST(FitCli, FitsSyntheticFilesIntoALoadableProfile) {
                                       profile + "' --report '" + dir + "/report.csv'");
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   EXPECT_NE(fit.out.find("gemm bf16: rate"), std::string::npos);
-  EXPECT_NE(fit.out.find("WARNING"), std::string::npos);  // synthetic input is called out
+  EXPECT_NE(fit.err.find("WARNING"), std::string::npos);  // synthetic input is called out
+  EXPECT_NE(fit.out.find("origin synthetic"), std::string::npos);
   auto node = load_yaml_file(profile);
   ASSERT_TRUE(node.ok());
   auto h = models::read_hardware(*node, "", YamlContext(profile), {});
   ASSERT_TRUE(h.ok()) << h.error().message;
-  EXPECT_EQ(h->origin, "measured");
+  EXPECT_EQ(h->origin, "synthetic");  // generated files never yield a "measured" profile
+  EXPECT_EQ(h->field_origins.at("gemm"), "synthetic");
   EXPECT_NEAR(h->power_elasticity, 0.35, 0.03);
   EXPECT_NE(test::read_text(profile).find("SYNTHETIC"), std::string::npos);
   EXPECT_NE(test::read_text(dir + "/report.csv").find("fit,what,measured_s,predicted_s,rel_error"), std::string::npos);
+}
+
+// The whole path without a GPU: synthetic raw files (the synthetic backend through ntpcal's
+// measurement loops) and nccl-tests logs -> fit -> profile -> step -> run, with the provenance
+// carried and warned about at each step.
+TEST(FitCli, RawFilesAndNcclTestsLogsToProfileStepAndRun) {
+  const std::string dir = fs::path(test::scratch_path("x")).parent_path().string();
+  ASSERT_EQ(run(NTPCAL_SYNTH_BIN, "'" + dir + "' --seed 5").exit_code, 0);
+  const std::string logs = std::string(NTPSIM_SOURCE_DIR) + "/calibrate/recorded/nccl-tests/";
+  const std::string profile = dir + "/mixed-in.yaml";
+  const ProgramRun fit =
+      run(NTPSIM_BIN,
+          "fit '" + dir + "/synthetic-gemm.csv' '" + dir + "/synthetic-power.csv' '" + logs +
+              "all_reduce_perf-h200-2nodes.log' '" + logs + "alltoall_perf-h200-2nodes.log' '" +
+              logs + "reduce_scatter_perf-h200-2nodes.log' --base h200-sxm -o '" + profile + "'");
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("scale_out all_reduce: alpha"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.err.find("all_reduce_perf-h200-2nodes.log is SYNTHETIC"), std::string::npos)
+      << fit.err;
+  auto node = load_yaml_file(profile);
+  ASSERT_TRUE(node.ok());
+  auto h = models::read_hardware(*node, "", YamlContext(profile), {});
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->origin, "synthetic");
+  EXPECT_EQ(h->name, "h200-sxm-synthetic");
+  EXPECT_EQ(h->field_origins.at("scale_out"), "synthetic");
+  EXPECT_EQ(h->field_origins.at("scale_up"), "spec");  // not fitted: the base's
+  EXPECT_GT(h->scale_out.collectives.at("all_reduce").bus_bw_Bps, 40e9);
+  EXPECT_LT(h->scale_out.collectives.at("all_reduce").bus_bw_Bps, 50e9);
+
+  const ProgramRun step =
+      run(NTPSIM_BIN, "step --workload llama3-8b --profile '" + profile + "' --tp 8 --pp 1 --dp 4");
+  ASSERT_EQ(step.exit_code, 0) << step.err;
+  EXPECT_NE(step.out.find("h200-sxm-synthetic (synthetic)"), std::string::npos) << step.out;
+  EXPECT_NE(step.err.find("warning: hardware profile 'h200-sxm-synthetic' has origin synthetic"),
+            std::string::npos)
+      << step.err;
+
+  const std::string scenario = dir + "/small.yaml", results = dir + "/small.json";
+  {
+    std::ofstream f(scenario);
+    f << "name: calibrated-small\n"
+         "cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}\n"
+         "workload: llama3-8b\nlayout: {tp: 8, pp: 1, dp: 4}\nhardware: "
+      << profile
+      << "\n"
+         "model: analytic\n"
+         "failures:\n  processes:\n    - component: gpu\n      rate: \"2e-3/h\"\n      kinds:\n"
+         "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1d\"}}\n"
+         "checkpoint: {interval: auto, write: \"60s\", restore: \"5min\"}\n"
+         "recovery: {detection: \"2min\", restart: \"10min\", reconfigure: \"1min\", spare_swap: "
+         "\"5min\"}\n"
+         "strategies: [checkpoint_restart, ntp]\nhorizon: \"2d\"\nreplications: 2\nseed: 3\n";
+  }
+  const ProgramRun sim =
+      run(NTPSIM_BIN, "run '" + scenario + "' --threads 1 --out '" + results + "'");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.err.find("has origin synthetic"), std::string::npos) << sim.err;
+  const std::string json = test::read_text(results);
+  EXPECT_NE(json.find("\"profile_origin\": \"synthetic\""), std::string::npos);
+  EXPECT_NE(json.find("fitted from synthetic data, not measured"), std::string::npos);
+}
+
+TEST(FitCli, MalformedNcclTestsLogIsExit2WithFileAndLine) {
+  const std::string log = test::scratch_path("all_gather_perf.log");
+  {
+    std::ofstream f(log);
+    f << "# Using devices\n"
+         "#  Rank  0 Group  0 Pid  1 on h1 device  0 [0x19] NVIDIA H200\n"
+         "#  Rank  1 Group  0 Pid  1 on h1 device  1 [0x29] NVIDIA H200\n"
+         "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+         "time   algbw   busbw #wrong\n"
+         "        4096           512     float    none      -1    20.00    0.20    0.90      0    "
+         "20.00    0.20    0.10      0\n";
+  }
+  const ProgramRun r = run(
+      NTPSIM_BIN, "fit '" + log + "' -o '" + test::scratch_path("p.yaml") + "' --base h200-sxm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(log + ":5:74: column 'busbw': busbw 0.90 GB/s is not algbw x 0.5"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(test::scratch_path("p.yaml")));
 }
 
 TEST(FitCli, MalformedRawFileIsExit2WithFileAndLine) {
@@ -82,6 +167,19 @@ TEST(NtpcalCli, OptionsAreCheckedBeforeTheGpu) {
   EXPECT_EQ(run(NTPCAL_BIN, "gemm --hidden 4096 --heads 32").exit_code, 2);  // needs --ffn --seq --tp
   EXPECT_EQ(run(NTPCAL_BIN, "collectives --min-bytes 1X").exit_code, 2);
   EXPECT_EQ(run(NTPCAL_BIN, "frobnicate").exit_code, 2);
+}
+
+TEST(NtpcalCli, InfoWorksWithoutAGpu) {
+  if (fs::exists("/dev/nvidiactl") || fs::exists("/dev/nvidia0"))
+    GTEST_SKIP() << "this machine has an NVIDIA GPU";
+  const ProgramRun r = run(NTPCAL_BIN, "info");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* key : {"cuda_toolkit: ", "cuda_driver: ", "cublas: ", "nccl: ", "nvml: ",
+                          "mpi: ", "gpus: none: "}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing from:\n" << r.out;
+  }
+  const ProgramRun sha = run(NTPCAL_BIN, "info", "NTPSIM_GIT_SHA=0123456789ab");
+  EXPECT_NE(sha.out.find("git_sha: 0123456789ab"), std::string::npos) << sha.out;
 }
 
 TEST(NtpcalCli, NoGpuIsAClearMessageAndExit2) {

@@ -115,6 +115,50 @@ TEST(Fit, PowerSweepRecoversElasticityAndClockCeiling) {
   EXPECT_DOUBLE_EQ(b.power_limit_w(), truth.tdp_w);  // the sweep restored the original limit
 }
 
+// A point whose clock NVML says was slowed by heat (clock-event reason 0x40, HW thermal) is not a
+// power-limit point: with a corrupted speed it would bend the elasticity, so the fit leaves it out.
+TEST(Fit, PowerSweepLeavesOutThermallyThrottledPoints) {
+  SyntheticTruth truth;
+  SyntheticBackend b(truth, 14);
+  auto raw = measure(RawKind::kPower, [&](RawWriter& w) {
+    return run_power(b, square_shapes({8192}, GemmDType::kBF16), {400, 500, 600, 700}, w, {});
+  });
+  ASSERT_EQ(raw.gemm.size(), 4u);
+  GemmRow& hot = raw.gemm[1];  // 500 W
+  ASSERT_DOUBLE_EQ(hot.power_limit_w, 500);
+  hot.time.median_s *= 1.5;  // the heat slowed it down a third
+  auto skewed = fit_raw({raw});
+  ASSERT_TRUE(skewed.ok()) << skewed.error().message;
+  EXPECT_GT(std::abs(skewed->power->elasticity - truth.elasticity),
+            0.05);  // unflagged, it misleads
+  hot.power.clock_event_reasons = 0x40;
+  auto fit = fit_raw({raw});
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_EQ(fit->power->thermal_excluded, 1);
+  EXPECT_EQ(fit->power->points, 3);  // 400, 600 and 700 W
+  EXPECT_NEAR(fit->power->elasticity, truth.elasticity, 0.02);
+  EXPECT_NE(describe(*fit).find("1 point(s) left out"), std::string::npos);
+  // Written and read back, the reasons survive the raw format.
+  const std::string path = test::scratch_path("thermal.csv");
+  {
+    auto w = RawWriter::open(path, RawKind::kPower, raw.context);
+    ASSERT_TRUE(w.ok());
+    GemmMeasurement m;
+    m.time = hot.time;
+    m.time.min_s = m.time.p10_s = m.time.p90_s = m.time.max_s = m.time.median_s;
+    m.power = hot.power;
+    m.power.samples = 10;
+    m.power.mean_w = m.power.max_w = 480;
+    m.power.sm_clock_mean_mhz = 1500;
+    m.power.temp_max_c = 91;
+    ASSERT_TRUE(w->write_gemm(hot.request, m, 500).ok());
+  }
+  auto back = read_raw_file(path);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->gemm.at(0).power.clock_event_reasons, 0x40u);
+  EXPECT_DOUBLE_EQ(back->gemm.at(0).power.temp_max_c, 91);
+}
+
 TEST(Fit, PowerSweepWithoutNvmlSamplesStillFitsElasticity) {
   SyntheticTruth truth;
   truth.power_samples = 0;  // NVML unavailable: no power or clock columns

@@ -332,6 +332,21 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
                {"--base: unknown hardware profile \"nosuch\""}});
   t.push_back({"fit_scenario_as_base", "fit " + gemm + " -o x.yaml --base s.yaml", {scenario()}, 2,
                {"s.yaml:1:1: (top level): missing required field \"peak_bf16_tflops\""}});
+  // nccl-tests logs: two ranks of one host, all_reduce (busbw = algbw x 2(n-1)/n = algbw).
+  const std::string nccl_log =
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid  1 on h1 device  0 [0x19] NVIDIA H200\n"
+      "#  Rank  1 Group  0 Pid  1 on h1 device  1 [0x29] NVIDIA H200\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1   100.00   10.49   10.49      0    "
+      "100.00   10.49   10.49      0\n";
+  t.push_back({"fit_nccl_tests_wrong_ranks", "fit all_reduce_perf.log -o x.yaml --base h200-sxm --nccl-ranks 4",
+               {text("all_reduce_perf.log", nccl_log)}, 2,
+               {"all_reduce_perf.log:5:", "column 'busbw': busbw 10.49 GB/s is not algbw x 1.5"}});
+  t.push_back({"fit_nccl_tests_which_collective", "fit run.log -o x.yaml --base h200-sxm",
+               {text("run.log", nccl_log)}, 2,
+               {"run.log:4:1: cannot tell which collective", "pass --nccl-collective"}});
   t.push_back({"fit_output_is_directory", fit + "-o d", {dir("d")}, 1,
                {"d: cannot move the finished file into place"}});
   t.push_back({"fit_output_folder_missing", fit + "-o nodir/x.yaml", {}, 1,

@@ -126,6 +126,42 @@ TEST(Hardware, MaxPowerBelowTdpIsAnError) {
 namespace ntpsim::models {
 namespace {
 
+// Provenance: synthetic and mixed profiles read, keep their per-part origins through to_yaml,
+// and carry a warning; spec and measured ones do not; an unknown origin is an error.
+TEST(Hardware, OriginAndFieldOriginsRoundTripAndWarn) {
+  const std::string body =
+      "  peak_bf16_tflops: 989\n  hbm: 141GB\n  hbm_bw: 4.8TB/s\n  tdp: 700W\n"
+      "  scale_up: {bw_per_gpu: 450GB/s}\n  scale_out: {bw_per_gpu: 50GB/s}\n";
+  auto h = read_text("hardware:\n  name: h200-synthetic\n  origin: synthetic\n" + body +
+                     "  field_origins: {gemm: synthetic, scale_up: measured, other: spec}\n");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->origin, "synthetic");
+  EXPECT_EQ(h->field_origins.at("scale_up"), "measured");
+  EXPECT_EQ(origin_warning(*h),
+            "hardware profile 'h200-synthetic' has origin synthetic: gemm were fitted from "
+            "synthetic data, not measured");
+  YAML::Node wrapped;
+  wrapped["hardware"] = to_yaml(*h);
+  auto back = read_text(YAML::Dump(wrapped));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->origin, "synthetic");
+  EXPECT_EQ(back->field_origins, h->field_origins);
+
+  auto measured = read_text("hardware:\n  name: m\n  origin: measured\n" + body);
+  ASSERT_TRUE(measured.ok());
+  EXPECT_EQ(origin_warning(*measured), "");
+  auto mixed = read_text("hardware:\n  name: x\n  origin: mixed\n" + body);
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_NE(origin_warning(*mixed).find("origin mixed"), std::string::npos);
+  auto bad = read_text("hardware:\n  name: x\n  origin: guessed\n" + body);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("hardware.origin"), std::string::npos) << bad.error().message;
+  auto bad_part = read_text("hardware:\n  name: x\n" + body + "  field_origins: {gemm: guessed}\n");
+  ASSERT_FALSE(bad_part.ok());
+  EXPECT_NE(bad_part.error().message.find("hardware.field_origins.gemm"), std::string::npos)
+      << bad_part.error().message;
+}
+
 TEST(Hardware, MeasuredSectionAndGemmTableRoundTrip) {
   auto h = read_text(
       "hardware:\n  name: h200-measured\n  origin: measured\n  peak_bf16_tflops: 989\n"

@@ -1,5 +1,7 @@
-// `ntpsim fit RAW.csv... -o PROFILE.yaml [--base PROFILE]`: fits cost-model parameters to raw
-// ntpcal measurements and writes a measured hardware profile (calibrate/fit.h, calibrate/profile.h).
+// `ntpsim fit FILE... -o PROFILE.yaml [--base PROFILE]`: fits cost-model parameters to raw ntpcal
+// measurements and nccl-tests logs (any mix; calibrate/nccl_tests_log.h) and writes a hardware
+// profile whose `origin` says what the numbers are (measured, synthetic or mixed; calibrate/fit.h,
+// calibrate/profile.h).
 // No GPU needed. The written profile is read back with models::read_hardware before the command
 // reports success, so what it writes is always a profile `ntpsim run/step` accept.
 #include <fmt/format.h>
@@ -8,6 +10,7 @@
 
 #include "calibrate/fit.h"
 #include "calibrate/model_check.h"
+#include "calibrate/nccl_tests_log.h"
 #include "calibrate/profile.h"
 #include "calibrate/raw_reader.h"
 #include "models/base/atomic_file.h"
@@ -22,9 +25,13 @@ namespace {
 class FitCommand final : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    CLI::App* sub = app.add_subcommand(
-        "fit", "Fit cost-model parameters to raw ntpcal measurements and write a measured profile");
-    sub->add_option("raw", raw_, "Raw measurement CSV files written by ntpcal")->required();
+    CLI::App* sub = app.add_subcommand("fit",
+                                       "Fit cost-model parameters to ntpcal measurements and "
+                                       "nccl-tests logs and write a hardware profile");
+    sub->add_option("raw", raw_,
+                    "Raw measurement CSV files written by ntpcal and/or nccl-tests logs "
+                    "(*_perf output), detected by content")
+        ->required();
     sub->add_option("-o,--output", output_, "Profile YAML to write")->required();
     sub->add_option("--base", base_,
                     "Spec profile (name in models/profiles, or a file) that the measured parts "
@@ -35,13 +42,30 @@ class FitCommand final : public Command {
     sub->add_flag("--no-table", no_table_, "Do not write the measured GEMM table (tile model only)");
     sub->add_option("--report", report_, "Also write per-point relative errors as CSV");
     sub->add_flag("-q,--quiet", quiet_, "Print nothing but errors");
+    sub->add_option("--nccl-collective", nccl_.collective,
+                    "Collective of the nccl-tests logs when neither the log nor the file name says")
+        ->check(CLI::IsMember(
+            {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv"}));
+    sub->add_option("--nccl-ranks", nccl_.ranks,
+                    "Ranks of the nccl-tests runs (default: the '# Using devices' list)")
+        ->check(CLI::Range(2, 1 << 24));
+    sub->add_option("--nccl-nodes", nccl_.nodes,
+                    "Nodes the nccl-tests ranks span (default: the hosts in the device list)")
+        ->check(CLI::Range(1, 1 << 24));
+    sub->add_option(
+           "--nccl-fabric", nccl_.fabric,
+           "Fabric of the nccl-tests logs (default: scale_up on one node, scale_out across "
+           "nodes; an NVL72 rack is scale_up)")
+        ->check(CLI::IsMember({"scale_up", "scale_out"}));
+    sub->add_flag("--nccl-in-place", nccl_.in_place,
+                  "Read the in-place columns of nccl-tests logs (default: out-of-place)");
     return sub;
   }
 
   int run() override {
     std::vector<calibrate::RawData> files;
     for (const auto& path : raw_) {
-      auto data = calibrate::read_raw_file(path);
+      auto data = calibrate::read_measurement_file(path, nccl_);
       if (!data.ok()) return report_error(data.error());
       files.push_back(std::move(*data));
     }
@@ -94,13 +118,15 @@ class FitCommand final : public Command {
                    "it only for the NTP reshard), so all_to_all's own points may differ there\n",
                    r.fabric, r.tp);
       }
-      fmt::print("wrote profile '{}' ({} points from {} files) to {}\n", profile->name, fit->points,
-                 files.size(), output_);
-      for (const auto& c : fit->contexts) {
-        if (!c.get("synthetic").empty()) {
-          fmt::print("WARNING: {} is SYNTHETIC data, not a measurement\n", c.get("tool"));
-          break;
-        }
+      fmt::print("wrote profile '{}' (origin {}, {} points from {} files) to {}\n", profile->name,
+                 profile->origin, fit->points, files.size(), output_);
+    }
+    // Not measured is said even with --quiet: the numbers must not pass for a measurement.
+    for (const auto& f : files) {
+      if (calibrate::data_origin(f) == "synthetic") {
+        fmt::print(stderr,
+                   "WARNING: {} is SYNTHETIC data, not a measurement (profile origin: {})\n",
+                   f.file, profile->origin);
       }
     }
     return 0;
@@ -112,6 +138,7 @@ class FitCommand final : public Command {
   int sm_count_ = 0;
   bool no_table_ = false;
   bool quiet_ = false;
+  calibrate::NcclTestsOptions nccl_;
 };
 
 NTPSIM_REGISTER_COMMAND("fit", FitCommand)

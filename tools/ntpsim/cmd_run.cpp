@@ -89,6 +89,12 @@ class RunCommand final : public Command {
     }
     if (!is_root(world)) return 0;
     for (const auto& n : result->notices) fmt::print(stderr, "ntpsim: note: {}\n", n);
+    // A profile fitted from synthetic (or partly synthetic) data: said on the terminal and
+    // written with the results, so no output passes for a measurement.
+    if (const std::string w = models::origin_warning(s.hardware); !w.empty()) {
+      fmt::print(stderr, "ntpsim: warning: {}\n", w);
+      result->warnings.push_back(w);
+    }
     const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
     const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
     // Every output or none: a failed write removes the files written before it.

@@ -89,6 +89,9 @@ class StepCommand final : public Command {
     if (!model_.empty()) setup->model = model_;
     auto rows = compute(*setup);
     if (!rows.ok()) return report_error(rows.error());
+    if (const std::string w = models::origin_warning(setup->hardware); !w.empty()) {
+      fmt::print(stderr, "ntpsim: warning: {}\n", w);
+    }
     if (json_) {
       std::fputs((to_json(*setup, *rows).dump(2) + "\n").c_str(), stdout);
     } else if (csv_) {
