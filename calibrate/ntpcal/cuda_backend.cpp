@@ -95,7 +95,9 @@ void describe_host(calibrate::RawContext& ctx, const Nvml& nvml, const World& wo
   ctx.set("nccl", nccl_library_version());
   std::string env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (std::strncmp(*e, "NCCL_", 5) == 0) env += (env.empty() ? "" : " ") + std::string(*e);
+    if (std::strncmp(*e, "NCCL_", 5) != 0) continue;
+    if (!env.empty()) env += ' ';
+    env += *e;
   }
   ctx.set("nccl_env", env.empty() ? "(none)" : env);
   ctx.set("nvml", nvml.status());
