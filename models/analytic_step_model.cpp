@@ -13,27 +13,92 @@ namespace {
 constexpr double kAct = 2.0;                // bytes per bf16 activation element
 constexpr double kCausalWork = 0.5;         // fused causal attention skips the upper triangle
 constexpr double kAttentionBackward = 2.5;  // FlashAttention backward / forward matmul work
-// Adam per parameter: fp32 grad, master, m, v read (16 B); master, m, v and bf16 weight written.
-constexpr double kOptimizerBytesPerParam = 32.0;
+// Megatron's optimizer step, HBM bytes per parameter. Adam (apex multi_tensor_adam): fp32 grad,
+// master, m, v read (16 B), master, m, v written (12 B); the fp32 master copied to the bf16
+// model weight (4 B read + 2 B written); the gradient L2 norm for clipping (4 B read). These
+// run over the optimizer's shard (the DP shard with the distributed optimizer). Every local
+// parameter's fp32 gradient buffer is scaled in place by 1/DP before the reduction (4 B read,
+// 4 B written; Megatron's DDP does it at any DP degree) and zeroed for the next iteration
+// (4 B written).
+constexpr double kAdamBytesPerParam = 28.0 + 6.0 + 4.0;
+constexpr double kGradBufferBytesPerParam = 8.0 + 4.0;
+// Megatron's vocabulary-parallel cross-entropy, HBM bytes per logit element. Forward: bf16
+// logits up-cast to fp32 (2 B read, 4 written), max (4 read), subtract (4 + 4), exp in place
+// (4 + 4), sum (4 read), divide in place (4 + 4): 38 B. Backward: the saved softmax times the
+// incoming gradient in place (4 + 4), down-cast to bf16 for the GEMM (4 read, 2 written): 14 B.
+constexpr double kCrossEntropyFwdBytes = 38.0;
+constexpr double kCrossEntropyBwdBytes = 14.0;
+// Memory-bound kernels, elements moved per hidden element of one token (bf16). Forward: two
+// norms (read + write: 2 each) and two dropout + residual adds (read 2, write 1, mask 0.5:
+// 3.5 each) = 11. Backward: norm backward reads x and dy and writes dx (3 each); dropout
+// backward reads dy and the 1-byte mask and writes dx (2.25 each); the residual branch
+// gradients are summed (read 2, write 1: 3 each) = 16.5.
+constexpr double kNormResidualFwd = 11.0;
+constexpr double kNormResidualBwd = 16.5;
+// Memory-bound kernels per layer, each paying the fixed per-kernel cost (gemm.overhead: launch,
+// ramp-up, tail) on top of its traffic. Forward: 2 norms, 2 dropout + residual adds, the
+// activation. Backward: 2 norm backwards (data gradient, weight-gradient reduction), 2 dropout
+// backwards, 2 residual gradient sums, the activation backward. Unfused attention adds
+// softmax, dropout and the context permute each way.
+constexpr double kLayerKernelsFwd = 5.0;
+constexpr double kLayerKernelsBwd = 11.0;
+constexpr double kUnfusedAttentionKernels = 3.0;
+// Cross-entropy kernels (see kCrossEntropy*Bytes): 6 forward, 2 backward.
+constexpr double kCrossEntropyKernelsFwd = 6.0;
+constexpr double kCrossEntropyKernelsBwd = 2.0;
+// NCCL's default bucket for overlapped gradient reduce-scatter (Megatron-core DDP:
+// max(40M, 1M x DP) parameters).
+constexpr double kMinBucketParams = 40e6;
+constexpr double kBucketParamsPerRank = 1e6;
+
+// Extra time a collective of `comm` seconds adds when it runs concurrently with a GEMM of `gemm`
+// seconds: the collective's kernels occupy `sm_share` of the SMs, so the GEMM runs at
+// (1 - sm_share) speed while they overlap; a collective longer than the slowed GEMM is exposed
+// beyond it. Equals max(comm - gemm, sm_share x comm) for gemm >= 0.
+double overlap_exposed_s(double comm, double gemm, double sm_share) {
+  if (comm <= 0) return 0.0;
+  return comm - std::min(gemm, comm * (1.0 - sm_share));
+}
 }  // namespace
 
 struct AnalyticStepModel::MicroCost {
+  // A backward collective Megatron issues asynchronously next to one GEMM (`gemm` is that
+  // GEMM's time at TDP), `count` times per micro-batch.
+  struct Overlap {
+    double comm = 0;
+    double gemm = 0;
+    double count = 0;
+  };
   double scaled_fwd = 0;  // compute-bound forward (GEMMs, attention): speeds up with power
   double scaled_bwd = 0;  // compute-bound backward, recompute included
-  double wgrad = 0;       // the weight-gradient GEMMs within scaled_bwd
   double memory_fwd = 0;  // memory-bound forward kernels
   double memory_bwd = 0;
-  double tp_fwd = 0;  // TP collectives, forward
-  double tp_bwd = 0;
+  double tp_fwd = 0;                // TP collectives of the forward (exposed less tp_overlap)
+  double tp_bwd = 0;                // TP collectives of the backward with nothing to overlap
+  double tp_recompute = 0;          // TP collectives of a recomputed forward: exposed
+  std::vector<Overlap> overlapped;  // backward collectives overlapping a GEMM
 
   void add(const MicroCost& o, double times) {
     scaled_fwd += times * o.scaled_fwd;
     scaled_bwd += times * o.scaled_bwd;
-    wgrad += times * o.wgrad;
     memory_fwd += times * o.memory_fwd;
     memory_bwd += times * o.memory_bwd;
     tp_fwd += times * o.tp_fwd;
     tp_bwd += times * o.tp_bwd;
+    tp_recompute += times * o.tp_recompute;
+    for (Overlap x : o.overlapped) {
+      x.count *= times;
+      overlapped.push_back(x);
+    }
+  }
+  // Backward TP time exposed at GEMM speed-up `speed`: the recomputed forward's collectives, the
+  // unoverlapped ones, and what the overlapped ones add to their GEMMs.
+  double tp_backward_exposed(double speed, double sm_share, bool overlap) const {
+    double t = tp_bwd + tp_recompute;
+    for (const Overlap& x : overlapped) {
+      t += x.count * (overlap ? overlap_exposed_s(x.comm, x.gemm / speed, sm_share) : x.comm);
+    }
+    return t;
   }
 };
 
@@ -49,7 +114,7 @@ AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const H
   NTPSIM_CHECK(w.layers >= 1 && w.hidden >= 1 && w.heads >= 1 && w.seq_len >= 1);
   const double per_replica = static_cast<double>(w.global_batch) / l.dp;
   microbatches_ = std::max(1.0, per_replica / std::max(1, w.micro_batch));
-  const int fit = models::min_tp(w, l, h);
+  const int fit = models::min_tp(w, l, h, options.flash_attention);
   nominal_fits_ = fit > 0;
   min_tp_ = nominal_fits_ ? fit : l.tp;
   effective_tp_.assign(l.tp + 1, l.tp);
@@ -75,51 +140,93 @@ const Fabric& AnalyticStepModel::tp_fabric(int tp) const {
   return hw_.gpus_per_domain > 0 && tp > hw_.gpus_per_domain ? hw_.scale_out : hw_.scale_up;
 }
 
+double AnalyticStepModel::comm_sm_share(int tp) const {
+  return std::min(1.0, static_cast<double>(tp_fabric(tp).comm_sms) / hw_.gemm.sm_count);
+}
+
+LayerTimes AnalyticStepModel::layer_times(int tp) const {
+  NTPSIM_CHECK(tp >= 1 && tp <= layout_.tp);
+  const MicroCost c =
+      layer_cost(tp, static_cast<double>(workload_.micro_batch) * workload_.seq_len);
+  LayerTimes t;
+  t.forward_s = c.scaled_fwd + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap);
+  t.backward_s = c.scaled_bwd + c.memory_bwd +
+                 c.tp_backward_exposed(1.0, comm_sm_share(tp), options_.tp_backward_overlap);
+  return t;
+}
+
 AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) const {
   const Workload& w = workload_;
   const TpShard s = shard_at(w, tp);
   const double h = w.hidden;
   MicroCost c;
   // Forward GEMMs (m = tokens, n = output columns, k = inner); backward: dgrad (n x k outputs)
-  // and wgrad (k x n outputs, inner = tokens).
+  // and wgrad (k x n outputs, inner = tokens). QKV and FFN-up are column-parallel (their input
+  // is replicated or all-gathered), output projection and FFN-down row-parallel.
   const double q = s.q_heads * s.head_dim;
   const double shapes[4][2] = {{(s.q_heads + 2 * s.kv_heads) * s.head_dim, h},  // QKV
                                {h, q},                                          // output proj
                                {s.ffn * (w.gated_ffn ? 2.0 : 1.0), h},          // up (+ gate)
                                {h, s.ffn}};                                     // down
-  for (const auto& [cols, inner] : shapes) {
+  double dgrad[4] = {0, 0, 0, 0};
+  double wgrad[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; ++i) {
+    const auto& [cols, inner] = shapes[i];
     c.scaled_fwd += gemm_.time_s(n, cols, inner);
-    const double wg = gemm_.time_s(inner, cols, n);
-    c.scaled_bwd += gemm_.time_s(n, inner, cols) + wg;
-    c.wgrad += wg;
+    dgrad[i] = gemm_.time_s(n, inner, cols);
+    wgrad[i] = gemm_.time_s(inner, cols, n);
+    c.scaled_bwd += dgrad[i] + wgrad[i];
   }
-  // Memory-bound kernels: 2 norms (read + write h), 2 residual adds with dropout (~3.5 h each)
-  // on the sequence-parallel shard; activation on the FFN shard; rotary on Q and K.
+  // Memory-bound kernels: norms, residual adds with dropout on the sequence-parallel shard;
+  // activation on the FFN shard; rotary on Q and K (elements per token: see the constants).
   const double n_sp = w.sequence_parallel ? n / tp : n;
-  const double elems = 11.0 * h * n_sp + (w.gated_ffn ? 3.0 : 2.0) * s.ffn * n +
-                       2.0 * (s.q_heads + s.kv_heads) * s.head_dim * n;
-  c.memory_fwd += gemm_.memory_time_s(kAct * elems);
-  c.memory_bwd += 2.0 * gemm_.memory_time_s(kAct * elems);
+  const double rotary = 2.0 * (s.q_heads + s.kv_heads) * s.head_dim * n;
+  const double elems_fwd =
+      kNormResidualFwd * h * n_sp + (w.gated_ffn ? 3.0 : 2.0) * s.ffn * n + rotary;
+  // Activation backward reads its input(s) and dy and writes the input gradient(s).
+  const double elems_bwd =
+      kNormResidualBwd * h * n_sp + (w.gated_ffn ? 5.0 : 3.0) * s.ffn * n + rotary;
+  const double kernel = hw_.gemm.overhead_s;
+  c.memory_fwd += gemm_.memory_time_s(kAct * elems_fwd) + kLayerKernelsFwd * kernel;
+  c.memory_bwd += gemm_.memory_time_s(kAct * elems_bwd) + kLayerKernelsBwd * kernel;
   const MicroCost before_attention = c;
   add_attention(s, n, c);
   if (tp > 1) {
+    // Megatron's schedule of the two TP regions (attention, MLP) of a layer:
+    // without SP, forward all-reduces the row-parallel outputs (exposed); backward all-reduces
+    // the column-parallel input gradients asynchronously while the same layer's weight-gradient
+    // GEMM runs. With SP, forward all-gathers the column-parallel inputs and reduce-scatters
+    // the row-parallel outputs (exposed); backward all-gathers the output gradient of the
+    // row-parallel reduce-scatter (exposed), all-gathers the column-parallel input again (it
+    // was saved sharded) while the data-gradient GEMM runs, and reduce-scatters the input
+    // gradient while the weight-gradient GEMM runs.
     const Fabric& f = tp_fabric(tp);
     const double bytes = kAct * n * h;
-    const double one_way = w.sequence_parallel
-                               ? 2.0 * (collective_time_s(f, Collective::kAllGather, tp, bytes) +
-                                        collective_time_s(f, Collective::kReduceScatter, tp, bytes))
-                               : 2.0 * collective_time_s(f, Collective::kAllReduce, tp, bytes);
-    c.tp_fwd = one_way;
-    c.tp_bwd = one_way;
+    if (w.sequence_parallel) {
+      const double ag = collective_time_s(f, Collective::kAllGather, tp, bytes);
+      const double rs = collective_time_s(f, Collective::kReduceScatter, tp, bytes);
+      c.tp_fwd = 2.0 * (ag + rs);
+      c.tp_bwd = 2.0 * ag;
+      for (const int col : {0, 2}) {
+        c.overlapped.push_back({ag, dgrad[col], 1.0});
+        c.overlapped.push_back({rs, wgrad[col], 1.0});
+      }
+    } else {
+      const double ar = collective_time_s(f, Collective::kAllReduce, tp, bytes);
+      c.tp_fwd = 2.0 * ar;
+      for (const int col : {0, 2}) c.overlapped.push_back({ar, wgrad[col], 1.0});
+    }
   }
   if (w.recompute == Recompute::kSelective) {
-    // Repeat the attention-core forward (scores, softmax, P·V) in backward.
+    // Repeat the attention-core forward (scores, softmax, P·V) in backward: no collectives.
     c.scaled_bwd += c.scaled_fwd - before_attention.scaled_fwd;
     c.memory_bwd += c.memory_fwd - before_attention.memory_fwd;
   } else if (w.recompute == Recompute::kFull) {
+    // Repeat the whole forward, its collectives included, right before the backward: nothing
+    // runs beside them.
     c.scaled_bwd += c.scaled_fwd;
     c.memory_bwd += c.memory_fwd;
-    c.tp_bwd += c.tp_fwd;
+    c.tp_recompute += c.tp_fwd;
   }
   return c;
 }
@@ -142,8 +249,9 @@ void AnalyticStepModel::add_attention(const TpShard& s, double n, MicroCost& c) 
   c.scaled_fwd += scores_fwd + pv_fwd;
   c.scaled_bwd += 2.0 * (scores_fwd + pv_fwd);
   const double scores = batch * seq * seq;
-  c.memory_fwd += gemm_.memory_time_s(9.0 * scores);  // scale+mask+softmax r/w, dropout r/w + mask
-  c.memory_bwd += gemm_.memory_time_s(18.0 * scores);
+  const double kernels = kUnfusedAttentionKernels * hw_.gemm.overhead_s;
+  c.memory_fwd += gemm_.memory_time_s(9.0 * scores) + kernels;  // softmax r/w, dropout r/w + mask
+  c.memory_bwd += gemm_.memory_time_s(18.0 * scores) + kernels;
 }
 
 AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(int tp, double n) const {
@@ -155,26 +263,36 @@ AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(int tp, double n) con
   const double h = w.hidden;
   const Fabric& f = tp_fabric(tp);
   const double act_bytes = kAct * n * h;
-  // LM head on the last stage (the busiest): GEMM, fp32 cross-entropy over the vocab shard.
+  // LM head on the last stage (the busiest): a column-parallel GEMM, then Megatron's fp32
+  // vocabulary-parallel cross-entropy (three all-reduces of one fp32 value per token).
   MicroCost head;
   head.scaled_fwd = gemm_.time_s(n, s.vocab, h);
-  head.wgrad = gemm_.time_s(h, s.vocab, n);
-  head.scaled_bwd = gemm_.time_s(n, h, s.vocab) + head.wgrad;
-  head.memory_fwd = gemm_.memory_time_s(3.0 * 4.0 * n * s.vocab);
-  head.memory_bwd = gemm_.memory_time_s(2.0 * 4.0 * n * s.vocab);
+  const double head_wgrad = gemm_.time_s(h, s.vocab, n);
+  const double head_dgrad = gemm_.time_s(n, h, s.vocab);
+  head.scaled_bwd = head_dgrad + head_wgrad;
+  head.memory_fwd = gemm_.memory_time_s(kCrossEntropyFwdBytes * n * s.vocab) +
+                    kCrossEntropyKernelsFwd * hw_.gemm.overhead_s;
+  head.memory_bwd = gemm_.memory_time_s(kCrossEntropyBwdBytes * n * s.vocab) +
+                    kCrossEntropyKernelsBwd * hw_.gemm.overhead_s;
+  // Embedding: a gather of n rows forward; backward a dense gradient of the vocabulary shard
+  // (bf16, 2 B) accumulated into the fp32 main gradient (4 B read, 2 B read, 4 B written).
   MicroCost embed;
-  embed.memory_fwd = gemm_.memory_time_s(act_bytes);
-  embed.memory_bwd = gemm_.memory_time_s(act_bytes);
+  embed.memory_fwd = gemm_.memory_time_s(2.0 * act_bytes);
+  embed.memory_bwd = gemm_.memory_time_s(act_bytes + 12.0 * s.vocab * h);
   if (tp > 1) {
     const double ce = 3.0 * collective_time_s(f, Collective::kAllReduce, tp, 4.0 * n);
     if (w.sequence_parallel) {
-      head.tp_fwd = collective_time_s(f, Collective::kAllGather, tp, act_bytes) + ce;
-      head.tp_bwd = collective_time_s(f, Collective::kReduceScatter, tp, act_bytes);
-      embed.tp_fwd = collective_time_s(f, Collective::kReduceScatter, tp, act_bytes);
-      embed.tp_bwd = collective_time_s(f, Collective::kAllGather, tp, act_bytes);
+      const double ag = collective_time_s(f, Collective::kAllGather, tp, act_bytes);
+      const double rs = collective_time_s(f, Collective::kReduceScatter, tp, act_bytes);
+      head.tp_fwd = ag + ce;
+      head.overlapped.push_back({ag, head_dgrad, 1.0});
+      head.overlapped.push_back({rs, head_wgrad, 1.0});
+      embed.tp_fwd = rs;
+      embed.tp_bwd = ag;
     } else {
       head.tp_fwd = ce;
-      head.tp_bwd = collective_time_s(f, Collective::kAllReduce, tp, act_bytes);
+      head.overlapped.push_back(
+          {collective_time_s(f, Collective::kAllReduce, tp, act_bytes), head_wgrad, 1.0});
       embed.tp_fwd = collective_time_s(f, Collective::kAllReduce, tp, act_bytes);
     }
   }
@@ -206,14 +324,20 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const double compute_f = c.scaled_fwd / speed + c.memory_fwd;
   const double compute_b = c.scaled_bwd / speed + c.memory_bwd;
   const double tp_f = c.tp_fwd * (1.0 - options_.tp_overlap);
-  const double tp_b =
-      options_.tp_backward_overlap ? std::max(0.0, c.tp_bwd - c.wgrad / speed) : c.tp_bwd;
+  const double tp_b = c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
   const int p = layout_.pp;
   const double v = layout_.virtual_stages;
   double p2p = 0;
   if (p > 1) {
-    const double bytes = kAct * n * w.hidden / tp;
-    p2p = 2.0 * v * collective_time_s(hw_.scale_out, Collective::kSendRecv, 2, bytes);
+    // Per chunk, activations forward and gradients backward. Without SP Megatron sends 1/t of
+    // the tensor and all-gathers it in the receiving TP group (scatter-gather optimization);
+    // with SP the tensor is already sharded.
+    const double bytes = kAct * n * w.hidden;
+    double one = collective_time_s(hw_.scale_out, Collective::kSendRecv, 2, bytes / tp);
+    if (!w.sequence_parallel && tp > 1) {
+      one += collective_time_s(tp_fabric(tp), Collective::kAllGather, tp, bytes);
+    }
+    p2p = 2.0 * v * one;
   }
   const double per_micro = compute_f + compute_b + tp_f + tp_b + p2p;
   const double m = microbatches_;
@@ -224,14 +348,10 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
 
   const double params = stage_params(tp);
   const int r = layout_.dp;
-  if (r > 1) {
-    const double rs = collective_time_s(hw_.scale_out, Collective::kReduceScatter, r,
-                                        params * options_.grad_bytes);
-    const double ag = collective_time_s(hw_.scale_out, Collective::kAllGather, r, params * kAct);
-    b.dp_comm_s = std::max(0.0, rs - options_.dp_overlap * (compute_b + tp_b)) +
-                  std::max(0.0, ag - options_.dp_overlap * (compute_f + tp_f));
-  }
-  b.optimizer_s = gemm_.memory_time_s(kOptimizerBytesPerParam * params / r);
+  if (r > 1) b.dp_comm_s = dp_exposed_s(params, compute_f + tp_f, compute_b + tp_b);
+  const double shard = options_.distributed_optimizer ? params / r : params;
+  b.optimizer_s =
+      gemm_.memory_time_s(kAdamBytesPerParam * shard + kGradBufferBytesPerParam * params);
   b.iteration_s =
       b.compute_s + b.tp_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_s + b.optimizer_s;
   b.reshard_s = plain_reshard_s(tp);
@@ -241,6 +361,50 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   b.mfu = b.model_flops / (b.iteration_s * gpus * gemm_.peak_flops());
   b.tokens_per_s_per_gpu = w.tokens_per_iteration() / r * batch_share / (b.iteration_s * gpus);
   return b;
+}
+
+double AnalyticStepModel::dp_collective_s(Collective kind, double bytes) const {
+  // The DP group of R ranks is rail-aligned (same local index in every scale-up domain), so
+  // each rank drives its own NIC. When the ranks' domains span several leaf switches, the ring
+  // crosses the spine once per leaf in each direction while every rank under a leaf runs its
+  // own DP ring at once: the leaf's uplinks (downlinks / oversubscription) carry
+  // L/R of the leaf's traffic, slowing the ring by max(1, oversubscription × L / R).
+  const Fabric& f = hw_.scale_out;
+  const int r = layout_.dp;
+  const double replica = static_cast<double>(layout_.tp) * layout_.pp;
+  double factor = 1.0;
+  if (f.domains_per_leaf > 0 && hw_.gpus_per_domain > 0) {
+    const double domains = std::ceil(r * replica / hw_.gpus_per_domain);
+    const double leaves = std::min<double>(r, std::ceil(domains / f.domains_per_leaf));
+    if (leaves > 1) factor = std::max(1.0, f.oversubscription * leaves / r);
+  }
+  const CollectiveFit fit = collective_params(f, kind, r);
+  return fit.alpha_s * ring_steps(kind, r) + factor * bytes * bus_factor(kind, r) / fit.bus_bw_Bps;
+}
+
+double AnalyticStepModel::dp_exposed_s(double params, double fwd_window, double bwd_window) const {
+  // Gradients are reduced (reduce-scatter with the distributed optimizer, else all-reduce) and,
+  // with the distributed optimizer, updated weights all-gathered. Overlapped as Megatron does:
+  // buckets of max(40M, 1M × R) parameters are reduced as the last micro-batch's backward
+  // produces them, so the traffic hides behind that backward except the last bucket; the
+  // weight all-gather of each bucket is issued ahead of the first micro-batch's forward, the
+  // first bucket exposed. Not overlapped: all of it is exposed.
+  const int r = layout_.dp;
+  const double bucket =
+      std::min(params, std::max(kMinBucketParams, kBucketParamsPerRank * static_cast<double>(r)));
+  auto exposed = [&](Collective kind, double bytes_per_param, bool overlap, double window) {
+    const double total = dp_collective_s(kind, params * bytes_per_param);
+    if (!overlap) return total;
+    const double last = dp_collective_s(kind, bucket * bytes_per_param);
+    return std::max(last, total - window);
+  };
+  if (!options_.distributed_optimizer) {
+    return exposed(Collective::kAllReduce, options_.grad_bytes, options_.overlap_grad_reduce,
+                   bwd_window);
+  }
+  return exposed(Collective::kReduceScatter, options_.grad_bytes, options_.overlap_grad_reduce,
+                 bwd_window) +
+         exposed(Collective::kAllGather, kAct, options_.overlap_param_gather, fwd_window);
 }
 
 double AnalyticStepModel::replica_iteration_s(int tp, double batch_share,

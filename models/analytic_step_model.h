@@ -9,18 +9,28 @@
 //    the BF16 peak),
 //    backward 2.5× forward (FlashAttention's five matmuls against two); or, unfused, batched
 //    score GEMMs and 9 B/score forward (18 backward) of softmax/dropout traffic;
-//  - norms, residuals, activations, rotary and the cross-entropy as HBM traffic;
-//  - TP collectives in the scale-up domain: 2 all-reduces forward and 2 backward per layer of
-//    b·s·h bf16 values, or with sequence parallelism 2 all-gathers + 2 reduce-scatters each way;
-//    forward exposure (1 - tp_overlap); backward collectives hide behind the weight-gradient
-//    GEMMs (Megatron's default asynchronous overlap) when tp_backward_overlap;
-//  - recompute: selective adds the attention-core forward to backward, full a whole forward;
-//  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out), and
-//    the schedule (m + (p-1)/v) × per-micro-batch stage time: bubble (p-1)/(v·m) of the work;
-//  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights
-//    over the R replicas (scale-out), hidden behind up to dp_overlap × the last micro-batch's
-//    backward (reduce-scatter) and the first one's forward (all-gather);
-//  - optimizer step: Adam over the DP shard as HBM traffic (32 B/param);
+//  - memory-bound kernels (norms, residuals, activations, rotary, cross-entropy) as HBM
+//    traffic plus the per-kernel fixed cost (gemm.overhead);
+//  - TP collectives in the scale-up domain, scheduled as Megatron does: forward collectives
+//    exposed (less tp_overlap); backward, the column-parallel input-gradient all-reduce (or
+//    SP reduce-scatter) runs beside that layer's weight-gradient GEMM and SP's repeated input
+//    all-gather beside the data-gradient GEMM, while SP's all-gather of the row-parallel output
+//    gradient is exposed; a collective beside a GEMM takes the fabric's comm_sms SMs from it,
+//    so it adds max(comm - gemm, comm x comm_sms / sm_count);
+//  - recompute: selective adds the attention-core forward to backward, full a whole forward
+//    whose collectives overlap nothing;
+//  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out; plus
+//    the receiver's all-gather without SP), and the schedule (m + (p-1)/v) × per-micro-batch
+//    stage time: bubble (p-1)/(v·m) of the work;
+//  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights,
+//    or a plain all-reduce, over the R replicas on the scale-out network (rail-aligned, slowed
+//    by leaf oversubscription when the ring spans leaves); with Megatron's bucketed overlap
+//    all but the last gradient bucket hide behind the last micro-batch's backward and all but
+//    the first weight bucket behind the first forward;
+//  - optimizer step: Adam, master-to-model copy and gradient norm over the optimizer shard,
+//    gradient scaling and zeroing over every local parameter, as HBM traffic;
+//  - non-layer work: embedding gather and gradient, LM head GEMMs and Megatron's fp32
+//    vocabulary-parallel cross-entropy;
 //  - NTP reshard (healthy replicas, when damaged ones run at t < T): the T - t extra ranks send
 //    their gradient shards to the t core ranks over the domain before the DP sync and back after.
 // A damaged replica carrying batch share x keeps its micro-batch count and shrinks each
@@ -47,8 +57,14 @@ namespace ntpsim::models {
 struct StepOptions {
   double tp_overlap = 0.0;  // share of forward TP communication hidden (TE --tp-comm-overlap)
   bool tp_backward_overlap = true;  // backward TP collectives overlap weight-gradient GEMMs
-  double dp_overlap = 0.8;          // share of last backward / first forward hiding DP comm
-  double grad_bytes = 4.0;          // bytes per gradient element in the DP reduce-scatter (fp32)
+  // DP: Megatron's distributed optimizer (reduce-scatter gradients, all-gather weights) or a
+  // plain all-reduce of gradients; bucketed overlap of the gradient reduction with the last
+  // backward (--overlap-grad-reduce) and of the weight all-gather with the first forward
+  // (--overlap-param-gather).
+  bool distributed_optimizer = true;
+  bool overlap_grad_reduce = true;
+  bool overlap_param_gather = true;
+  double grad_bytes = 4.0;  // bytes per gradient element in the DP reduction (fp32)
   // Fused (flash) causal attention. false: Megatron's older unfused path — batched Q·K^T and P·V
   // GEMMs over the full s x s scores plus memory-bound scale/mask/softmax/dropout kernels.
   bool flash_attention = true;
@@ -74,6 +90,12 @@ struct StepBreakdown {
   double tokens_per_s_per_gpu = 0;  // over the GPUs in use (tp × pp)
 };
 
+// One transformer layer for one micro-batch on the busiest GPU, at TDP.
+struct LayerTimes {
+  double forward_s = 0;   // compute + exposed forward TP communication
+  double backward_s = 0;  // compute, recompute, exposed backward TP communication
+};
+
 class AnalyticStepModel final : public StepModel {
  public:
   AnalyticStepModel(const Workload& w, const Layout& l, const HardwareProfile& h,
@@ -89,6 +111,8 @@ class AnalyticStepModel final : public StepModel {
 
   // REQUIRES: 1 <= tp <= nominal_tp(), batch_share in (0, 1], power_ratio > 0.
   StepBreakdown breakdown(int tp, double batch_share, double power_ratio) const;
+  // One layer of one full micro-batch at degree tp. REQUIRES: 1 <= tp <= nominal_tp().
+  LayerTimes layer_times(int tp) const;
   // The degree a replica with `tp` usable GPUs runs at (see above). REQUIRES: 1 <= tp <= T.
   int effective_tp(int tp) const;
   // Whether the nominal layout fits in memory (min_tp() is nominal_tp() when it does not).
@@ -101,6 +125,9 @@ class AnalyticStepModel final : public StepModel {
   void add_attention(const TpShard& s, double tokens, MicroCost& c) const;
   MicroCost stage_cost(int tp, double tokens) const;
   const Fabric& tp_fabric(int tp) const;
+  double comm_sm_share(int tp) const;
+  double dp_collective_s(Collective kind, double bytes) const;
+  double dp_exposed_s(double params, double fwd_window, double bwd_window) const;
   double stage_params(int tp) const;
   double plain_reshard_s(int tp) const;
 

@@ -71,6 +71,9 @@ Status read_fabric(MapReader& parent, std::string_view key, Fabric& out) {
       r->quantity("efficiency", out.efficiency, units::parse_fraction, false, 0.01, 1.0));
   NTPSIM_RETURN_IF_ERROR(
       r->quantity("alpha", out.alpha_s, units::parse_duration_s, false, 0, kMaxAlpha));
+  NTPSIM_RETURN_IF_ERROR(r->integer("comm_sms", out.comm_sms, false, 0, 100000));
+  NTPSIM_RETURN_IF_ERROR(r->integer("domains_per_leaf", out.domains_per_leaf, false, 0, 1000000));
+  NTPSIM_RETURN_IF_ERROR(r->number("oversubscription", out.oversubscription, false, 1.0, 1000.0));
   const YAML::Node coll = r->child("collectives");
   if (coll.IsDefined() && !coll.IsNull()) {
     const std::string cpath = join_path(path, "collectives");
@@ -276,6 +279,9 @@ YAML::Node fabric_yaml(const Fabric& f) {
   n["bw_per_gpu"] = units::format_bandwidth(f.bw_per_gpu_Bps);
   n["efficiency"] = f.efficiency;
   n["alpha"] = units::format_duration(f.alpha_s);
+  if (f.comm_sms > 0) n["comm_sms"] = f.comm_sms;
+  if (f.domains_per_leaf > 0) n["domains_per_leaf"] = f.domains_per_leaf;
+  if (f.oversubscription != 1.0) n["oversubscription"] = f.oversubscription;
   for (const auto& [name, c] : f.collectives) {
     YAML::Node cn;
     cn["alpha"] = units::format_duration(c.alpha_s);

@@ -34,6 +34,13 @@ struct Fabric {
   double bw_per_gpu_Bps = 0.0;  // unidirectional injection bandwidth per GPU
   double efficiency = 0.8;      // achievable share of bw_per_gpu for large messages
   double alpha_s = 5e-6;        // per-step latency
+  // SMs a collective's kernels occupy while they run (NCCL: one thread block per channel);
+  // a GEMM running beside a collective has the rest. 0 = no contention modelled.
+  int comm_sms = 0;
+  // Scale-out topology: scale-up domains (nodes) one leaf switch of a rail reaches (0 = one
+  // non-blocking switch), and the leaf's downlink / uplink bandwidth ratio (>= 1).
+  int domains_per_leaf = 0;
+  double oversubscription = 1.0;
   // Optional per-collective overrides ("all_reduce", "all_gather", "reduce_scatter",
   // "all_to_all", "send_recv", "broadcast"), e.g. from calibration.
   std::map<std::string, CollectiveParams> collectives;

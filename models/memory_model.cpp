@@ -21,7 +21,7 @@ int microbatches(const Workload& w, const Layout& l) {
 
 }  // namespace
 
-double layer_activation_bytes(const Workload& w, int tp, double tokens) {
+double layer_activation_bytes(const Workload& w, int tp, double tokens, bool flash_attention) {
   const TpShard s = shard_at(w, tp);
   const double h = w.hidden;
   if (w.recompute == Recompute::kFull) {
@@ -31,11 +31,14 @@ double layer_activation_bytes(const Workload& w, int tp, double tokens) {
   const double attention = 2.0 * (s.q_heads + 2 * s.kv_heads + s.q_heads) * s.head_dim;
   const double mlp = (w.gated_ffn ? 6.0 : 4.0) * s.ffn;
   double per_token = replicated + attention + mlp;
-  if (w.recompute == Recompute::kNone) per_token += 5.0 * s.q_heads * w.seq_len;
+  if (w.recompute == Recompute::kNone) {
+    per_token += flash_attention ? 4.0 * s.q_heads : 5.0 * s.q_heads * w.seq_len;
+  }
   return per_token * tokens;
 }
 
-MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp) {
+MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp,
+                          bool flash_attention) {
   NTPSIM_CHECK(tp >= 1 && l.pp >= 1 && l.dp >= 1);
   const double layers = std::ceil(static_cast<double>(w.layers) / l.pp);
   const double layer_params = layer_params_per_gpu(w, tp) * layers;
@@ -47,7 +50,7 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
   // (Korthikanti et al. 2022, §4.2.3; equals Megatron's interleaved warm-up depth).
   const double interleave = v > 1 ? 1.0 + (l.pp - 1) / (l.pp * v) : 1.0;
   const double in_flight = std::min<double>(l.pp, m) * interleave;
-  const double per_layer_act = layer_activation_bytes(w, tp, mb_tokens);
+  const double per_layer_act = layer_activation_bytes(w, tp, mb_tokens, flash_attention);
 
   auto stage = [&](double params, double activations) {
     MemoryBreakdown b;
@@ -71,12 +74,12 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
   return worst;
 }
 
-int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h) {
+int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h, bool flash_attention) {
   // Walk down from the nominal degree so every degree in [result, l.tp] fits (ceil(units/t)
   // makes memory only roughly monotone in t).
   int result = 0;
   for (int t = l.tp; t >= 1; --t) {
-    if (!memory_at(w, l, h, t).fits()) break;
+    if (!memory_at(w, l, h, t, flash_attention).fits()) break;
     result = t;
   }
   return result;

@@ -8,8 +8,10 @@
 //    the distributed optimizer (Megatron docs: 6 + 12/d bytes per parameter);
 //  - activations per layer and micro-batch (Korthikanti et al. 2022, Table 2, generalised to GQA
 //    and gated FFNs): 10·s·b·h replicated (÷t with sequence parallelism) + the sharded Q, K, V,
-//    projection-input and FFN tensors + 5·a·s²·b/t attention scores when nothing is recomputed;
-//    selective recompute drops the scores; full recompute keeps only the 2·s·b·h layer input.
+//    projection-input and FFN tensors + 5·a·s²·b/t attention scores when nothing is recomputed
+//    and attention is unfused; fused (flash) attention stores no scores, only its fp32
+//    log-sum-exp (4·a·s·b/t bytes), and recomputes the scores in backward; selective recompute
+//    drops the scores; full recompute keeps only the 2·s·b·h layer input.
 //    The first stage holds min(p, m) micro-batches of its layers in flight (1F1B), times
 //    (1 + (p-1)/(p·v)) with v > 1 interleaved chunks;
 //  - the last stage adds fp32 logits 4·s·b·V/t.
@@ -32,13 +34,17 @@ struct MemoryBreakdown {
 };
 
 // Activation bytes of one layer for one micro-batch of `tokens` tokens on the busiest GPU at tp.
-double layer_activation_bytes(const Workload& w, int tp, double tokens);
+// `flash_attention`: fused attention (no stored scores), else Megatron's unfused path.
+double layer_activation_bytes(const Workload& w, int tp, double tokens,
+                              bool flash_attention = true);
 
 // Memory of the busiest GPU (max over the first and last stage) at TP degree `tp`.
 // REQUIRES: tp >= 1, layout with pp, dp >= 1.
-MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp);
+MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp,
+                          bool flash_attention = true);
 
 // Smallest t such that every degree in [t, l.tp] fits; 0 when l.tp itself does not fit.
-int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h);
+int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h,
+           bool flash_attention = true);
 
 }  // namespace ntpsim::models

@@ -37,10 +37,12 @@ TEST(Memory, RecomputeModesAndSequenceParallel) {
   const double tokens = s;
   // Korthikanti et al. 2022, Table 2.
   w.recompute = Recompute::kNone;
-  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd / t * (34 + 5 * a * s / hd), 1.0);
+  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens, false), s * hd / t * (34 + 5 * a * s / hd), 1.0);
+  // Fused attention stores no scores, only its fp32 log-sum-exp per head and token.
+  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd / t * 34 + 4 * s * a / t, 1.0);
   w.sequence_parallel = false;
-  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd * (10 + 24 / t + 5 * a * s / (hd * t)),
-              1.0);
+  EXPECT_NEAR(layer_activation_bytes(w, 8, tokens, false),
+              s * hd * (10 + 24 / t + 5 * a * s / (hd * t)), 1.0);
   w.recompute = Recompute::kSelective;
   EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd * (10 + 24 / t), 1.0);
   w.recompute = Recompute::kFull;

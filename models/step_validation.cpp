@@ -1,0 +1,107 @@
+#include "models/step_validation.h"
+
+#include <fmt/format.h>
+
+#include "models/analytic_step_model.h"
+
+namespace ntpsim::models {
+
+namespace {
+
+Workload gpt(int layers, int hidden, int heads, int batch, int micro) {
+  Workload w;
+  w.name = "gpt";
+  w.layers = layers;
+  w.hidden = hidden;
+  w.heads = heads;
+  w.kv_heads = heads;
+  w.ffn = 4 * hidden;
+  w.gated_ffn = false;
+  w.vocab = 51200;
+  w.seq_len = 2048;
+  w.global_batch = batch;
+  w.micro_batch = micro;
+  w.recompute = Recompute::kSelective;
+  w.sequence_parallel = true;
+  return w;
+}
+
+// The 2022 Megatron-LM of the paper: unfused attention, data parallelism by a plain all-reduce
+// of fp32 gradients after the backward.
+StepOptions megatron_2022() {
+  StepOptions o;
+  o.flash_attention = false;
+  o.distributed_optimizer = false;
+  o.overlap_grad_reduce = false;
+  o.overlap_param_gather = false;
+  return o;
+}
+
+struct Table5Row {
+  const char* name;
+  int layers, hidden, heads, pp, vp, batch, micro;
+  double full_s, present_s;
+};
+
+constexpr Table5Row kTable5[] = {
+    {"22B", 48, 6144, 64, 1, 1, 4, 4, 1.42, 1.10},
+    {"175B", 96, 12288, 96, 8, 3, 64, 1, 18.13, 13.75},
+    {"530B", 105, 20480, 128, 35, 3, 280, 1, 49.05, 37.83},
+    {"1T", 128, 25600, 160, 64, 1, 512, 1, 94.42, 71.49},
+};
+
+struct Table4Row {
+  const char* name;
+  bool sp;
+  Recompute recompute;
+  double forward_ms, backward_ms;
+};
+
+constexpr Table4Row kTable4[] = {
+    {"baseline", false, Recompute::kNone, 7.7, 11.9},
+    {"SP", true, Recompute::kNone, 7.2, 11.8},
+    {"full recompute", false, Recompute::kFull, 7.7, 19.5},
+    {"selective recompute", false, Recompute::kSelective, 7.7, 13.2},
+    {"SP + selective", true, Recompute::kSelective, 7.2, 13.1},
+};
+
+}  // namespace
+
+std::vector<StepValidationPoint> megatron_step_validation(const HardwareProfile& a100) {
+  std::vector<StepValidationPoint> out;
+  const StepOptions o = megatron_2022();
+  for (const Table4Row& r : kTable4) {
+    Workload w = gpt(48, 6144, 64, 4, 4);
+    w.sequence_parallel = r.sp;
+    w.recompute = r.recompute;
+    const AnalyticStepModel m(w, Layout{8, 1, 1, 1}, a100, o);
+    const LayerTimes t = m.layer_times(8);
+    out.push_back({fmt::format("Table 4: 22B layer, {}", r.name), "TP8, micro-batch 4",
+                   (r.forward_ms + r.backward_ms) * 1e-3, t.forward_s + t.backward_s});
+  }
+  for (const Table5Row& r : kTable5) {
+    for (const bool present : {false, true}) {
+      Workload w = gpt(r.layers, r.hidden, r.heads, r.batch, r.micro);
+      w.recompute = present ? Recompute::kSelective : Recompute::kFull;
+      w.sequence_parallel = present;
+      const AnalyticStepModel m(w, Layout{8, r.pp, 1, r.vp}, a100, o);
+      const std::string layout =
+          r.pp == 1 ? fmt::format("TP8, batch {} (micro {})", r.batch, r.micro)
+                    : fmt::format("TP8 PP{}{}, batch {}", r.pp,
+                                  r.vp > 1 ? fmt::format(" v{}", r.vp) : std::string(), r.batch);
+      out.push_back(
+          {fmt::format("Table 5: {}, {}", r.name, present ? "SP + selective" : "full recompute"),
+           layout, present ? r.present_s : r.full_s, m.breakdown(8, 1.0, 1.0).iteration_s});
+    }
+  }
+  {
+    const Table5Row& r = kTable5[2];
+    Workload w = gpt(r.layers, r.hidden, r.heads, 8 * r.batch, r.micro);
+    const AnalyticStepModel m(w, Layout{8, r.pp, 8, r.vp}, a100, o);
+    out.push_back({"530B, DP 8, SP + selective", "TP8 PP35 v3 DP8, batch 2240", 39.15,
+                   m.breakdown(8, 1.0, 1.0).iteration_s});
+  }
+  return out;
+}
+
+}  // namespace ntpsim::models
