@@ -310,6 +310,18 @@ double AnalyticStepModel::stage_params(int tp) const {
 StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double power_ratio) const {
   NTPSIM_CHECK(tp >= 1 && tp <= layout_.tp);
   NTPSIM_CHECK(batch_share > 0 && batch_share <= 1.0 + 1e-12 && power_ratio > 0);
+  if (options_.power_speeds_all_phases && power_ratio != 1.0) {
+    StepBreakdown b = breakdown(tp, batch_share, 1.0);
+    const double speed = power_.speedup(power_ratio);
+    for (double* t : {&b.compute_s, &b.tp_comm_s, &b.pp_comm_s, &b.bubble_s, &b.dp_comm_s,
+                      &b.optimizer_s, &b.iteration_s}) {
+      *t /= speed;
+    }
+    b.power_ratio = power_ratio;
+    b.mfu *= speed;
+    b.tokens_per_s_per_gpu *= speed;
+    return b;
+  }
   const Workload& w = workload_;
   StepBreakdown b;
   b.tp = tp;

@@ -68,6 +68,11 @@ struct StepOptions {
   // Fused (flash) causal attention. false: Megatron's older unfused path — batched Q·K^T and P·V
   // GEMMs over the full s x s scores plus memory-bound scale/mask/softmax/dropout kernels.
   bool flash_attention = true;
+  // Power speeds up only compute-bound kernels (GEMMs, attention): memory-bound kernels and
+  // communication run at the same speed at any power. true: every phase speeds up by
+  // PowerModel::speedup, the implicit assumption of a perf-per-GPU-work argument such as the
+  // NTP paper's (kept to test against it, not a physical setting).
+  bool power_speeds_all_phases = false;
 };
 
 // One iteration of one DP replica, seconds unless named otherwise.

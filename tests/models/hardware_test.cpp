@@ -111,6 +111,30 @@ TEST(Hardware, FilePathAndRoundTrip) {
   EXPECT_NEAR(b->memory.reserved_bytes, 3e9, 1.0);
 }
 
+TEST(Hardware, FabricContentionAndTopologyRoundTrip) {
+  auto a = read_text("hardware: " + kDirs[0] + "/a100-sxm-80gb.yaml");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->scale_up.comm_sms, 24);
+  EXPECT_EQ(a->scale_out.domains_per_leaf, 20);
+  EXPECT_EQ(a->scale_out.oversubscription, 1.0);
+  a->scale_out.oversubscription = 2.5;
+  YAML::Node wrapped;
+  wrapped["hardware"] = to_yaml(*a);
+  auto b = read_text(YAML::Dump(wrapped));
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->scale_up.comm_sms, 24);
+  EXPECT_EQ(b->scale_out.domains_per_leaf, 20);
+  EXPECT_EQ(b->scale_out.oversubscription, 2.5);
+  // Oversubscription below 1 has no physical meaning.
+  auto bad = read_text(
+      "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
+      "  tdp: 700W\n  scale_up: {bw_per_gpu: 450GB/s}\n"
+      "  scale_out: {bw_per_gpu: 50GB/s, oversubscription: 0.5}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("hardware.scale_out.oversubscription"), std::string::npos)
+      << bad.error().message;
+}
+
 TEST(Hardware, MaxPowerBelowTdpIsAnError) {
   auto h = read_text(
       "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"
