@@ -244,6 +244,17 @@ void step_rows(std::vector<Row>& t) {
   t.push_back({"step_model_not_a_choice", "step s.yaml --model foo", {scenario()}, 2,
                {"--model: foo not in {analytic,proportional}"}});
   t.push_back({"step_directory", "step d", {dir("d")}, 2, {"d: is a directory"}});
+  t.push_back({"step_tp_over_heads",
+               "step --workload llama3-8b --profile h100-sxm --tp 33 --pp 1 --dp 1", {}, 2,
+               {"--tp 33 exceeds the workload's 32 attention heads"}});
+  t.push_back({"step_dp_over_batch", flags + " --dp 4096", {}, 2,
+               {"--dp 4096 replicas need at least 4096 sequences per iteration"}});
+  t.push_back({"step_set_without_scenario", flags + " --dp 1 --set seed=3", {}, 2,
+               {"--set seed=3 applies to a scenario file"}});
+  t.push_back({"step_layers_per_chunk",
+               "step --workload llama3-8b --profile h100-sxm --tensor-model-parallel-size 8 "
+               "--pipeline-model-parallel-size 3 --dp 1 --num-layers-per-virtual-pipeline-stage 5",
+               {}, 2, {"32 layers do not split into PP 3 stages of chunks of 5 layers"}});
 }
 
 void plan_rows(std::vector<Row>& t) {

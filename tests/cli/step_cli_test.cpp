@@ -92,4 +92,34 @@ TEST_F(StepCliTest, BadInputExitsTwo) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// Megatron-LM's argument names give the same answer as ntpsim's own flags.
+TEST_F(StepCliTest, MegatronAliases) {
+  const RunResult own =
+      run("step --workload gpt3-175b --profile a100-sxm-80gb --tp 8 --pp 8 --dp 1 --vp 3 "
+          "--micro-batch 1 --global-batch 64 --seq-len 2048 --recompute selective "
+          "--sequence-parallel --csv");
+  const RunResult megatron =
+      run("step --workload gpt3-175b --profile a100-sxm-80gb --tensor-model-parallel-size 8 "
+          "--pipeline-model-parallel-size 8 --dp 1 --num-layers-per-virtual-pipeline-stage 4 "
+          "--micro-batch-size 1 --global-batch-size 64 --seq-length 2048 "
+          "--recompute-granularity selective --sequence-parallel --csv");
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  ASSERT_EQ(megatron.exit_code, 0) << megatron.err;
+  EXPECT_EQ(own.out, megatron.out);
+  // A different batch changes the answer (the flags are honoured, not ignored).
+  const RunResult bigger =
+      run("step --workload gpt3-175b --profile a100-sxm-80gb --tp 8 --pp 8 --dp 1 --vp 3 "
+          "--micro-batch 1 --global-batch 128 --seq-len 2048 --recompute selective "
+          "--sequence-parallel --csv");
+  ASSERT_EQ(bigger.exit_code, 0) << bigger.err;
+  EXPECT_NE(bigger.out, own.out);
+}
+
+TEST_F(StepCliTest, TableShowsTokensPerGpu) {
+  const RunResult r =
+      run("step --workload gpt3-175b --profile a100-sxm-80gb --tp 8 --pp 8 --dp 1 --vp 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tokens/s/GPU"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -2,6 +2,11 @@
 //
 //   ntpsim step --workload W --profile P --tp T --pp P --dp R [--vp V] [--json|--csv]
 //   ntpsim step SCENARIO [--set k=v]... [--json|--csv]
+// Megatron-LM's argument names are accepted as aliases (--tensor-model-parallel-size,
+// --pipeline-model-parallel-size, --num-layers-per-virtual-pipeline-stage, --micro-batch-size,
+// --global-batch-size, --seq-length, --recompute-granularity, --sequence-parallel); flag mode
+// checks the layout as a scenario would (TP <= heads and FFN, DP x micro-batch <= global batch,
+// PP x chunks <= layers) and refuses --set, which only applies to a scenario.
 //
 // For the healthy TP degree and every reduced degree down to the memory bound min_tp it prints
 // the iteration-time breakdown, the largest batch share a damaged replica can carry while keeping
@@ -13,8 +18,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "models/analytic_step_model.h"
 #include "models/base/build_info.h"
@@ -35,9 +43,10 @@ struct Row {
   double iteration_s = 0;                          // full share, TDP
   double share_at_tdp = 0;                         // largest share keeping pace at TDP
   double share_at_max = 0;                         // ... at the highest allowed power
-  double power_for_full = 0;  // least power ratio for the full share (> max when impossible)
-  double perf_per_watt = 0;   // perf/W at power_for_full relative to TDP (when reachable)
-  double memory_bytes = 0;    // busiest GPU
+  double power_for_full = 0;        // least power ratio for the full share (> max when impossible)
+  double perf_per_watt = 0;         // perf/W at power_for_full relative to TDP (when reachable)
+  double memory_bytes = 0;          // busiest GPU
+  double tokens_per_s_per_gpu = 0;  // full share, TDP, over the tp x pp GPUs of the replica
 };
 
 struct Setup {
@@ -58,11 +67,35 @@ class StepCommand final : public Command {
     sub->add_option("--set", overrides_, "Override a scenario field (repeatable)");
     sub->add_option("--workload", workload_, "Workload name (models/workloads) or YAML file");
     sub->add_option("--profile", profile_, "Hardware profile name (models/profiles) or YAML file");
-    sub->add_option("--tp", tp_, "Tensor-parallel degree T")->check(CLI::Range(1, 1 << 16));
-    sub->add_option("--pp", pp_, "Pipeline stages")->check(CLI::Range(1, 1 << 16));
-    sub->add_option("--dp", dp_, "Data-parallel replicas")->check(CLI::Range(1, 1 << 24));
-    sub->add_option("--vp", vp_, "Interleaved (virtual) stages per pipeline stage")
-        ->check(CLI::Range(1, 1024));
+    sub->add_option("--tp,--tensor-model-parallel-size", tp_, "Tensor-parallel degree T")
+        ->check(CLI::Range(1, 1 << 16));
+    sub->add_option("--pp,--pipeline-model-parallel-size", pp_, "Pipeline stages")
+        ->check(CLI::Range(1, 1 << 16));
+    sub->add_option("--dp,--data-parallel-size", dp_, "Data-parallel replicas")
+        ->check(CLI::Range(1, 1 << 24));
+    auto* vp = sub->add_option("--vp,--virtual-stages,--num-virtual-stages-per-pipeline-rank", vp_,
+                               "Interleaved (virtual) stages per pipeline stage")
+                   ->check(CLI::Range(1, 1024));
+    sub->add_option("--num-layers-per-virtual-pipeline-stage", layers_per_chunk_,
+                    "Layers per interleaved chunk (Megatron-LM); sets the virtual stages to "
+                    "layers / (PP x this)")
+        ->check(CLI::Range(1, 1 << 20))
+        ->excludes(vp);
+    sub->add_option("--micro-batch,--micro-batch-size", micro_batch_,
+                    "Sequences per micro-batch (default: the workload's)")
+        ->check(CLI::Range(1, 1 << 24));
+    sub->add_option("--global-batch,--global-batch-size", global_batch_,
+                    "Sequences per iteration (default: the workload's)")
+        ->check(CLI::Range(1, 1 << 30));
+    sub->add_option("--seq-len,--seq-length", seq_len_,
+                    "Tokens per sequence (default: the workload's)")
+        ->check(CLI::Range(1, 1 << 30));
+    sub->add_option("--recompute,--recompute-granularity", recompute_,
+                    "Activation recompute: none | selective | full (default: the workload's)")
+        ->check(CLI::IsMember({"none", "selective", "full"}));
+    auto* sp = sub->add_flag("--sequence-parallel", sp_on_, "Use sequence parallelism");
+    sub->add_flag("--no-sequence-parallel", sp_off_, "Do not use sequence parallelism")
+        ->excludes(sp);
     sub->add_option("--model", model_,
                     "Step model: analytic | proportional (default: the "
                     "scenario's, else analytic)")
@@ -70,10 +103,11 @@ class StepCommand final : public Command {
     sub->add_option("--tp-overlap", options_.tp_overlap,
                     "Share of forward TP communication hidden (TE comm overlap), default 0")
         ->check(CLI::Range(0.0, 1.0));
-    sub->add_option("--dp-overlap", options_.dp_overlap,
-                    "Share of the last backward / first forward that hides DP communication, "
-                    "default 0.8")
-        ->check(CLI::Range(0.0, 1.0));
+    sub->add_flag("--no-dp-overlap", no_dp_overlap_,
+                  "Do not overlap the DP gradient reduction and weight all-gather with compute "
+                  "(default: Megatron's bucketed overlap, last bucket exposed)");
+    sub->add_flag("--no-distributed-optimizer", no_dist_opt_,
+                  "All-reduce gradients and keep the whole optimizer state on every replica");
     sub->add_flag("--unfused-attention", unfused_,
                   "Model Megatron's unfused attention instead of flash attention");
     sub->add_flag("--json", json_, "Print JSON");
@@ -86,12 +120,16 @@ class StepCommand final : public Command {
     auto setup = load();
     if (!setup.ok()) return report_error(setup.error());
     options_.flash_attention = !unfused_;
+    options_.overlap_grad_reduce = !no_dp_overlap_;
+    options_.overlap_param_gather = !no_dp_overlap_;
+    options_.distributed_optimizer = !no_dist_opt_;
     if (!model_.empty()) setup->model = model_;
     auto rows = compute(*setup);
     if (!rows.ok()) return report_error(rows.error());
     if (const std::string w = models::origin_warning(setup->hardware); !w.empty()) {
       fmt::print(stderr, "ntpsim: warning: {}\n", w);
     }
+    for (const std::string& w : notes(*setup, *rows)) fmt::print(stderr, "{}\n", w);
     if (json_) {
       std::fputs((to_json(*setup, *rows).dump(2) + "\n").c_str(), stdout);
     } else if (csv_) {
@@ -104,7 +142,11 @@ class StepCommand final : public Command {
 
  private:
   Result<Setup> load() const {
-    const bool flags = !workload_.empty() || !profile_.empty() || tp_ > 0 || pp_ > 0 || dp_ > 0;
+    const bool shape = micro_batch_ > 0 || global_batch_ > 0 || seq_len_ > 0 ||
+                       !recompute_.empty() || sp_on_ || sp_off_ || layers_per_chunk_ > 0 ||
+                       vp_ != 1;
+    const bool flags =
+        !workload_.empty() || !profile_.empty() || tp_ > 0 || pp_ > 0 || dp_ > 0 || shape;
     if (!scenario_.empty()) {
       if (flags) {
         return Error::bad_input("give either a scenario or --workload/--profile/--tp/--pp/--dp");
@@ -116,6 +158,12 @@ class StepCommand final : public Command {
     if (workload_.empty() || profile_.empty() || tp_ <= 0 || pp_ <= 0 || dp_ <= 0) {
       return Error::bad_input(
           "ntpsim step needs a scenario file, or --workload, --profile, --tp, --pp and --dp");
+    }
+    if (!overrides_.empty()) {
+      return Error::bad_input(fmt::format(
+          "--set {} applies to a scenario file; without one, give the value with a flag "
+          "(--micro-batch, --global-batch, --seq-len, --recompute, --sequence-parallel, ...)",
+          overrides_.front()));
     }
     const fs::path data = sim::default_data_dir();
     const YamlContext ctx("command line");
@@ -132,9 +180,47 @@ class StepCommand final : public Command {
     s.layout.pp = pp_;
     s.layout.dp = dp_;
     s.layout.virtual_stages = vp_;
-    if (s.workload.layers < s.layout.pp * s.layout.virtual_stages) {
-      return Error::bad_input(fmt::format("{} layers cannot fill {} stages x {} chunks",
-                                          s.workload.layers, s.layout.pp, s.layout.virtual_stages));
+    models::Workload& wl = s.workload;
+    if (micro_batch_ > 0) wl.micro_batch = micro_batch_;
+    if (global_batch_ > 0) wl.global_batch = global_batch_;
+    if (seq_len_ > 0) wl.seq_len = seq_len_;
+    if (recompute_ == "none") wl.recompute = models::Recompute::kNone;
+    if (recompute_ == "selective") wl.recompute = models::Recompute::kSelective;
+    if (recompute_ == "full") wl.recompute = models::Recompute::kFull;
+    if (sp_on_) wl.sequence_parallel = true;
+    if (sp_off_) wl.sequence_parallel = false;
+    const auto& l = s.layout;
+    if (layers_per_chunk_ > 0) {
+      const int64_t per_stage = static_cast<int64_t>(l.pp) * layers_per_chunk_;
+      if (wl.layers % per_stage != 0) {
+        return Error::bad_input(fmt::format(
+            "--num-layers-per-virtual-pipeline-stage {}: {} layers do not split into PP {} "
+            "stages of chunks of {} layers",
+            layers_per_chunk_, wl.layers, l.pp, layers_per_chunk_));
+      }
+      s.layout.virtual_stages = static_cast<int>(wl.layers / per_stage);
+    }
+    if (l.tp > wl.heads) {
+      return Error::bad_input(
+          fmt::format("--tp {} exceeds the workload's {} attention heads", l.tp, wl.heads));
+    }
+    if (l.tp > wl.ffn) {
+      return Error::bad_input(
+          fmt::format("--tp {} exceeds the workload's FFN size {}", l.tp, wl.ffn));
+    }
+    if (wl.micro_batch > wl.global_batch) {
+      return Error::bad_input(fmt::format("micro-batch {} exceeds the global batch {}",
+                                          wl.micro_batch, wl.global_batch));
+    }
+    if (static_cast<int64_t>(l.dp) * wl.micro_batch > wl.global_batch) {
+      return Error::bad_input(fmt::format(
+          "--dp {} replicas need at least {} sequences per iteration (one micro-batch of {} "
+          "each); the global batch is {}",
+          l.dp, static_cast<int64_t>(l.dp) * wl.micro_batch, wl.micro_batch, wl.global_batch));
+    }
+    if (static_cast<int64_t>(l.pp) * l.virtual_stages > wl.layers) {
+      return Error::bad_input(fmt::format("{} layers cannot fill {} stages x {} chunks", wl.layers,
+                                          l.pp, l.virtual_stages));
     }
     return s;
   }
@@ -159,7 +245,7 @@ class StepCommand final : public Command {
     const double max_ratio = model->max_power_ratio();
     std::vector<Row> rows;
     // Down to the memory bound whichever model runs (the proportional model alone allows TP1).
-    const int fit = models::min_tp(s.workload, s.layout, s.hardware);
+    const int fit = models::min_tp(s.workload, s.layout, s.hardware, options_.flash_attention);
     const int lowest = std::max(model->min_tp(), fit > 0 ? fit : model->nominal_tp());
     for (int t = model->nominal_tp(); t >= lowest; --t) {
       Row r;
@@ -171,10 +257,61 @@ class StepCommand final : public Command {
       r.share_at_max = models::max_batch_share(*model, t, max_ratio, target);
       r.power_for_full = models::power_ratio_for(*model, t, 1.0, target);
       r.perf_per_watt = r.power_for_full <= max_ratio ? power.perf_per_watt(r.power_for_full) : 0;
-      r.memory_bytes = models::memory_at(s.workload, s.layout, s.hardware, t).total_bytes;
+      r.memory_bytes =
+          models::memory_at(s.workload, s.layout, s.hardware, t, options_.flash_attention)
+              .total_bytes;
+      const double gpus = static_cast<double>(t) * s.layout.pp;
+      r.tokens_per_s_per_gpu =
+          s.workload.tokens_per_iteration() / s.layout.dp / (r.iteration_s * std::max(1.0, gpus));
       rows.push_back(r);
     }
     return rows;
+  }
+
+  // What a performance engineer should not miss: an MFU no real run reaches or one that says the
+  // layout leaves the GPUs waiting, and a smaller TP degree that fits memory and gives more
+  // tokens/s per GPU than the nominal one (the layout is the input's choice; `ntpsim plan`
+  // chooses layouts).
+  static std::vector<std::string> notes(const Setup& s, const std::vector<Row>& rows) {
+    std::vector<std::string> out;
+    if (rows.empty()) return out;
+    const Row& h = rows.front();
+    if (h.breakdown) {
+      const double mfu = h.breakdown->mfu;
+      const double best_gemm = s.hardware.gemm_efficiency;
+      if (mfu > best_gemm) {
+        out.push_back(fmt::format(
+            "warning: MFU {:.1f}% exceeds the profile's best-shape GEMM efficiency {:.0f}%, "
+            "which no training step can beat: check the workload and the profile",
+            100 * mfu, 100 * best_gemm));
+      } else if (mfu < 0.1) {
+        const auto& b = *h.breakdown;
+        const std::pair<const char*, double> parts[] = {{"exposed TP communication", b.tp_comm_s},
+                                                        {"pipeline bubble", b.bubble_s},
+                                                        {"exposed DP communication", b.dp_comm_s},
+                                                        {"pipeline send/recv", b.pp_comm_s}};
+        const auto* worst =
+            std::max_element(std::begin(parts), std::end(parts),
+                             [](const auto& a, const auto& c) { return a.second < c.second; });
+        out.push_back(
+            fmt::format("warning: MFU {:.1f}% is implausibly low for a production layout: {} takes "
+                        "{:.0f}% of the iteration",
+                        100 * mfu, worst->first, 100 * worst->second / b.iteration_s));
+      }
+    }
+    const Row* best = &h;
+    for (const Row& r : rows) {
+      if (r.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu) best = &r;
+    }
+    if (best->tokens_per_s_per_gpu > 1.1 * h.tokens_per_s_per_gpu) {
+      out.push_back(fmt::format(
+          "note: TP{} fits in memory and gives {:.0f} tokens/s/GPU, {:.0f}% more than TP{} "
+          "({:.0f}); keep TP{} only where the study needs it (`ntpsim plan` chooses layouts)",
+          best->tp, best->tokens_per_s_per_gpu,
+          100 * (best->tokens_per_s_per_gpu / h.tokens_per_s_per_gpu - 1), h.tp,
+          h.tokens_per_s_per_gpu, h.tp));
+    }
+    return out;
   }
 
   static std::string power_text(const Row& r, double max_ratio) {
@@ -184,7 +321,7 @@ class StepCommand final : public Command {
 
   void print_table(const Setup& s, const std::vector<Row>& rows) const {
     const auto& l = s.layout;
-    const auto mem = models::memory_at(s.workload, l, s.hardware, l.tp);
+    const auto mem = models::memory_at(s.workload, l, s.hardware, l.tp, options_.flash_attention);
     fmt::print("ntpsim step: {} on {} ({}), TP{} x PP{} x DP{}{}, {} model\n", s.workload.name,
                s.hardware.name, s.hardware.origin, l.tp, l.pp, l.dp,
                l.virtual_stages > 1 ? fmt::format(" (v={})", l.virtual_stages) : "", s.model);
@@ -193,11 +330,17 @@ class StepCommand final : public Command {
         l.tp, mem.total_bytes / 1e9, mem.usable_bytes / 1e9,
         mem.fits() ? "" : "  WARNING: the nominal layout does not fit",
         rows.empty() ? l.tp : rows.back().tp);
-    if (!rows.empty() && rows.front().breakdown) {
-      const auto& b = *rows.front().breakdown;
-      fmt::print(
-          "healthy: {:.3f} s/iteration, MFU {:.1f}%, {:.0f} tokens/s/GPU, {} micro-batches\n",
-          b.iteration_s, 100 * b.mfu, b.tokens_per_s_per_gpu, b.microbatches);
+    if (!rows.empty()) {
+      const Row& h = rows.front();
+      if (h.breakdown) {
+        fmt::print(
+            "healthy: {:.3f} s/iteration, MFU {:.1f}%, {:.0f} tokens/s/GPU, {} micro-batches\n",
+            h.iteration_s, 100 * h.breakdown->mfu, h.tokens_per_s_per_gpu,
+            h.breakdown->microbatches);
+      } else {
+        fmt::print("healthy: {:.3f} s/iteration, {:.0f} tokens/s/GPU\n", h.iteration_s,
+                   h.tokens_per_s_per_gpu);
+      }
     }
     fmt::print(
         "as: degree a replica with TP GPUs runs at (fastest t' <= TP); share: largest batch "
@@ -231,7 +374,7 @@ class StepCommand final : public Command {
     fmt::print(
         "tp,runs_as_tp,iteration_s,compute_s,tp_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,"
         "reshard_s,mfu,share_at_tdp,share_at_max_power,power_ratio_for_full_share,"
-        "perf_per_watt,memory_bytes\n");
+        "perf_per_watt,memory_bytes,tokens_per_s_per_gpu\n");
     for (const Row& r : rows) {
       const models::StepBreakdown b = r.breakdown.value_or(models::StepBreakdown{});
       fmt::print(
@@ -239,7 +382,7 @@ class StepCommand final : public Command {
           "{:.6g},{:.6g},{:.6g}\n",
           r.tp, r.runs_as, r.iteration_s, b.compute_s, b.tp_comm_s, b.pp_comm_s, b.bubble_s,
           b.dp_comm_s, b.optimizer_s, b.reshard_s, b.mfu, r.share_at_tdp, r.share_at_max,
-          r.power_for_full, r.perf_per_watt, r.memory_bytes);
+          r.power_for_full, r.perf_per_watt, r.memory_bytes, r.tokens_per_s_per_gpu);
     }
   }
 
@@ -256,7 +399,8 @@ class StepCommand final : public Command {
                    {"virtual_stages", s.layout.virtual_stages}};
     j["model"] = s.model;
     j["options"] = {{"tp_overlap", options_.tp_overlap},
-                    {"dp_overlap", options_.dp_overlap},
+                    {"dp_overlap", options_.overlap_grad_reduce},
+                    {"distributed_optimizer", options_.distributed_optimizer},
                     {"flash_attention", options_.flash_attention}};
     j["max_power_ratio"] = s.hardware.tdp_w > 0 ? s.hardware.max_power_w / s.hardware.tdp_w : 1.0;
     nlohmann::json out = nlohmann::json::array();
@@ -269,7 +413,8 @@ class StepCommand final : public Command {
                             {"power_ratio_for_full_share", r.power_for_full},
                             {"full_share_reachable", r.perf_per_watt > 0},
                             {"perf_per_watt", r.perf_per_watt},
-                            {"memory_bytes", r.memory_bytes}};
+                            {"memory_bytes", r.memory_bytes},
+                            {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu}};
       if (r.breakdown) {
         const auto& b = *r.breakdown;
         row["breakdown"] = {{"compute_s", b.compute_s},
@@ -300,6 +445,15 @@ class StepCommand final : public Command {
   std::string model_;
   models::StepOptions options_;
   bool unfused_ = false;
+  int layers_per_chunk_ = 0;
+  int micro_batch_ = 0;
+  int global_batch_ = 0;
+  int seq_len_ = 0;
+  std::string recompute_;
+  bool sp_on_ = false;
+  bool sp_off_ = false;
+  bool no_dp_overlap_ = false;
+  bool no_dist_opt_ = false;
   bool json_ = false;
   bool csv_ = false;
 };
