@@ -106,6 +106,7 @@ Status write_validation(const ValidateOptions& options) {
   doc.options = options;
   NTPSIM_RETURN_IF_ERROR(paper_sections(doc));
   NTPSIM_RETURN_IF_ERROR(check_sections(doc));
+  NTPSIM_RETURN_IF_ERROR(step_sections(doc));
 
   const BuildInfo& bi = build_info();
   std::string md;
