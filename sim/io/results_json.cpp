@@ -173,6 +173,8 @@ ojson results_context(const Scenario& s, const RunResult& r) {
   c["train_tokens"] = s.train_tokens;
   c["checkpoint_interval_s"] = r.checkpoint_interval_s;
   c["ideal_tokens_per_s"] = r.ideal_tokens_per_s;
+  c["ideal_tokens_per_s_per_gpu"] =
+      r.layout.job_gpus > 0 ? r.ideal_tokens_per_s / r.layout.job_gpus : 0.0;
   return c;
 }
 
