@@ -248,13 +248,20 @@ void step_rows(std::vector<Row>& t) {
                "step --workload llama3-8b --profile h100-sxm --tp 33 --pp 1 --dp 1", {}, 2,
                {"--tp 33 exceeds the workload's 32 attention heads"}});
   t.push_back({"step_dp_over_batch", flags + " --dp 4096", {}, 2,
-               {"--dp 4096 replicas need at least 4096 sequences per iteration"}});
+               {"--dp 4096 replicas need at least 4096 sequences per iteration (one micro-batch "
+                "of 1 each); the global batch is 2048"}});
+  t.push_back({"step_micro_over_global", flags + " --dp 1 --micro-batch-size 4096", {}, 2,
+               {"micro-batch 4096 exceeds the global batch 2048"}});
   t.push_back({"step_set_without_scenario", flags + " --dp 1 --set seed=3", {}, 2,
-               {"--set seed=3 applies to a scenario file"}});
+               {"--set seed=3 applies to a scenario file; without one, give the value with a flag "
+                "(--micro-batch, --global-batch, --seq-len, --recompute, --sequence-parallel, "
+                "...)"}});
   t.push_back({"step_layers_per_chunk",
                "step --workload llama3-8b --profile h100-sxm --tensor-model-parallel-size 8 "
                "--pipeline-model-parallel-size 3 --dp 1 --num-layers-per-virtual-pipeline-stage 5",
-               {}, 2, {"32 layers do not split into PP 3 stages of chunks of 5 layers"}});
+               {}, 2,
+               {"--num-layers-per-virtual-pipeline-stage 5: 32 layers do not split into PP 3 "
+                "stages of chunks of 5 layers"}});
 }
 
 void plan_rows(std::vector<Row>& t) {

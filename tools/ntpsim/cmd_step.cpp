@@ -5,7 +5,7 @@
 // Megatron-LM's argument names are accepted as aliases (--tensor-model-parallel-size,
 // --pipeline-model-parallel-size, --num-layers-per-virtual-pipeline-stage, --micro-batch-size,
 // --global-batch-size, --seq-length, --recompute-granularity, --sequence-parallel); flag mode
-// checks the layout as a scenario would (TP <= heads and FFN, DP x micro-batch <= global batch,
+// checks the layout as a scenario would (TP <= heads, DP x micro-batch <= global batch,
 // PP x chunks <= layers) and refuses --set, which only applies to a scenario.
 //
 // For the healthy TP degree and every reduced degree down to the memory bound min_tp it prints
@@ -203,10 +203,6 @@ class StepCommand final : public Command {
     if (l.tp > wl.heads) {
       return Error::bad_input(
           fmt::format("--tp {} exceeds the workload's {} attention heads", l.tp, wl.heads));
-    }
-    if (l.tp > wl.ffn) {
-      return Error::bad_input(
-          fmt::format("--tp {} exceeds the workload's FFN size {}", l.tp, wl.ffn));
     }
     if (wl.micro_batch > wl.global_batch) {
       return Error::bad_input(fmt::format("micro-batch {} exceeds the global batch {}",
