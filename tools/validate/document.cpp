@@ -71,7 +71,7 @@ const std::map<std::string, std::string>& explanations() {
        "share NTP's damaged replicas give up, which is how 2 spare replicas (16 domains) suffice "
        "in the paper. With one-for-one replacement NTP reaches 99% only once few damaged "
        "replicas remain, also because healthy replicas pay the analytic model's NTP reshard "
-       "overhead (0.0236 s of a 3.215 s iteration, 0.73%) whenever any replica is damaged."},
+       "overhead (0.0236 s of a 3.532 s iteration, 0.67%) whenever any replica is damaged."},
   };
   return text;
 }
