@@ -10,6 +10,7 @@
 
 #include "models/base/build_info.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/usage_errors.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -75,12 +76,9 @@ int main(int argc, char** argv) {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       // --help and --version print as CLI11 does (exit 0). Every usage error is bad input (exit
-      // 2) with one message of the same shape as the commands' errors, naming the help to read.
+      // 2) with one message of the same shape as the commands' errors (usage_errors.h).
       if (e.get_exit_code() == 0) return app.exit(e);
-      const auto chosen = app.get_subcommands();
-      const std::string help =
-          chosen.empty() ? "ntpsim --help" : "ntpsim " + chosen.front()->get_name() + " --help";
-      std::fprintf(stderr, "ntpsim: error: %s (see '%s')\n", e.what(), help.c_str());
+      std::fprintf(stderr, "ntpsim: error: %s\n", cli::usage_error_message(app, e).c_str());
       return 2;
     }
     for (auto& [sub, cmd] : commands) {
