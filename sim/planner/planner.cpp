@@ -279,6 +279,7 @@ struct Searcher {
       ro.timeline = false;
       ro.distribution = opts.distribution;
       ro.cancel = opts.cancel;
+      ro.progress = opts.replications;
       auto r = run_monte_carlo(s, ro);
       if (!r.ok()) return r.error();
       for (const auto& note : r->notices) progress("note: " + note);
@@ -329,7 +330,22 @@ struct Searcher {
   }
 
   Status confirm_families() {
+    // The confirmations still possible in the families not reached yet: for counts().
+    std::map<std::string, int> open;
+    for (const auto& c : out.candidates) {
+      if (c.status == CandidateStatus::kUnexplored) ++open[c.family];
+    }
+    int later = 0;
     for (const auto& st : plan.search.strategies) {
+      later += std::min(open[st.label()], plan.confirm.max_finalists);
+    }
+    int recorded_count = 0;
+    auto counts = [&](int left_here, const std::string& current) {
+      if (opts.counts)
+        opts.counts({finished, recorded_count, finished + left_here + later, current});
+    };
+    for (const auto& st : plan.search.strategies) {
+      later -= std::min(open[st.label()], plan.confirm.max_finalists);
       FamilyResult fr;
       fr.family = st.label();
       std::vector<int> order;
@@ -342,7 +358,8 @@ struct Searcher {
                out.candidates[static_cast<size_t>(b)].cost_expected;
       });
       int confirmed = 0;
-      for (int i : order) {
+      for (size_t pos = 0; pos < order.size(); ++pos) {
+        const int i = order[pos];
         Candidate& c = out.candidates[static_cast<size_t>(i)];
         if (fr.best >= 0 && c.cost_bound >= out.candidates[static_cast<size_t>(fr.best)].cost) {
           c.status = CandidateStatus::kDominated;
@@ -354,6 +371,9 @@ struct Searcher {
           c.reason = fmt::format("unexplored: over the cap of {} finalists", plan.confirm.max_finalists);
           continue;
         }
+        counts(
+            std::min(static_cast<int>(order.size() - pos), plan.confirm.max_finalists - confirmed),
+            describe(c));
         ++confirmed;
         const Status done = confirm(i);
         if (!done.ok()) {
@@ -363,6 +383,7 @@ struct Searcher {
               finished, finished == 1 ? "" : "s", describe(c), done.error().message));
         }
         ++finished;
+        if (recorded) ++recorded_count;
         progress(fmt::format("{}: {}{}", describe(c), c.reason,
                              recorded ? " (recorded in the progress file)" : ""));
         if (c.status == CandidateStatus::kConfirmed &&
@@ -373,6 +394,7 @@ struct Searcher {
       if (fr.best < 0) fr.why_not = why_not(fr.family);
       out.families.push_back(fr);
     }
+    counts(0, "");
     return Status::Ok();
   }
 

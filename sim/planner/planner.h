@@ -112,9 +112,21 @@ struct PlanResume {
   std::function<Status(const std::string& key, const nlohmann::ordered_json& data)> record;
 };
 
+// Where the finalist confirmations stand (PlanOptions::counts).
+struct PlanCounts {
+  int finished = 0;     // confirmations finished, run or taken from the progress file
+  int recorded = 0;     // of them, taken from the progress file
+  int bound = 0;        // at most this many in all (fewer when finalists turn out dominated)
+  std::string current;  // describe() of the finalist being confirmed; "" when none is
+};
+
 struct PlanOptions {
   int threads = 0;  // Monte Carlo worker threads (0 = all cores)
   std::function<void(const std::string& line)> progress;  // optional, one line per finalist
+  // Optional, on this thread: before each confirmation and after the last one.
+  std::function<void(const PlanCounts&)> counts;
+  // Optional: RunOptions::progress of each confirmation's Monte Carlo batches (worker threads).
+  std::function<void(int done, int total)> replications;
   Distribution distribution;  // MPI ranks: each Monte Carlo run's replications split (bench)
   const std::atomic<bool>* cancel = nullptr;  // set by SIGINT/SIGTERM: stop, write nothing
   PlanResume resume;                          // progress file hooks (`--resume`); default: none

@@ -116,17 +116,36 @@ struct Row {
 void usage_rows(std::vector<Row>& t) {
   // CLI11 parse errors: one located line, exit 2, naming the help to read.
   t.push_back({"unknown_subcommand", "frobnicate", {}, 2,
-               {"The following argument was not expected: frobnicate", "(see 'ntpsim --help')"}});
-  t.push_back({"unknown_option", "--bogus", {}, 2, {"not expected: --bogus"}});
+               {"unknown command 'frobnicate' (see 'ntpsim --help')"}});
+  t.push_back({"mistyped_subcommand", "rnu s.yaml", {scenario()}, 2,
+               {"unknown command 'rnu'; did you mean 'run'? (see 'ntpsim --help')"}});
+  t.push_back({"unknown_option", "--bogus", {}, 2, {"unknown option '--bogus' (see 'ntpsim --help')"}});
+  t.push_back({"mistyped_top_level_option", "--verison", {}, 2,
+               {"unknown option '--verison'; did you mean '--version'?"}});
   t.push_back({"unknown_subcommand_option", "run s.yaml --bogus", {scenario()}, 2,
-               {"not expected: --bogus", "(see 'ntpsim run --help')"}});
+               {"run: unknown option '--bogus' (see 'ntpsim run --help')"}});
+  t.push_back({"mistyped_option_with_value", "run s.yaml --replication 5", {scenario()}, 2,
+               {"run: unknown option '--replication'; did you mean '--replications'? "
+                "(see 'ntpsim run --help')"}});
+  t.push_back({"mistyped_option_with_equals", "sweep s.yaml --vary=layout.dp=1 --thread=2",
+               {scenario()}, 2, {"sweep: unknown option '--thread'; did you mean '--threads'?"}});
+  t.push_back({"mistyped_option_single_dash", "plan p.yaml -resume x", {scenario(), plan()}, 2,
+               {"plan: unknown option '-resume'; did you mean '--resume'?"}});
+  t.push_back({"option_of_another_command", "plan p.yaml --vary layout.dp=1", {scenario(), plan()},
+               2, {"plan: unknown option '--vary'; it is an option of 'sweep' "
+                   "(see 'ntpsim plan --help')"}});
+  t.push_back({"unknown_short_option", "run s.yaml -x", {scenario()}, 2,
+               {"run: unknown option '-x' (see 'ntpsim run --help')"}});
+  t.push_back({"extra_argument", "run s.yaml other.yaml", {scenario()}, 2,
+               {"run: unexpected argument 'other.yaml': run takes 1 argument (scenario)"}});
   t.push_back({"missing_positional", "check", {}, 2,
                {"scenario is required", "(see 'ntpsim check --help')"}});
   t.push_back({"missing_required_option", "fit raw.csv", {}, 2, {"--output is required"}});
   t.push_back({"missing_option_value", "check s.yaml --set", {scenario()}, 2,
                {"--set: 1 required TEXT missing"}});
   t.push_back({"extra_positional", "strategies extra", {}, 2,
-               {"not expected: extra", "(see 'ntpsim strategies --help')"}});
+               {"strategies: unexpected argument 'extra': strategies takes no arguments",
+                "(see 'ntpsim strategies --help')"}});
   t.push_back({"not_a_number", "run s.yaml --replications abc", {scenario()}, 2,
                {"--replications: Value abc not in range 1 to 1000000"}});
   t.push_back({"number_out_of_range", "plan p.yaml --threads 0", {scenario(), plan()}, 2,

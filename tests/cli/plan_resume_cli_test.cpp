@@ -93,7 +93,7 @@ TEST_F(PlanResumeCli, SigintKeepsFinishedConfirmationsAndRerunFinishesWithIdenti
   EXPECT_EQ(read_text(work() / "plan.progress"), before);
 
   const Outcome resumed =
-      run("plan '" + plan() + "' --threads 2 --out p.json --csv p.csv --resume plan.progress");
+      run("plan '" + plan() + "' -v --threads 2 --out p.json --csv p.csv --resume plan.progress");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(
       resumed.err.find("ntpsim plan: resuming: " + std::to_string(kept) + " finished confirmation"),
@@ -115,7 +115,7 @@ TEST_F(PlanResumeCli, SigtermWithoutResumeWritesNothingAndPointsAtResume) {
   const std::string err = (dir_ / "err.txt").string();
   const Outcome cut = interrupt_when(
       {"plan", NTPSIM_SOURCE_DIR "/scenarios/plans/405b-15t-60d.yaml", "--threads", "1", "--out",
-       "p.json"},
+       "p.json", "-v"},  // -v: a line per finished finalist, the signal's cue
       SIGTERM, [&] { return read_text(err).find("ntpsim plan: ") != std::string::npos; });
   EXPECT_EQ(cut.exit_code, 1) << cut.err;
   EXPECT_NE(cut.err.find("interrupted after "), std::string::npos) << cut.err;

@@ -1,7 +1,8 @@
 // `ntpsim plan PLAN [--threads N] [--seed S] [--out plan.json] [--csv plan.csv]
 //  [--report plan.html] [--resume FILE] [-q]`: the capacity planner (DESIGN.md §6,
 // sim/planner/planner.h). Prints the recommendation table; writes the plan JSON / CSV / report
-// atomically (nothing is written when the plan fails). Finalist lines go to stderr unless -q.
+// atomically (nothing is written when the plan fails). Progress goes to stderr when it is a
+// terminal (progress_display.h); each finalist's outcome with -v; "ntpsim: wrote FILE" unless -q.
 // With --resume, every finished finalist confirmation is appended to FILE (sim/io/progress.h) and
 // a rerun of the same command takes the recorded ones instead of running them again, so an
 // interrupted plan continues where it stopped with identical final results; FILE is removed once
@@ -23,6 +24,7 @@
 #include "tools/ntpsim/mpi_world.h"
 #include "tools/ntpsim/outputs.h"
 #include "tools/ntpsim/progress_cli.h"
+#include "tools/ntpsim/progress_display.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -39,11 +41,14 @@ class PlanCommand final : public Command {
         ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
     sub->add_option("--out", out_, "Write the plan results JSON here");
     sub->add_option("--csv", csv_, "Write one CSV row per candidate here");
-    sub->add_option("--report", report_, "Write a report with the planner section (.html or .md)");
+    sub->add_option("--report", report_,
+                    "Write an HTML report with the planner section (a .html path)");
     sub->add_option("--resume", resume_,
                     "Progress file: record each finished finalist confirmation there, and "
                     "continue from it when it exists (removed once the outputs are written)");
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");
+    sub->add_flag("-v,--verbose", verbose_,
+                  "Print each finalist's Monte Carlo outcome as it finishes (stderr)");
     return sub;
   }
 
@@ -61,8 +66,24 @@ class PlanCommand final : public Command {
     // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
     const auto world = MpiWorld::join();
     if (world) opts.distribution = world->distribution();
+    // Progress on a terminal only (progress_display.h): finalist confirmations (their total is an
+    // upper bound), replications of the current one. Notes always print (unless -q); the line of
+    // each finished finalist only with --verbose.
+    ProgressDisplay progress("plan", "finalists", progress_wanted(quiet_, is_root(world)));
     if (!quiet_ && is_root(world)) {
-      opts.progress = [](const std::string& line) { fmt::print(stderr, "ntpsim plan: {}\n", line); };
+      opts.progress = [this, &progress](const std::string& line) {
+        if (verbose_ || line.rfind("note: ", 0) == 0) progress.print_line("ntpsim plan: " + line);
+      };
+    }
+    if (progress.enabled()) {
+      opts.counts = [&progress](const sim::PlanCounts& c) {
+        progress.reset_inner("replication");
+        progress.set_total(c.bound, /*is_bound=*/true);
+        progress.set_skipped(c.recorded);
+        progress.set_done(c.finished);
+        progress.set_detail(c.current);
+      };
+      opts.replications = [&progress](int done, int total) { progress.set_inner(done, total); };
     }
     std::unique_ptr<sim::ProgressJournal> journal;
     if (!resume_.empty()) {
@@ -77,6 +98,7 @@ class PlanCommand final : public Command {
     }
     const auto t0 = std::chrono::steady_clock::now();
     auto result = sim::run_plan(*plan, opts);
+    progress.finish();
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result.ok()) {
@@ -120,6 +142,7 @@ class PlanCommand final : public Command {
       fmt::print(stderr, "ntpsim: plan searched {} candidates in {:.2f} s\n",
                  result->candidates.size(), wall_s);
     }
+    print_written({out_, csv_, report_}, quiet_);
     return 0;
   }
 
@@ -154,6 +177,7 @@ class PlanCommand final : public Command {
   std::string csv_;
   std::string report_;
   bool quiet_ = false;
+  bool verbose_ = false;
   std::string resume_;
 };
 

@@ -1,14 +1,14 @@
 // `ntpsim run SCENARIO [--set k=v]... [--replications N] [--threads N] [--seed S]
 //  [--out results.json] [--csv results.csv] [-q]`: simulate every strategy of the scenario over
 // its replications and print the per-strategy table; write results JSON / CSV atomically
-// (nothing is written when the run fails). A progress bar goes to stderr when it is a terminal.
+// (nothing is written when the run fails). Progress goes to stderr when it is a terminal
+// (progress_display.h); "ntpsim: wrote FILE" lines (stderr) name the files written, unless -q.
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <limits>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -21,6 +21,7 @@
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
 #include "tools/ntpsim/outputs.h"
+#include "tools/ntpsim/progress_display.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -64,17 +65,10 @@ class RunCommand final : public Command {
     // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
     const auto world = MpiWorld::join();
     if (world) opts.distribution = world->distribution();
-    std::mutex mu;
-    const bool bar = !quiet_ && is_root(world) && isatty(fileno(stderr)) != 0;
-    if (bar) {
-      opts.progress = [&mu](int done, int total) {
-        std::lock_guard<std::mutex> lock(mu);
-        const int width = 40;
-        const int filled = total > 0 ? std::min(width, done * width / total) : width;
-        fmt::print(stderr, "\r[{}{}] {}/{}", std::string(static_cast<size_t>(filled), '#'),
-                   std::string(static_cast<size_t>(width - filled), ' '), done, total);
-        std::fflush(stderr);
-      };
+    // Progress on a terminal only (progress_display.h); under MPI, rank 0's own replications.
+    ProgressDisplay progress("run", "replications", progress_wanted(quiet_, is_root(world)));
+    if (progress.enabled()) {
+      opts.progress = [&progress](int done, int total) { progress.update(done, total); };
     }
     install_interrupt_handlers();  // Ctrl-C: finish running replications, write nothing
     opts.cancel = interrupt_flag();
@@ -82,7 +76,7 @@ class RunCommand final : public Command {
     auto result = sim::run_monte_carlo(s, opts);
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (bar) fmt::print(stderr, "\r{}\r", std::string(60, ' '));
+    progress.finish();
     if (!result.ok()) {
       if (!interrupt_flag()->load()) return report_error(result.error());
       return report_error(Error::runtime(result.error().message + "; no output file written"));
@@ -122,6 +116,7 @@ class RunCommand final : public Command {
       fmt::print(stderr, "ntpsim: {} events in {:.2f} s ({:.3g} events/s)\n", result->events,
                  wall_s, static_cast<double>(result->events) / std::max(wall_s, 1e-9));
     }
+    print_written({out, csv, report, timeline}, quiet_);
     return 0;
   }
 

@@ -4,7 +4,8 @@
 // "sweep"). With --resume, every finished point is appended to FILE (sim/io/progress.h) and a
 // rerun of the same command takes the recorded points instead of running them again, so an
 // interrupted sweep continues where it stopped with identical final results; FILE is removed once
-// the outputs are written.
+// the outputs are written. Progress (points, and replications of the point being run) goes to
+// stderr when it is a terminal (progress_display.h); "ntpsim: wrote FILE" lines unless -q.
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -22,6 +23,7 @@
 #include "tools/ntpsim/mpi_world.h"
 #include "tools/ntpsim/outputs.h"
 #include "tools/ntpsim/progress_cli.h"
+#include "tools/ntpsim/progress_display.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
 
@@ -74,8 +76,18 @@ class SweepCommand final : public Command {
     if (world) opts.distribution = world->distribution();
     install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
     opts.cancel = interrupt_flag();
+    // Progress on a terminal only (progress_display.h): points, and replications of the current.
+    ProgressDisplay progress("sweep", "points", progress_wanted(quiet_, is_root(world)));
+    if (progress.enabled()) {
+      opts.progress = [&progress](int done, int total) { progress.set_inner(done, total); };
+    }
     std::unique_ptr<sim::ProgressJournal> journal;
     sim::SweepHooks hooks;
+    hooks.finished = [&](size_t, const sim::SweepPoint&) {
+      progress.advance();
+      progress.reset_inner("replication");
+      return Status::Ok();
+    };
     if (!resume_.empty()) {
       auto base = sim::load_scenario(file_, overrides);
       if (!base.ok()) return report_error(base.error());
@@ -108,15 +120,23 @@ class SweepCommand final : public Command {
         if (rec == nullptr) return std::optional<sim::RunResult>();
         auto r = sim::read_run_record(*rec, sc, fmt::format("{}: point {}", resume_, index));
         if (!r.ok()) return r.error();
+        progress.advance(/*skipped=*/true);
         return std::optional<sim::RunResult>(std::move(*r));
       };
       hooks.finished = [&](size_t index, const sim::SweepPoint& p) {
+        progress.advance();
+        progress.reset_inner("replication");
         if (!is_root(world)) return Status::Ok();
         return append_progress(*journal, point_key(index), sim::run_record(p.scenario, p.result),
                                world.get());  // rank 0 alone writes
       };
     }
+    size_t points = 1;
+    for (const auto& v : specs) points *= v.values.size();
+    progress.reset_inner("replication");
+    progress.set_total(static_cast<int64_t>(points));  // the first drawing, after the messages above
     auto sweep = sim::run_sweep(file_, overrides, specs, opts, hooks);
+    progress.finish();
     if (!sweep.ok()) {
       if (!interrupt_flag()->load()) {
         // Nothing was recorded: leave no progress file behind a failure.
@@ -154,6 +174,7 @@ class SweepCommand final : public Command {
       if (!st.ok()) return report_error(st.error());
     }
     if (!quiet_) std::fputs(sim::sweep_table(*sweep).c_str(), stdout);
+    print_written({out, report}, quiet_);
     return 0;
   }
 

@@ -10,6 +10,7 @@
 
 #include "models/base/build_info.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/help_examples.h"
 #include "tools/ntpsim/usage_errors.h"
 
 namespace ntpsim::cli {
@@ -62,6 +63,10 @@ int main(int argc, char** argv) {
     CLI::App app{"ntpsim: LLM-training goodput under GPU failures (checkpoint-restart, DP drop, "
                  "spares, nonuniform TP, power boosting)"};
     app.require_subcommand(0, 1);
+    // Hidden: parse the command line and stop (exit 0) before the command runs; lets a test hold
+    // every --help example to the parser (tests/cli/help_cli_test.cpp).
+    bool parse_only = false;
+    app.add_flag("--parse-only", parse_only)->group("");
     const auto& bi = build_info();
     app.set_version_flag("--version",
                          fmt::format("ntpsim {} (git {}, {} build)", bi.version, bi.git_sha,
@@ -70,6 +75,7 @@ int main(int argc, char** argv) {
     for (auto& [name, factory] : cli::registered_commands()) {
       auto cmd = factory();
       CLI::App* sub = cmd->setup(app);
+      sub->footer(cli::help_examples(name));
       commands.emplace_back(sub, std::move(cmd));
     }
     try {
@@ -81,6 +87,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ntpsim: error: %s\n", cli::usage_error_message(app, e).c_str());
       return 2;
     }
+    if (parse_only) return 0;
     for (auto& [sub, cmd] : commands) {
       if (sub->parsed()) return cmd->run();
     }
