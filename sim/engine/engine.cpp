@@ -128,7 +128,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<Failu
   const Time end_t = finished_ ? now_ : cfg_.end;
   const double el = end_t.seconds();
   NTPSIM_CHECK(el > 0);
-  if (tl_ != nullptr && !tl_->segments.empty()) tl_->segments.back().end_s = el;
+  if (tl_ != nullptr && !tl_->truncated && !tl_->segments.empty()) tl_->segments.back().end_s = el;
   const double sum = good_ + ckpt_ + rollback_ + recovery_ + stall_ + degraded_ + reshard_;
   NTPSIM_CHECK_MSG(std::abs(sum - el) <= 1e-6 * el + 1e-6, "badput does not sum to elapsed");
   ReplicationMetrics m{};
@@ -249,7 +249,7 @@ bool Engine::advance(Time t1) {
 
 void Engine::start_checkpoint() {
   NTPSIM_CHECK(commit_at_ == Time::never());
-  if (tl_ != nullptr) tl_->add_checkpoint_mark(now_.seconds());
+  if (tl_ != nullptr) tl_->add_checkpoint_mark(now_.seconds(), cfg_.checkpoint_exposed.seconds());
   snapshot_work_ = work_since_ckpt_;
   commit_at_ = now_ + cfg_.checkpoint_write;
   work_since_resume_ = 0;
@@ -274,7 +274,7 @@ void Engine::fast_forward_checkpoints(Time t1) {
   if (k < 1) return;
   if (tl_ != nullptr) {
     for (int64_t i = 1; i <= k && tl_->checkpoint_marks < tl_->checkpoint_mark_limit; ++i) {
-      tl_->add_checkpoint_mark((now_ + period * i).seconds());
+      tl_->add_checkpoint_mark((now_ + period * i).seconds(), cfg_.checkpoint_exposed.seconds());
     }
   }
   const double kd = static_cast<double>(k);
@@ -400,7 +400,7 @@ void Engine::on_repair(const FailureEvent& e) {
 // --- timeline -------------------------------------------------------------------------------
 
 void Engine::record_segment() {
-  if (tl_ == nullptr) return;
+  if (tl_ == nullptr || tl_->truncated) return;
   TimelineSegment s;
   s.t_s = s.end_s = now_.seconds();
   const bool running = phase_ == Phase::kRunning;
@@ -425,7 +425,7 @@ void Engine::record_segment() {
 }
 
 void Engine::record_mark(const char* type) {
-  if (tl_ != nullptr) tl_->add(tl_->marks, TimelineMark{now_.seconds(), type});
+  if (tl_ != nullptr) tl_->add(tl_->marks, TimelineMark{now_.seconds(), type, 0.0});
 }
 
 void Engine::record_domains(GpuRange gpus, bool repair) {

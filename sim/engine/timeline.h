@@ -3,7 +3,9 @@
 //
 // Checkpoint pauses are shown as marks, not as segments, and only the first
 // `checkpoint_mark_limit` of them, so a year of 10-minute checkpoints does not bloat the
-// document; each list stops growing at `limit` entries and then sets `truncated`.
+// document. When any list reaches `limit` entries, recording stops for all three lists at that
+// moment: `truncated` is set, `recorded_until_s` holds the time, and the last segment ends there.
+// So everything recorded is true up to `recorded_until_s`, and nothing after it is invented.
 // States and types are string literals with static storage.
 // Ownership: a value owned by the caller of Engine::run. Thread safety: none.
 #pragma once
@@ -24,6 +26,7 @@ struct TimelineSegment {
 struct TimelineMark {
   double t_s = 0;
   const char* type = "checkpoint";  // checkpoint | failure | repair | reconfigure | restart | rollback
+  double duration_s = 0;            // checkpoints: the pause the job takes (exposed write time)
 };
 
 struct DomainChange {
@@ -39,22 +42,26 @@ struct StrategyTimeline {
   size_t checkpoint_mark_limit = 1000;  // checkpoint marks recorded (the rest are periodic)
   size_t checkpoint_marks = 0;
   bool truncated = false;
+  double recorded_until_s = 0;  // when truncated: the time recording stopped
   std::vector<TimelineSegment> segments;
   std::vector<TimelineMark> marks;
   std::vector<DomainChange> domains;
 
   template <typename T>
   void add(std::vector<T>& list, const T& item) {
+    if (truncated) return;
     if (list.size() >= limit) {
       truncated = true;
+      recorded_until_s = item.t_s;
+      if (!segments.empty()) segments.back().end_s = item.t_s;
       return;
     }
     list.push_back(item);
   }
-  void add_checkpoint_mark(double t_s) {
+  void add_checkpoint_mark(double t_s, double pause_s) {
     if (checkpoint_marks >= checkpoint_mark_limit) return;
     ++checkpoint_marks;
-    add(marks, TimelineMark{t_s, "checkpoint"});
+    add(marks, TimelineMark{t_s, "checkpoint", pause_s});
   }
 };
 
