@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "models/base/build_info.h"
+#include "sim/metrics/aggregate.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -21,6 +23,10 @@ std::string money(double v) {
   if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
   if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
   return fmt::format("${:.0f}", v);
+}
+
+std::string money_signed(double v) {
+  return (v < 0 ? "-" : "+") + money(std::fabs(v));
 }
 
 bool monte_carlo(const Candidate& c) {
@@ -38,6 +44,8 @@ ojson candidate_json(const Candidate& c, int index, bool ttt) {
   j["spare_domains"] = c.spare_domains;
   j["gpus_per_domain"] = c.gpus_per_domain;
   j["gpus"] = c.cluster_gpus;
+  j["spare_gpus"] = static_cast<int64_t>(c.spare_domains) * c.gpus_per_domain;
+  j["hardware_origin"] = c.hardware_origin;
   j["tp"] = c.tp;
   j["pp"] = c.pp;
   j["dp"] = c.dp;
@@ -69,6 +77,11 @@ ojson candidate_json(const Candidate& c, int index, bool ttt) {
     mc["goodput_q"] = number(c.goodput_q);
     mc["energy_mwh"] = number(c.energy_mwh);
     mc["cost"] = number(c.cost);
+    mc["cost_ci95_lo"] = number(c.cost_ci95_lo);
+    mc["cost_ci95_hi"] = number(c.cost_ci95_hi);
+    mc["cost_sd"] = number(c.cost_sd);
+    mc["compute_cost"] = number(c.compute_cost);
+    mc["energy_cost"] = number(c.energy_cost);
     j["monte_carlo"] = std::move(mc);
   }
   return j;
@@ -83,6 +96,42 @@ std::string target_text(const PlanTarget& t) {
 }
 
 }  // namespace
+
+std::optional<PlanVerdict> plan_verdict(const PlanResult& r) {
+  if (r.best < 0) return std::nullopt;
+  PlanVerdict v;
+  v.best = r.best;
+  const Candidate& b = r.candidates[static_cast<size_t>(r.best)];
+  // The runner-up: the cheapest best of another family.
+  for (const auto& f : r.families) {
+    if (f.best < 0 || f.best == r.best) continue;
+    const Candidate& c = r.candidates[static_cast<size_t>(f.best)];
+    if (v.runner_up < 0 || c.cost < r.candidates[static_cast<size_t>(v.runner_up)].cost)
+      v.runner_up = f.best;
+  }
+  if (v.runner_up < 0) return v;
+  const Candidate& u = r.candidates[static_cast<size_t>(v.runner_up)];
+  // Runner-up minus pick. The two are different clusters (their replications share seeds but
+  // not failure sequences), so the difference is unpaired: Welch's standard error from each
+  // cost's own CI half-width, Student-t with the smaller sample's degrees of freedom.
+  v.margin = u.cost - b.cost;
+  v.margin_relative = b.cost > 0 ? v.margin / b.cost : std::nan("");
+  auto se = [](const Candidate& c) {
+    if (!std::isfinite(c.cost_sd) || c.replications < 2) return std::nan("");
+    return c.cost_sd / std::sqrt(static_cast<double>(c.replications));
+  };
+  const double sb = se(b), su = se(u);
+  if (std::isfinite(sb) && std::isfinite(su)) {
+    const int n = std::min(b.replications, u.replications);
+    const double half = student_t_quantile(0.975, n - 1) * std::sqrt(sb * sb + su * su);
+    v.margin_ci95_lo = v.margin - half;
+    v.margin_ci95_hi = v.margin + half;
+    v.tied = v.margin_ci95_lo <= 0.0 && v.margin_ci95_hi >= 0.0;
+  } else {
+    v.tied = true;  // no CI: the difference cannot be told from zero
+  }
+  return v;
+}
 
 std::string plan_table(const PlanResult& r) {
   const bool ttt = r.plan.target.time_to_train();
@@ -111,6 +160,17 @@ std::string plan_table(const PlanResult& r) {
                      ttt ? fmt::format("{:.1f} d", c.days_q) : fmt::format("{:.2f}%", 100 * c.goodput_q),
                      100 * c.goodput_mean, c.p_meet, c.energy_mwh, money(c.cost),
                      f.best == r.best ? "  <- best" : "");
+  }
+  if (auto v = plan_verdict(r); v && v->runner_up >= 0) {
+    const Candidate& u = r.candidates[static_cast<size_t>(v->runner_up)];
+    s += fmt::format("\nverdict: {} {} by {} ({:+.2f}%, 95% CI [{}, {}]) against {}\n",
+                     describe(r.candidates[static_cast<size_t>(v->best)]),
+                     v->tied ? "is statistically tied on cost (CI contains 0); cheaper in the mean"
+                             : "is cheaper",
+                     money(std::fabs(v->margin)), 100 * v->margin_relative,
+                     std::isfinite(v->margin_ci95_lo) ? money_signed(v->margin_ci95_lo) : "-",
+                     std::isfinite(v->margin_ci95_hi) ? money_signed(v->margin_ci95_hi) : "-",
+                     describe(u));
   }
   s += "\nRecommended: ";
   s += r.best >= 0 ? describe(r.candidates[static_cast<size_t>(r.best)]) + ", " +
@@ -183,6 +243,19 @@ ojson plan_document(const PlanResult& r) {
   }
   d["families"] = std::move(fams);
   d["frontier"] = r.frontier;
+  if (auto v = plan_verdict(r)) {
+    ojson j;
+    j["best"] = v->best;
+    j["runner_up"] = v->runner_up >= 0 ? ojson(v->runner_up) : ojson(nullptr);
+    if (v->runner_up >= 0) {
+      j["margin"] = number(v->margin);
+      j["margin_relative"] = number(v->margin_relative);
+      j["margin_ci95_lo"] = number(v->margin_ci95_lo);
+      j["margin_ci95_hi"] = number(v->margin_ci95_hi);
+    }
+    j["tied"] = v->tied;
+    d["verdict"] = std::move(j);
+  }
   ojson cands = ojson::array();
   for (size_t i = 0; i < r.candidates.size(); ++i) {
     cands.push_back(candidate_json(r.candidates[i], static_cast<int>(i), ttt));
@@ -193,25 +266,34 @@ ojson plan_document(const PlanResult& r) {
 
 std::string plan_csv(const PlanResult& r) {
   auto num = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); };
-  std::string s = fmt::format("# plan: {}\n# seed: {}\n", r.plan.name, r.seed);
-  s += "index,family,hardware,domains,spare_domains,gpus,tp,pp,dp,checkpoint_interval_s,status,"
+  // Tidy: no comment lines; the plan and seed are columns of every row.
+  auto field = [](const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+  };
+  std::string s;
+  s += "plan,seed,index,family,hardware,domains,spare_domains,gpus,tp,pp,dp,checkpoint_interval_s,"
+       "status,"
        "goodput_expected,days_expected,cost_expected,cost_bound,replications,p_meet,days_p50,"
-       "days_q,goodput_mean,goodput_q,energy_mwh,cost,reason\n";
+       "days_q,goodput_mean,goodput_q,energy_mwh,cost,cost_ci95_lo,cost_ci95_hi,compute_cost,"
+       "energy_cost,reason\n";
   for (size_t i = 0; i < r.candidates.size(); ++i) {
     const Candidate& c = r.candidates[i];
     const bool mc = monte_carlo(c);
-    std::string reason = c.reason;
-    for (auto& ch : reason) {
-      if (ch == '"') ch = '\'';
-    }
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n", i,
+    s += fmt::format("{},{},", field(r.plan.name), r.seed);
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i,
                      c.family, c.hardware, c.domains, c.spare_domains, c.cluster_gpus, c.tp, c.pp,
                      c.dp, num(c.checkpoint_interval_s), to_string(c.status),
                      num(c.goodput_expected), num(c.days_expected), num(c.cost_expected),
                      num(c.cost_bound), mc ? std::to_string(c.replications) : "",
                      mc ? num(c.p_meet) : "", mc ? num(c.days_p50) : "", mc ? num(c.days_q) : "",
                      mc ? num(c.goodput_mean) : "", mc ? num(c.goodput_q) : "",
-                     mc ? num(c.energy_mwh) : "", mc ? num(c.cost) : "", reason);
+                     mc ? num(c.energy_mwh) : "", mc ? num(c.cost) : "");
+    s += fmt::format("{},{},{},{},{}\n", mc ? num(c.cost_ci95_lo) : "",
+                     mc ? num(c.cost_ci95_hi) : "", mc ? num(c.compute_cost) : "",
+                     mc ? num(c.energy_cost) : "", field(c.reason));
   }
   return s;
 }

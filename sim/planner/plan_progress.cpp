@@ -88,6 +88,11 @@ nlohmann::ordered_json confirmation_record(const Candidate& c, int runs, int64_t
   d["goodput_q"] = exact_number(c.goodput_q);
   d["energy_mwh"] = exact_number(c.energy_mwh);
   d["cost"] = exact_number(c.cost);
+  d["compute_cost"] = exact_number(c.compute_cost);
+  d["energy_cost"] = exact_number(c.energy_cost);
+  d["cost_ci95_lo"] = exact_number(c.cost_ci95_lo);
+  d["cost_ci95_hi"] = exact_number(c.cost_ci95_hi);
+  d["cost_sd"] = exact_number(c.cost_sd);
   d["status"] = to_string(c.status);
   d["reason"] = c.reason;
   d["monte_carlo_runs"] = runs;
@@ -118,6 +123,18 @@ Status read_confirmation_record(const nlohmann::ordered_json& data, const std::s
       {"cost", &c.cost},
   };
   for (const auto& [field, dest] : numbers) {
+    auto v = r.number(field);
+    if (!v.ok()) return v.error();
+    *dest = *v;
+  }
+  // The cost breakdown and CI came later: a record without them resumes with them unknown (NaN).
+  const std::pair<const char*, double*> optional_numbers[] = {{"compute_cost", &c.compute_cost},
+                                                              {"energy_cost", &c.energy_cost},
+                                                              {"cost_ci95_lo", &c.cost_ci95_lo},
+                                                              {"cost_ci95_hi", &c.cost_ci95_hi},
+                                                              {"cost_sd", &c.cost_sd}};
+  for (const auto& [field, dest] : optional_numbers) {
+    if (!data.is_object() || !data.contains(field)) continue;
     auto v = r.number(field);
     if (!v.ok()) return v.error();
     *dest = *v;

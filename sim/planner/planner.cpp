@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "models/base/check.h"
+#include "sim/metrics/aggregate.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan_progress.h"
 #include "sim/planner/screen.h"
@@ -179,6 +180,7 @@ struct Searcher {
     } else {
       sc = std::move(*s);
       if (plan.seed) sc.seed = *plan.seed;
+      c.hardware_origin = sc.hardware.origin;
       screen(c, sc);
     }
     out.candidates.push_back(std::move(c));
@@ -317,6 +319,18 @@ struct Searcher {
         c.days_q = quantile(days, t.confidence);
       }
       c.cost = c.domain_hour * hours + c.energy_mwh * plan.prices.energy_per_mwh;
+      c.compute_cost = c.domain_hour * hours;
+      c.energy_cost = c.energy_mwh * plan.prices.energy_per_mwh;
+      // Each replication priced alike (its own time to train and energy): the CI of the cost.
+      std::vector<double> costs;
+      for (size_t k2 = 0; k2 < days.size(); ++k2) {
+        const double h = t.time_to_train() ? days[k2] * 24 : s.horizon_s / 3600;
+        costs.push_back(c.domain_hour * h + energy[k2] * plan.prices.energy_per_mwh);
+      }
+      const Stat cs = summarize(costs);
+      c.cost_ci95_lo = cs.ci95_lo;
+      c.cost_ci95_hi = cs.ci95_hi;
+      c.cost_sd = cs.sd;
       const bool ok = lo >= t.confidence || (hi >= t.confidence && c.p_meet >= t.confidence);
       c.status = ok ? CandidateStatus::kConfirmed : CandidateStatus::kRefuted;
       const std::string what = t.time_to_train()

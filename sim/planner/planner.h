@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -61,6 +62,7 @@ struct Candidate {
   std::vector<std::string> overrides;  // the candidate's --set list on top of the plan's
   int64_t cluster_gpus = 0;
   double domain_hour = 0;  // $ per hour of the whole cluster (spares at the spare factor)
+  std::string hardware_origin;  // the profile's origin: synthetic | spec | measured | mixed
 
   // Closed form (screen).
   double ideal_days = 0;        // token budget at the healthy rate
@@ -79,6 +81,13 @@ struct Candidate {
   double goodput_mean = 0, goodput_q = 0;  // goodput: mean and the (1 - confidence) quantile
   double energy_mwh = 0;        // mean over replications (per horizon with a goodput target)
   double cost = 0;              // $: GPU-hours at mean time (or horizon) + mean energy
+  // The cost's parts and its spread over the replications (each replication's own time and
+  // energy priced alike; their mean is `cost`). NaN when not known (an older progress record).
+  double compute_cost = std::numeric_limits<double>::quiet_NaN();  // $: GPUs incl. spares
+  double energy_cost = std::numeric_limits<double>::quiet_NaN();   // $: mean energy x price
+  double cost_ci95_lo = std::numeric_limits<double>::quiet_NaN();  // Student-t 95% CI of the mean
+  double cost_ci95_hi = std::numeric_limits<double>::quiet_NaN();
+  double cost_sd = std::numeric_limits<double>::quiet_NaN();
 
   CandidateStatus status = CandidateStatus::kInvalid;
   std::string reason;  // the first binding constraint, or why it was kept
