@@ -6,8 +6,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "reports/content.h"
+#include "reports/report.h"
 #include "reports/svg.h"
 
 namespace ntpsim::reports {
@@ -71,7 +73,7 @@ Step failed_gpus_step(const Timeline& tl, double horizon) {
   return s;
 }
 
-Step segment_step(const StrategyTimeline& st, double (*value)(const JobSegment&)) {
+Step segment_step(const TimelineTrack& st, double (*value)(const JobSegment&)) {
   Step s;
   for (const auto& g : st.segments) s.changes.emplace_back(g.t_s, value(g));
   s.end = st.segments.empty() ? 0.0 : st.segments.back().end_s;
@@ -81,10 +83,10 @@ Step segment_step(const StrategyTimeline& st, double (*value)(const JobSegment&)
 // A segment value as the time-weighted mean over `bins` equal bins of [0, horizon]: when a job
 // has far more segments than the chart has pixels (short checkpoint stalls every hour of a
 // month), the exact step line becomes a solid block; the binned mean shows what was achieved.
-Step binned(const StrategyTimeline& st, double (*value)(const JobSegment&), double horizon,
-            int bins) {
+Step binned(const TimelineTrack& st, double (*value)(const JobSegment&), double horizon, int bins) {
   Step out;
-  out.end = horizon;
+  // The line stops where the recording stops: nothing is drawn past the last segment.
+  out.end = std::min(horizon, st.segments.empty() ? 0.0 : st.segments.back().end_s);
   const double width = horizon / bins;
   std::vector<double> work(static_cast<size_t>(bins), 0.0), time(static_cast<size_t>(bins), 0.0);
   for (const auto& g : st.segments) {
@@ -123,16 +125,6 @@ size_t mark_shape(const std::string& type) {
 std::string strategy_label(const Results& r, const std::string& name) {
   const size_t i = strategy_index(r, name);
   return i < r.strategies.size() ? r.strategies[i].label : name;
-}
-
-// A value as a number and its unit suffix ("1.97e-5/h" -> 1.97e-5, "/h"); false if no number.
-bool split_number(const std::string& text, double& value, std::string& suffix) {
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr == begin) return false;
-  suffix.assign(ptr, end);
-  return true;
 }
 
 }  // namespace
@@ -210,7 +202,26 @@ Chart timeline_chart(const Results& r) {
   const Scale ty{0.0, tticks.back(), c.bottom, c.top};
   svg::y_axis(s, c, ty, tticks, "Throughput (%)", true);
 
-  ch.table.headers = {"Strategy", "Mean throughput (%)", "Min usable GPUs", "Peak failed GPUs"};
+  // Where the earliest capped recording stops: from there on, the chart shows a hatched
+  // "not recorded" region instead of any line.
+  double cut = kInf;
+  for (const auto& st : tl.strategies) {
+    if (st.truncated) cut = std::min(cut, st.recorded_until_s);
+  }
+  if (std::isfinite(cut) && cut < horizon) {
+    s.raw(fmt::format(
+        R"(<rect class="not-recorded" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="#d9d9d9" fill-opacity="0.6" stroke="#999" stroke-dasharray="4 3"><title>not recorded after {} {}</title></rect>)"
+        "\n",
+        x(cut), all.top, x(horizon) - x(cut), all.bottom - all.top, svg::num(cut / unit_s),
+        unit_name));
+    s.text((x(cut) + x(horizon)) / 2.0, a.top + 16.0,
+           fmt::format("not recorded after {} {}", unit_s == 86400.0 ? "day" : unit_name,
+                       svg::num(cut / unit_s)),
+           "middle", 12, R"(fill="#333" font-weight="600")");
+  }
+
+  ch.table.headers = {"Strategy", "Recorded until", "Mean throughput (%)", "Min usable GPUs",
+                      "Peak failed GPUs"};
   for (const char* state : {"running", "checkpointing", "recovering", "stalled", "degraded"})
     ch.table.headers.push_back(fmt::format("Time {} (%)", state));
   for (const auto& m : kMarkStyles) ch.table.headers.push_back(fmt::format("{}s", m.legend));
@@ -228,7 +239,7 @@ Chart timeline_chart(const Results& r) {
         unit_s == 86400.0 ? "hour" : "minute");
   }
   for (size_t i = 0; i < tl.strategies.size(); ++i) {
-    const StrategyTimeline& st = tl.strategies[i];
+    const TimelineTrack& st = tl.strategies[i];
     const size_t idx = strategy_index(r, st.strategy);
     const std::string& col = svg::colour(idx);
     auto usable = [](const JobSegment& g) { return static_cast<double>(g.usable_gpus); };
@@ -259,7 +270,10 @@ Chart timeline_chart(const Results& r) {
                tooltips ? fmt::format("{} at {} {}", m.type, svg::num(m.t_s / unit_s), unit_name)
                         : std::string());
     }
-    // The table: time-weighted means and counts over this replication.
+    // The table: time-weighted means and counts over the recorded part of this replication.
+    // Checkpoint pauses are not segments (they are too many to record one by one): their share
+    // of the time is the replication's own badput_checkpoint, and it is taken out of the
+    // running time that contains them. Without that value (an older document) it shows "–".
     double elapsed = 0.0, work = 0.0, min_usable = kInf, peak_failed = 0.0;
     std::map<std::string, double> state_time;
     for (const auto& g : st.segments) {
@@ -270,11 +284,27 @@ Chart timeline_chart(const Results& r) {
       min_usable = std::min(min_usable, static_cast<double>(g.usable_gpus));
       peak_failed = std::max(peak_failed, static_cast<double>(g.failed_gpus));
     }
-    std::vector<std::string> row = {strategy_label(r, st.strategy),
-                                    elapsed > 0 ? svg::pct(work / elapsed) : "–",
-                                    svg::num(min_usable), svg::num(peak_failed)};
-    for (const char* state : {"running", "checkpointing", "recovering", "stalled", "degraded"})
-      row.push_back(elapsed > 0 ? svg::pct(state_time[state] / elapsed) : "–");
+    double ckpt_share = std::nan("");
+    const size_t si = strategy_index(r, st.strategy);
+    const auto rep = static_cast<size_t>(std::max<int64_t>(0, tl.replication));
+    if (!st.truncated && si < r.strategies.size() && rep < r.strategies[si].replications.size()) {
+      const auto& values = r.strategies[si].replications[rep];
+      auto it = values.find("badput_checkpoint");
+      if (it != values.end()) ckpt_share = it->second;
+    }
+    std::vector<std::string> row = {
+        strategy_label(r, st.strategy),
+        st.truncated
+            ? fmt::format("{} {} (size cap)", svg::num(st.recorded_until_s / unit_s), unit_name)
+            : "end",
+        elapsed > 0 ? svg::pct(work / elapsed) : "–", svg::num(min_usable), svg::num(peak_failed)};
+    for (const char* state : {"running", "checkpointing", "recovering", "stalled", "degraded"}) {
+      double share = elapsed > 0 ? state_time[state] / elapsed : std::nan("");
+      if (std::string_view(state) == "checkpointing") share = ckpt_share;
+      if (std::string_view(state) == "running" && std::isfinite(ckpt_share))
+        share = std::max(0.0, share - ckpt_share);
+      row.push_back(std::isfinite(share) ? svg::pct(share) : "–");
+    }
     for (const auto& m : kMarkStyles) {
       row.push_back(
           fmt::format("{}", std::count_if(st.marks.begin(), st.marks.end(),
@@ -299,7 +329,13 @@ Chart timeline_chart(const Results& r) {
       "results JSON and the Perfetto timeline",
       tl.failures.size(), failed_total, svg::num(horizon / unit_s), unit_name, tl.replication);
   if (!truncated.empty())
-    ch.table.note += fmt::format("; the recorded timeline of {} stops early (size cap)", truncated);
+    ch.table.note += fmt::format(
+        "; the recorded timeline of {} stops early (size cap): its row covers the recorded part "
+        "only, and nothing is drawn after the cap",
+        truncated);
+  ch.table.note +=
+      "; checkpoint time is the replication's badput_checkpoint (pauses are not recorded as "
+      "segments), taken out of the running time";
   ch.svg = s.finish();
   return ch;
 }
@@ -316,16 +352,20 @@ Chart sweep_chart(const Results& r) {
       "Mean goodput at each sweep point, one line per strategy, with its 95% "
       "confidence band.";
 
-  // Numeric x when one parameter is varied and every value is a number with the same suffix.
+  // Two varied parameters are drawn as heatmaps (sweep_heatmaps), not as a line over a
+  // flattened axis.
+  if (sw.parameters.size() != 1) return ch;
+  // Numeric x when every value is a number with the same unit.
   const size_t n = sw.points.size();
   std::vector<double> xv(n);
-  bool numeric = sw.parameters.size() == 1;
+  bool numeric = true;
   std::string suffix;
   for (size_t i = 0; i < n && numeric; ++i) {
-    std::string suf;
-    numeric = split_number(sw.points[i].values.at(sw.parameters[0]), xv[i], suf);
-    if (i == 0) suffix = suf;
-    numeric = numeric && suf == suffix;
+    const SweepValue v = split_sweep_value(sw.points[i].values.at(sw.parameters[0]));
+    numeric = v.numeric;
+    xv[i] = v.value;
+    if (i == 0) suffix = v.unit;
+    numeric = numeric && v.unit == suffix;
   }
   double xmin = kInf, xmax = -kInf;
   for (size_t i = 0; i < n; ++i) {
@@ -351,7 +391,7 @@ Chart sweep_chart(const Results& r) {
       for (const auto& s : p.strategies) {
         auto it = s.summary.find("goodput");
         if (s.name != name || it == s.summary.end()) continue;
-        const Stat& g = it->second;
+        const MetricSummary& g = it->second;
         cell =
             fmt::format("{} [{}, {}]", svg::pct(g.mean), svg::pct(g.ci95_lo), svg::pct(g.ci95_hi));
         for (double v : {g.ci95_lo, g.ci95_hi, g.mean}) {
@@ -433,6 +473,185 @@ Chart sweep_chart(const Results& r) {
   }
   ch.svg = s.finish();
   return ch;
+}
+
+namespace {
+
+// Distinct values of one parameter in sweep order (the sweep varies the first parameter slowest).
+std::vector<std::string> distinct_values(const Sweep& sw, const std::string& param) {
+  std::vector<std::string> out;
+  for (const auto& p : sw.points) {
+    const std::string& v = p.values.at(param);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
+const MetricSummary* goodput_of(const SweepPoint& p, const std::string& strategy) {
+  for (const auto& s : p.strategies) {
+    if (s.name != strategy) continue;
+    auto it = s.summary.find("goodput");
+    return it == s.summary.end() ? nullptr : &it->second;
+  }
+  return nullptr;
+}
+
+// A colour-blind-safe sequential scale (viridis stops), t in [0, 1].
+std::string sequential(double t) {
+  static constexpr double kStops[][3] = {
+      {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * 4.0;
+  const int i = std::min(3, static_cast<int>(t));
+  const double f = t - i;
+  auto mix = [&](int c) { return kStops[i][c] + (kStops[i + 1][c] - kStops[i][c]) * f; };
+  return fmt::format("#{:02x}{:02x}{:02x}", static_cast<int>(std::lround(mix(0))),
+                     static_cast<int>(std::lround(mix(1))), static_cast<int>(std::lround(mix(2))));
+}
+
+std::string chart_id(const std::string& name, std::vector<std::string>& used) {
+  std::string id = "heatmap-";
+  for (char c : name)
+    id += (c >= 'a' && c <= 'z') ? c : (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : '-';
+  std::string unique = id;
+  for (char extra = 'b'; std::find(used.begin(), used.end(), unique) != used.end(); ++extra)
+    unique = id + "-" + extra;
+  used.push_back(unique);
+  return unique;
+}
+
+}  // namespace
+
+std::vector<Chart> sweep_heatmaps(const Results& r) {
+  std::vector<Chart> out;
+  if (!r.sweep || r.sweep->parameters.size() != 2 || r.sweep->points.empty()) return out;
+  const Sweep& sw = *r.sweep;
+  const std::string& px = sw.parameters[0];
+  const std::string& py = sw.parameters[1];
+  const auto xs = distinct_values(sw, px);
+  const auto ys = distinct_values(sw, py);
+  // One colour scale for every strategy, so the same colour is the same goodput everywhere.
+  double lo = kInf, hi = -kInf;
+  for (const auto& p : sw.points) {
+    for (const auto& s : p.strategies) {
+      auto it = s.summary.find("goodput");
+      if (it != s.summary.end() && std::isfinite(it->second.mean)) {
+        lo = std::min(lo, it->second.mean);
+        hi = std::max(hi, it->second.mean);
+      }
+    }
+  }
+  if (!std::isfinite(lo)) return out;
+  std::vector<std::string> used;
+  for (const auto& st : sw.points.front().strategies) {
+    Chart ch;
+    ch.id = chart_id(st.name, used);
+    ch.title = fmt::format("{}: goodput over {} × {}", st.label, px, py);
+    ch.caption = fmt::format(
+        "Mean goodput of {} at every combination of the two varied parameters; one colour scale "
+        "for all strategies ({}% to {}%). The outlined cell marked ★ is this strategy's best.",
+        st.label, svg::pct(lo), svg::pct(hi));
+    // The best cell: highest mean goodput (first in sweep order on equal means).
+    const SweepPoint* best = nullptr;
+    for (const auto& p : sw.points) {
+      const MetricSummary* g = goodput_of(p, st.name);
+      if (g == nullptr || !std::isfinite(g->mean)) continue;
+      if (best == nullptr || g->mean > goodput_of(*best, st.name)->mean) best = &p;
+    }
+    ch.table.headers = {py + " \\ " + px};
+    for (const auto& x : xs) ch.table.headers.push_back(x);
+    const double cell_w = std::clamp(720.0 / static_cast<double>(xs.size()), 40.0, 140.0);
+    const double cell_h = std::clamp(360.0 / static_cast<double>(ys.size()), 24.0, 60.0);
+    const double left = 150.0;
+    const double top = 30.0;
+    const Frame f{left, top, left + cell_w * static_cast<double>(xs.size()),
+                  top + cell_h * static_cast<double>(ys.size())};
+    svg::Svg s(std::max(520.0, f.right + 110.0), f.bottom + 60.0, ch.id, ch.title);
+    for (size_t yi = 0; yi < ys.size(); ++yi) {
+      std::vector<std::string> row = {ys[yi]};
+      const double cy = f.top + cell_h * static_cast<double>(yi);
+      s.text(f.left - 8, cy + cell_h / 2.0 + 4, ys[yi], "end", 11, R"(fill="#222")");
+      for (size_t xi = 0; xi < xs.size(); ++xi) {
+        const double cx = f.left + cell_w * static_cast<double>(xi);
+        const SweepPoint* pt = nullptr;
+        for (const auto& p : sw.points) {
+          if (p.values.at(px) == xs[xi] && p.values.at(py) == ys[yi]) pt = &p;
+        }
+        const MetricSummary* g = pt ? goodput_of(*pt, st.name) : nullptr;
+        if (g == nullptr || !std::isfinite(g->mean)) {
+          row.push_back("–");
+          s.rect(cx, cy, cell_w, cell_h, "#f0f0f0", R"(stroke="#fff")");
+          continue;
+        }
+        const double t = hi > lo ? (g->mean - lo) / (hi - lo) : 0.5;
+        const bool is_best = pt == best;
+        row.push_back(fmt::format("{}{} [{}, {}]", is_best ? "★ " : "", svg::pct(g->mean),
+                                  svg::pct(g->ci95_lo), svg::pct(g->ci95_hi)));
+        s.raw(fmt::format(
+            R"(<rect class="cell" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" stroke="#fff"><title>{} = {}, {} = {}: goodput {}% [{}, {}]</title></rect>)"
+            "\n",
+            cx, cy, cell_w, cell_h, sequential(t), svg::escape(px), svg::escape(xs[xi]),
+            svg::escape(py), svg::escape(ys[yi]), svg::pct(g->mean), svg::pct(g->ci95_lo),
+            svg::pct(g->ci95_hi)));
+        s.text(cx + cell_w / 2.0, cy + cell_h / 2.0 + 4,
+               (is_best ? "★ " : "") + svg::pct(g->mean, 1), "middle", 11,
+               t > 0.6 ? R"(fill="#111")" : R"(fill="#fff")");
+        if (is_best)
+          s.raw(fmt::format(
+              R"(<rect class="best" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="none" stroke="#D55E00" stroke-width="3"/>)"
+              "\n",
+              cx + 1.5, cy + 1.5, cell_w - 3.0, cell_h - 3.0));
+      }
+      ch.table.rows.push_back(std::move(row));
+    }
+    for (size_t xi = 0; xi < xs.size(); ++xi)
+      s.text(f.left + cell_w * (static_cast<double>(xi) + 0.5), f.bottom + 16, xs[xi], "middle", 11,
+             R"(fill="#222")");
+    s.text((f.left + f.right) / 2.0, f.bottom + 38, px, "middle", 12, R"(fill="#222")");
+    s.text(14, (f.top + f.bottom) / 2.0, py, "middle", 12, R"(fill="#222")", -90.0);
+    // Colour key.
+    const double kx = f.right + 24.0;
+    for (int i = 0; i < 20; ++i) {
+      const double t0 = 1.0 - i / 20.0;
+      s.rect(kx, f.top + (f.height() / 20.0) * i, 16, f.height() / 20.0 + 0.5, sequential(t0));
+    }
+    s.text(kx + 20, f.top + 10, svg::pct(hi) + "%", "start", 10, R"(fill="#222")");
+    s.text(kx + 20, f.bottom, svg::pct(lo) + "%", "start", 10, R"(fill="#222")");
+    ch.table.note = "mean goodput [95% CI]; ★ the best cell";
+    ch.svg = s.finish();
+    out.push_back(std::move(ch));
+  }
+  return out;
+}
+
+Results best_point_results(const Results& r) {
+  Results out = r;
+  if (!r.sweep || r.sweep->points.empty()) return out;
+  const Sweep& sw = *r.sweep;
+  out.strategies.clear();
+  out.paired.clear();
+  for (const auto& first : sw.points.front().strategies) {
+    const SweepPoint* best = nullptr;
+    for (const auto& p : sw.points) {
+      const MetricSummary* g = goodput_of(p, first.name);
+      if (g == nullptr || !std::isfinite(g->mean)) continue;
+      if (best == nullptr || g->mean > goodput_of(*best, first.name)->mean) best = &p;
+    }
+    if (best == nullptr) continue;
+    for (const auto& s : best->strategies) {
+      if (s.name != first.name) continue;
+      StrategyResult one = s;
+      std::string at;
+      for (const auto& param : sw.parameters)
+        at += fmt::format("{}{} = {}", at.empty() ? "" : ", ", param, best->values.at(param));
+      one.label = fmt::format("{} @ {}", s.label, at);
+      out.strategies.push_back(std::move(one));
+    }
+  }
+  // Pairs exist only within a point: those of the verdict's point.
+  if (r.verdict && r.verdict->point && *r.verdict->point >= 0 &&
+      static_cast<size_t>(*r.verdict->point) < sw.points.size())
+    out.paired = sw.points[static_cast<size_t>(*r.verdict->point)].paired;
+  return out;
 }
 
 }  // namespace ntpsim::reports

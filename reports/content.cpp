@@ -22,7 +22,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kWideCiHalfWidth = 0.01;  // goodput CI half-width above 1 point is "wide"
 constexpr int64_t kFewReplications = 30;
 
-const Stat* find_stat(const StrategyResult& s, const std::string& key) {
+const MetricSummary* find_stat(const StrategyResult& s, const std::string& key) {
   auto it = s.summary.find(key);
   return it == s.summary.end() ? nullptr : &it->second;
 }
@@ -33,7 +33,7 @@ double label_width(const Results& r) {
   return std::min(220.0, 16.0 + 7.0 * static_cast<double>(longest));
 }
 
-bool is_fraction(const MetricInfo& m) {
+bool is_fraction(const MetricColumn& m) {
   return m.unit == "fraction";
 }
 
@@ -122,6 +122,71 @@ size_t strategy_index(const Results& r, const std::string& name) {
   return r.strategies.size();
 }
 
+std::string origin_text(const std::string& origin) {
+  if (origin == "measured") return "measured (calibrated on real GPUs)";
+  if (origin == "spec") return "spec-derived (not measured)";
+  if (origin == "synthetic") return "synthetic (fitted to synthetic data, not measured)";
+  if (origin == "mixed") return "mixed (partly measured, partly spec-derived)";
+  return origin.empty() ? "unknown (not measured)" : origin + " (not measured)";
+}
+
+VerdictBox verdict_box(const Results& r) {
+  VerdictBox box;
+  if (!r.verdict) return box;
+  const Verdict& v = *r.verdict;
+  auto pts = [](double f) { return fmt::format("{}{}", f >= 0 ? "+" : "", svg::pct(f)); };
+  const std::string where = v.point ? fmt::format(" at sweep point {}", *v.point) : std::string();
+  if (v.runner_up.empty()) {
+    box.headline = fmt::format("{} is the only strategy{}: goodput {}%", v.winner_label, where,
+                               svg::pct(v.winner_mean));
+  } else if (v.tied) {
+    box.tied = true;
+    box.headline = fmt::format(
+        "Statistically tied{}: {} and {} (goodput difference {} pts, 95% CI [{}, {}] contains 0)",
+        where, v.winner_label, v.runner_up_label, pts(v.margin_mean), pts(v.margin_ci95_lo),
+        pts(v.margin_ci95_hi));
+  } else {
+    box.headline = fmt::format("{} wins{}: {} pts goodput over {} (95% CI [{}, {}])",
+                               v.winner_label, where, pts(v.margin_mean), v.runner_up_label,
+                               pts(v.margin_ci95_lo), pts(v.margin_ci95_hi));
+  }
+  box.rows.emplace_back("Winner's goodput",
+                        std::isfinite(v.winner_ci95_lo)
+                            ? fmt::format("{}% [{}, {}] (relative to the layout's ideal rate)",
+                                          svg::pct(v.winner_mean), svg::pct(v.winner_ci95_lo),
+                                          svg::pct(v.winner_ci95_hi))
+                            : fmt::format("{}%", svg::pct(v.winner_mean)));
+  box.rows.emplace_back("Absolute throughput",
+                        std::isfinite(v.tokens_per_s_per_gpu)
+                            ? fmt::format("{} tokens/s per GPU (job and spare GPUs)",
+                                          svg::num(v.tokens_per_s_per_gpu, 4))
+                            : "– (the ideal rate is not in the document)");
+  if (std::isfinite(v.time_to_train_days))
+    box.rows.emplace_back("Time to train", fmt::format("{} days", svg::num(v.time_to_train_days)));
+  if (!v.runner_up.empty()) {
+    box.rows.emplace_back(
+        "Margin over the runner-up",
+        fmt::format("{} pts, 95% CI [{}, {}], paired over {} replications on the same failures",
+                    pts(v.margin_mean), pts(v.margin_ci95_lo), pts(v.margin_ci95_hi), v.margin_n));
+  }
+  if (!v.tied_with.empty()) {
+    std::string names;
+    for (const auto& n : v.tied_with) {
+      const size_t i = strategy_index(r, n);
+      names += (names.empty() ? "" : ", ") + (i < r.strategies.size() ? r.strategies[i].label : n);
+    }
+    box.rows.emplace_back("Statistically tied with the winner", names);
+  }
+  std::string setting;
+  for (const auto& [k, val] : v.values)
+    setting += fmt::format("{}{} = {}", setting.empty() ? "" : ", ", k, val);
+  if (!v.setting.empty()) setting += (setting.empty() ? "" : "; ") + v.setting;
+  if (!setting.empty()) box.rows.emplace_back("Setting", setting);
+  box.rows.emplace_back("Step times", fmt::format("{} profile {}", r.context.hardware_profile,
+                                                  origin_text(r.context.profile_origin)));
+  return box;
+}
+
 std::vector<std::pair<std::string, std::string>> context_rows(const Results& r) {
   const Context& c = r.context;
   std::vector<std::pair<std::string, std::string>> rows;
@@ -135,12 +200,17 @@ std::vector<std::pair<std::string, std::string>> context_rows(const Results& r) 
   rows.emplace_back("Kind", r.kind);
   rows.emplace_back("Seed", fmt::format("{}", c.seed));
   rows.emplace_back("Replications", fmt::format("{}", c.replications));
-  const std::string origin = c.profile_origin == "measured" ? "measured (calibrated)"
-                             : c.profile_origin == "spec"   ? "spec-derived (not measured)"
-                                                            : c.profile_origin;
-  rows.emplace_back("Hardware profile", fmt::format("{} — {}", c.hardware_profile, origin));
+  rows.emplace_back("Hardware profile",
+                    fmt::format("{} — {}", c.hardware_profile, origin_text(c.profile_origin)));
   if (!c.step_model.empty()) rows.emplace_back("Step model", c.step_model);
-  if (c.gpus > 0) rows.emplace_back("GPUs", fmt::format("{}", c.gpus));
+  if (c.gpus > 0)
+    rows.emplace_back("GPUs", c.job_gpus > 0 ? fmt::format("{} ({} in the job)", c.gpus, c.job_gpus)
+                                             : fmt::format("{}", c.gpus));
+  if (std::isfinite(c.checkpoint_interval_s) && c.checkpoint_interval_s > 0)
+    rows.emplace_back("Checkpoint interval",
+                      fmt::format("{} s", svg::num(c.checkpoint_interval_s)));
+  if (std::isfinite(c.ideal_tokens_per_s) && c.ideal_tokens_per_s > 0)
+    rows.emplace_back("Ideal job rate", fmt::format("{} tokens/s", svg::num(c.ideal_tokens_per_s)));
   if (c.horizon_s > 0)
     rows.emplace_back("Horizon", fmt::format("{} days", svg::num(c.horizon_s / 86400.0)));
   if (c.train_tokens > 0) rows.emplace_back("Token budget", svg::num(c.train_tokens));
@@ -168,7 +238,7 @@ std::vector<std::string> report_warnings(const Results& r) {
                     "is coarse (use at least {})",
                     c.replications, kFewReplications));
   for (const auto& s : r.strategies) {
-    const Stat* g = find_stat(s, "goodput");
+    const MetricSummary* g = find_stat(s, "goodput");
     if (g == nullptr) continue;
     const double half = (g->ci95_hi - g->ci95_lo) / 2.0;
     if (half > kWideCiHalfWidth)
@@ -179,8 +249,11 @@ std::vector<std::string> report_warnings(const Results& r) {
     add(fmt::format("{} build: fine for results, but not for timing numbers", c.build_type));
   if (c.git_sha.find("dirty") != std::string::npos)
     add("built from a modified source tree: the git SHA does not identify the code exactly");
-  if (c.profile_origin == "spec")
-    add("hardware profile is spec-derived: step times are not calibrated on real GPUs");
+  if (c.profile_origin != "measured")
+    add(
+        fmt::format("hardware profile '{}' is {}: step times, and so every absolute number here, "
+                    "are not calibrated on real GPUs",
+                    c.hardware_profile, origin_text(c.profile_origin)));
   return out;
 }
 
@@ -191,20 +264,26 @@ Chart goodput_chart(const Results& r) {
   ch.caption =
       "Mean goodput over the replications with its 95% confidence interval (whiskers). "
       "Goodput is committed useful work divided by elapsed time × the ideal rate.";
-  ch.table.headers = {"Strategy", "Goodput (%)", "95% CI low", "95% CI high",         "SD (points)",
-                      "p5",       "p50",         "p95",        "Per-GPU goodput (%)", "n"};
+  ch.table.headers = {
+      "Strategy", "Goodput (%)", "95% CI low", "95% CI high",         "SD (points)",
+      "p5",       "p50",         "p95",        "Per-GPU goodput (%)", "Tokens/s per GPU",
+      "n"};
   std::vector<Row> rows;
   for (size_t i = 0; i < r.strategies.size(); ++i) {
     const auto& s = r.strategies[i];
-    const Stat* g = find_stat(s, "goodput");
+    const MetricSummary* g = find_stat(s, "goodput");
     if (g == nullptr) continue;
     rows.push_back({s.label, g->mean, g->ci95_lo, g->ci95_hi, i,
                     fmt::format("{}% [{}, {}]", svg::pct(g->mean), svg::pct(g->ci95_lo),
                                 svg::pct(g->ci95_hi))});
-    const Stat* per_gpu = find_stat(s, "per_gpu_goodput");
-    ch.table.rows.push_back({s.label, svg::pct(g->mean), svg::pct(g->ci95_lo), svg::pct(g->ci95_hi),
-                             svg::pct(g->sd), svg::pct(g->p5), svg::pct(g->p50), svg::pct(g->p95),
-                             per_gpu ? svg::pct(per_gpu->mean) : "–", fmt::format("{}", g->n)});
+    const MetricSummary* per_gpu = find_stat(s, "per_gpu_goodput");
+    const MetricSummary* tokens = find_stat(s, "tokens_per_s_per_gpu");
+    ch.table.rows.push_back(
+        {s.label, svg::pct(g->mean), svg::pct(g->ci95_lo), svg::pct(g->ci95_hi), svg::pct(g->sd),
+         svg::pct(g->p5), svg::pct(g->p50), svg::pct(g->p95),
+         per_gpu ? svg::pct(per_gpu->mean) : std::string("–"),
+         tokens && std::isfinite(tokens->mean) ? svg::num(tokens->mean, 4) : std::string("–"),
+         fmt::format("{}", g->n)});
   }
   if (!rows.empty())
     ch.svg = dot_whisker(ch.id, ch.title, rows, label_width(r), "Goodput (%)", true, false);
@@ -230,13 +309,13 @@ Chart badput_chart(const Results& r) {
     double total = 0.0;
     std::vector<std::string> row = {s.label};
     for (const auto& k : keys) {
-      const Stat* st = find_stat(s, k);
+      const MetricSummary* st = find_stat(s, k);
       const double v = st && std::isfinite(st->mean) ? std::max(0.0, st->mean) : 0.0;
       p.push_back(v);
       total += v;
       row.push_back(st ? svg::pct(st->mean) : "–");
     }
-    const Stat* g = find_stat(s, "goodput");
+    const MetricSummary* g = find_stat(s, "goodput");
     row.push_back(svg::pct(total));
     row.push_back(g ? svg::pct(g->mean) : "–");
     if (g && std::fabs(g->mean + total - 1.0) > 0.005)
@@ -293,7 +372,8 @@ Chart paired_chart(const Results& r) {
                       "95% CI low", "95% CI high", "n"};
   std::vector<Row> rows;
   for (const auto& d : r.paired) {
-    const MetricInfo m = r.metric(d.metric);
+    if (!r.strategies.empty() && d.baseline != r.strategies.front().name) continue;
+    const MetricColumn m = r.metric(d.metric);
     const bool frac = is_fraction(m);
     auto v = [&](double x) {
       return frac             ? svg::pct(x) + " pts"
@@ -327,7 +407,7 @@ Chart distribution_chart(const Results& r) {
   for (const auto& s : r.strategies) {
     if (s.summary.count("time_to_train_days")) key = "time_to_train_days";
   }
-  const MetricInfo m = r.metric(key);
+  const MetricColumn m = r.metric(key);
   const bool frac = key == "goodput" || is_fraction(m);
   const std::string unit = frac ? "%" : (key == "time_to_train_days" ? "days" : m.unit);
   ch.title = fmt::format("Distribution of {} across replications", m.label);
@@ -342,7 +422,7 @@ Chart distribution_chart(const Results& r) {
   double lo = kInf;
   double hi = -kInf;
   for (const auto& s : r.strategies) {
-    const Stat* st = find_stat(s, key);
+    const MetricSummary* st = find_stat(s, key);
     if (st == nullptr) continue;
     ch.table.rows.push_back({s.label, fmt::format("{}", st->n), fmtv(st->min), fmtv(st->p5),
                              fmtv(st->p50), fmtv(st->p95), fmtv(st->max), fmtv(st->mean),
@@ -374,7 +454,7 @@ Chart distribution_chart(const Results& r) {
   constexpr size_t kMaxDots = 2000;  // beyond this, every k-th replication is drawn
   for (size_t i = 0; i < r.strategies.size(); ++i) {
     const auto& st = r.strategies[i];
-    const Stat* stat = find_stat(st, key);
+    const MetricSummary* stat = find_stat(st, key);
     if (stat == nullptr) continue;
     const double cy = f.top + row_h * (static_cast<double>(i) + 0.5);
     const std::string& col = svg::colour(i);
@@ -399,6 +479,29 @@ Chart distribution_chart(const Results& r) {
   return ch;
 }
 
+Table all_pairs_table(const Results& r) {
+  Table t;
+  t.headers = {"Strategy", "minus", "Goodput difference (pts)", "95% CI low", "95% CI high",
+               "Verdict",  "n"};
+  auto label = [&](const std::string& name) {
+    const size_t i = strategy_index(r, name);
+    return i < r.strategies.size() ? r.strategies[i].label : name;
+  };
+  for (const auto& d : r.paired) {
+    if (d.metric != "goodput") continue;
+    const bool tied = d.n < 2 || !(d.ci95_lo > 0.0 || d.ci95_hi < 0.0);
+    t.rows.push_back({label(d.strategy), label(d.baseline), svg::pct(d.mean), svg::pct(d.ci95_lo),
+                      svg::pct(d.ci95_hi),
+                      tied ? "statistically tied"
+                           : (d.mean > 0 ? label(d.strategy) : label(d.baseline)) + " better",
+                      fmt::format("{}", d.n)});
+  }
+  t.note =
+      "every pair, per-replication differences on common random numbers; \"statistically "
+      "tied\" when the 95% CI contains 0";
+  return t;
+}
+
 Table metrics_table(const Results& r) {
   Table t;
   t.headers = {"Metric", "Unit"};
@@ -408,7 +511,7 @@ Table metrics_table(const Results& r) {
     std::vector<std::string> row = {m.label, frac ? "%" : m.unit};
     bool any = false;
     for (const auto& s : r.strategies) {
-      const Stat* st = find_stat(s, m.key);
+      const MetricSummary* st = find_stat(s, m.key);
       any = any || st != nullptr;
       row.push_back(st ? mean_ci(st->mean, st->ci95_lo, st->ci95_hi, frac) : "–");
     }
@@ -421,18 +524,14 @@ Table metrics_table(const Results& r) {
 std::vector<Chart> build_charts(const Results& r) {
   std::vector<Chart> out;
   if (r.sweep) {
-    // A sweep document's top-level strategies are its first point (without replications):
-    // the sweep curves lead, the breakdown at the first point follows, labelled as such.
-    std::string at;
-    if (!r.sweep->points.empty()) {
-      for (const auto& [param, value] : r.sweep->points.front().values)
-        at += fmt::format("{}{} = {}", at.empty() ? "" : ", ", param, value);
-    }
-    for (Chart c : {sweep_chart(r), goodput_chart(r), badput_chart(r)}) {
+    // A sweep: the curve (one parameter) or the heatmaps (two) lead, then goodput and badput at
+    // each strategy's best point, labelled with that point.
+    if (Chart c = sweep_chart(r); !c.svg.empty()) out.push_back(std::move(c));
+    for (Chart& c : sweep_heatmaps(r)) out.push_back(std::move(c));
+    const Results best = best_point_results(r);
+    for (Chart c : {goodput_chart(best), badput_chart(best)}) {
       if (c.svg.empty()) continue;
-      if (c.id != "sweep" && !at.empty()) {
-        c.title += fmt::format(" (first sweep point: {})", at);
-      }
+      c.title += " at each strategy's best sweep point";
       out.push_back(std::move(c));
     }
     return out;
@@ -442,6 +541,42 @@ std::vector<Chart> build_charts(const Results& r) {
     if (!c.svg.empty()) out.push_back(std::move(c));
   }
   return out;
+}
+
+Page results_page(const Results& r) {
+  const Context& c = r.context;
+  Page page;
+  page.title = fmt::format("Goodput report: {}", c.scenario_name);
+  page.subtitle =
+      fmt::format("{} of {} strateg{} · {} replications · seed {} · scenario {}",
+                  r.kind == "sweep" ? "Sweep" : "Run", r.strategies.size(),
+                  r.strategies.size() == 1 ? "y" : "ies", c.replications, c.seed, c.scenario_hash);
+  page.generator = fmt::format("ntpsim {} ({})", c.version, c.git_sha);
+  page.verdict = verdict_box(r);
+  page.context = context_rows(r);
+  page.warnings = report_warnings(r);
+  page.charts = build_charts(r);
+  const Results details = best_point_results(r);  // r itself for a run
+  if (Table pairs = all_pairs_table(details); !pairs.rows.empty()) {
+    page.sections.push_back(
+        {"pairs",
+         fmt::format("Every pair of strategies{}", r.sweep ? " at the sweep verdict's point" : ""),
+         std::move(pairs)});
+  }
+  page.sections.push_back(
+      {"metrics",
+       fmt::format("All metrics{}", r.sweep ? " at each strategy's best sweep point" : ""),
+       metrics_table(details)});
+  if (!r.scenario.is_null()) {
+    page.source_id = "scenario";
+    page.source_summary = "Resolved scenario (as `ntpsim check --json` prints it)";
+    page.source_json = r.scenario.dump(2);
+  }
+  page.footer = fmt::format(
+      "Generated by ntpsim {} (git {}, {} build) from an {} document. Colours: Okabe–Ito "
+      "palette; every chart's numbers are in the table beneath it.",
+      c.version, c.git_sha, c.build_type, r.schema);
+  return page;
 }
 
 }  // namespace ntpsim::reports

@@ -41,6 +41,11 @@ thead th { background: #f1f3f6; font-weight: 600; }
 table.context td:first-child { color: #555; padding-right: 18px; white-space: nowrap; }
 table.context td { text-align: left; white-space: normal; }
 .note { color: #555; font-size: 13px; margin: 4px 0 0; }
+.verdict { background: #eef6ee; border-left: 6px solid #009E73; padding: 12px 18px; }
+.verdict.tied { background: #f3f0fa; border-left-color: #CC79A7; }
+.verdict .headline { font-size: 1.25rem; font-weight: 700; margin: 0 0 8px; }
+.verdict table td { text-align: left; white-space: normal; }
+.verdict table td:first-child { color: #444; padding-right: 18px; white-space: nowrap; }
 .warnings { background: #fff6e0; border-left: 4px solid #E69F00; padding: 10px 16px; }
 .warnings ul { margin: 4px 0 0; padding-left: 20px; }
 details { border: 1px solid #e4e6ea; padding: 8px 12px; }
@@ -84,24 +89,30 @@ std::string html_table(const Table& t, const std::string& cls, const std::string
 
 }  // namespace
 
-std::string render_html(const Results& r) {
-  const Context& c = r.context;
+std::string render_page_html(const Page& page) {
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<meta name=\"generator\" content=\"ntpsim {} ({})\">\n", escape(c.version),
-                     escape(c.git_sha));
-  out += fmt::format("<title>ntpsim report: {}</title>\n", escape(c.scenario_name));
+  out += fmt::format("<meta name=\"generator\" content=\"{}\">\n", escape(page.generator));
+  out += fmt::format("<title>ntpsim report: {}</title>\n", escape(page.title));
   out += fmt::format("<style>{}</style>\n</head>\n<body>\n<main>\n", kCss);
-  out += fmt::format("<header>\n<h1>Goodput report: {}</h1>\n", escape(c.scenario_name));
-  out += fmt::format(
-      "<p class=\"sub\">{} of {} strateg{} · {} replications · seed {} · scenario {}</p>\n"
-      "</header>\n",
-      r.kind == "sweep" ? "Sweep" : "Run", r.strategies.size(),
-      r.strategies.size() == 1 ? "y" : "ies", c.replications, c.seed, escape(c.scenario_hash));
+  out += fmt::format("<header>\n<h1>{}</h1>\n", escape(page.title));
+  out += fmt::format("<p class=\"sub\">{}</p>\n</header>\n", escape(page.subtitle));
+
+  // The answer first: the verdict box leads the page.
+  const VerdictBox& box = page.verdict;
+  if (!box.headline.empty()) {
+    out += fmt::format(
+        "<section id=\"verdict\" class=\"verdict{}\" role=\"status\">\n<h2>Verdict</h2>\n"
+        "<p class=\"headline\">{}</p>\n<table><tbody>\n",
+        box.tied ? " tied" : "", escape(box.headline));
+    for (const auto& [label, value] : box.rows)
+      out += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", escape(label), escape(value));
+    out += "</tbody></table>\n</section>\n";
+  }
 
   // The context in two side-by-side tables, so the charts start higher on a laptop screen.
-  const auto rows = context_rows(r);
+  const auto& rows = page.context;
   const size_t half = (rows.size() + 1) / 2;
   out += "<section id=\"context\">\n<h2>Context</h2>\n<div class=\"context-grid\">\n";
   for (size_t part = 0; part < 2; ++part) {
@@ -114,14 +125,13 @@ std::string render_html(const Results& r) {
   }
   out += "</div>\n</section>\n";
 
-  const auto warnings = report_warnings(r);
-  if (!warnings.empty()) {
+  if (!page.warnings.empty()) {
     out += "<section id=\"warnings\" class=\"warnings\" role=\"note\">\n<h2>Warnings</h2>\n<ul>\n";
-    for (const auto& w : warnings) out += fmt::format("<li>{}</li>\n", escape(w));
+    for (const auto& w : page.warnings) out += fmt::format("<li>{}</li>\n", escape(w));
     out += "</ul>\n</section>\n";
   }
 
-  for (const Chart& ch : build_charts(r)) {
+  for (const Chart& ch : page.charts) {
     out += fmt::format("<figure id=\"fig-{}\" class=\"chart-figure\">\n<h2>{}</h2>\n", ch.id,
                        escape(ch.title));
     out += fmt::format("<p class=\"caption\">{}</p>\n", escape(ch.caption));
@@ -129,25 +139,24 @@ std::string render_html(const Results& r) {
     out += html_table(ch.table, "data", "The numbers behind the chart");
     out += "</figure>\n";
   }
-
-  out += fmt::format("<section id=\"metrics\">\n<h2>All metrics{}</h2>\n",
-                     r.sweep ? " at the first sweep point" : "");
-  out += html_table(metrics_table(r), "data", "");
-  out += "</section>\n";
-
-  if (!r.scenario.is_null()) {
-    out +=
-        "<section id=\"scenario\">\n<details>\n<summary>Resolved scenario (as `ntpsim check "
-        "--json` prints it)</summary>\n<pre>";
-    out += escape(r.scenario.dump(2));
+  for (const Section& sec : page.sections) {
+    out += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", sec.id, escape(sec.title));
+    out += html_table(sec.table, "data", "");
+    out += "</section>\n";
+  }
+  if (!page.source_json.empty()) {
+    out += fmt::format("<section id=\"{}\">\n<details>\n<summary>{}</summary>\n<pre>",
+                       page.source_id, escape(page.source_summary));
+    out += escape(page.source_json);
     out += "</pre>\n</details>\n</section>\n";
   }
-  out += fmt::format(
-      "<footer>Generated by ntpsim {} (git {}, {} build) from an {} document. Colours: "
-      "Okabe–Ito palette; every chart's numbers are in the table beneath it.</footer>\n",
-      escape(c.version), escape(c.git_sha), escape(c.build_type), escape(r.schema));
+  out += fmt::format("<footer>{}</footer>\n", escape(page.footer));
   out += "</main>\n</body>\n</html>\n";
   return out;
+}
+
+std::string render_html(const Results& r) {
+  return render_page_html(results_page(r));
 }
 
 Status write_html(const Results& r, const std::string& path) {

@@ -4,8 +4,9 @@
 //                   links to fetch; prints on A4/Letter.
 //   write_markdown  the same tables as Markdown, each chart as an SVG file beside it, named
 //                   "<stem>-<chart id>.svg" and linked relatively.
-//   write_csv       one row per strategy × replication, then mean/ci95_lo/ci95_hi rows, with a
-//                   "# key: value" context block (the format the README documents).
+//   write_csv       the one CSV of results (reports/csv.cpp): one row per strategy × replication
+//                   and mean/ci95_lo/ci95_hi rows told apart by a `row` column, no comment
+//                   lines, loadable with a plain pandas.read_csv (docs/results-schema.md).
 //   write_timeline  Chrome trace-event JSON of the timeline replication, for ui.perfetto.dev.
 //
 // Every writer is atomic: it writes "<path>.tmp-<pid>" and renames it over `path`, and on any
@@ -31,6 +32,20 @@ Format format_for_path(const std::string& path);
 std::string render_html(const Results& r);
 std::string render_markdown(const Results& r, const std::string& svg_stem);
 std::string render_csv(const Results& r);
+// The same CSV from the document `ntpsim run` builds (`run --csv`), so both commands write one
+// format; a document the reader refuses is an internal error (runtime, 1).
+Result<std::string> render_csv(const nlohmann::ordered_json& results_doc,
+                               const std::string& source);
+
+// A sweep value split into its number and unit ("5min" -> 5, "min"; "1.97e-5/h" -> 1.97e-5,
+// "/h"); `numeric` is false when the text does not start with a finite number ("auto").
+struct SweepValue {
+  std::string text;
+  bool numeric = false;
+  double value = 0.0;
+  std::string unit;
+};
+SweepValue split_sweep_value(const std::string& text);
 // REQUIRES: r.timeline has a value.
 std::string render_timeline(const Results& r);
 
@@ -50,9 +65,18 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
 Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,
                           const std::string& report_path, const std::string& timeline_path);
 
-// The planner's page for a plan document (kind "plan"; reports/planner_section.cpp, owner:
-// planner). Throws nlohmann::json::exception on a malformed document (caught by the writer).
+// The plan page (kind "plan"; reports/planner_section.cpp), in the run report's style. Throws
+// nlohmann::json::exception on a malformed document.
 std::string render_plan_html(const nlohmann::json& plan_doc);
+
+// Whether a parsed document is a plan document (kind "plan").
+bool is_plan_document(const nlohmann::json& doc);
+
+// Writes the plan report as HTML or Markdown (charts as SVG files beside it). A CSV is refused
+// (bad input: `ntpsim plan --csv` writes the candidates' CSV); a malformed document is bad input
+// naming `source` (for `ntpsim report`, the user's file).
+Status write_plan_report(const nlohmann::json& plan_doc, const std::string& source,
+                         const std::string& path, Format format);
 
 // Writes `text` to `path` atomically (see above).
 Status write_file_atomic(const std::string& path, const std::string& text);

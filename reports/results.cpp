@@ -109,8 +109,8 @@ class Reader {
   std::optional<Error> error_;
 };
 
-Stat read_stat(Reader& r, const json& j, const std::string& path) {
-  Stat s;
+MetricSummary read_stat(Reader& r, const json& j, const std::string& path) {
+  MetricSummary s;
   s.mean = r.num(j, "mean", path);
   s.ci95_lo = r.num(j, "ci95_lo", path);
   s.ci95_hi = r.num(j, "ci95_hi", path);
@@ -184,6 +184,9 @@ Context read_context(Reader& r, const json& j) {
   c.gpus = r.integer(j, "gpus", p, false);
   c.horizon_s = r.num(j, "horizon_s", p, false, 0.0);
   c.train_tokens = r.num(j, "train_tokens", p, false, 0.0);
+  c.job_gpus = r.integer(j, "job_gpus", p, false);
+  c.checkpoint_interval_s = r.num(j, "checkpoint_interval_s", p, false);
+  c.ideal_tokens_per_s = r.num(j, "ideal_tokens_per_s", p, false);
   return c;
 }
 
@@ -198,7 +201,7 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
   for (size_t i = 0; i < failures.size(); ++i) {
     const std::string fp = Reader::at(p + ".failures", i);
     const json& f = failures[i];
-    FailureEvent e;
+    FailureSpan e;
     e.t_s = r.num(f, "t_s", fp);
     e.end_s = r.num(f, "end_s", fp);
     e.domain = r.integer(f, "domain", fp);
@@ -225,7 +228,7 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
   for (const auto& name : names) {
     const std::string sp = p + ".strategies." + name;
     const json& s = (*strategies)[name];
-    StrategyTimeline st;
+    TimelineTrack st;
     st.strategy = name;
     const json& segments = r.array(s, "segments", sp, true);
     for (size_t i = 0; i < segments.size(); ++i) {
@@ -246,7 +249,11 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
     const json& marks = r.array(s, "marks", sp, false);
     for (size_t i = 0; i < marks.size(); ++i) {
       const std::string mp = Reader::at(sp + ".marks", i);
-      st.marks.push_back({r.num(marks[i], "t_s", mp), r.str(marks[i], "type", mp)});
+      JobMark m{r.num(marks[i], "t_s", mp), r.str(marks[i], "type", mp),
+                r.num(marks[i], "duration_s", mp, false, 0.0)};
+      if (!r.failed() && !(m.duration_s >= 0.0))
+        r.fail(mp + ".duration_s", fmt::format("{} is negative", m.duration_s));
+      st.marks.push_back(std::move(m));
     }
     const json& domains = r.array(s, "domains", sp, false);
     for (size_t i = 0; i < domains.size(); ++i) {
@@ -260,9 +267,77 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
       st.domains.push_back(std::move(d));
     }
     st.truncated = r.boolean(s, "truncated", sp, false);
+    st.recorded_until_s = r.num(s, "recorded_until_s", sp, false,
+                                st.segments.empty() ? 0.0 : st.segments.back().end_s);
+    if (!r.failed() && !st.segments.empty() &&
+        std::fabs(st.recorded_until_s - st.segments.back().end_s) > 1e-6)
+      r.fail(sp + ".recorded_until_s", "differs from the end of the last segment");
     t.strategies.push_back(std::move(st));
   }
   return t;
+}
+
+std::vector<PairedComparison> read_paired(Reader& r, const json& doc, const std::string& path) {
+  std::vector<PairedComparison> out;
+  const json& paired = r.array(doc, "paired", path, false);
+  for (size_t i = 0; i < paired.size(); ++i) {
+    const std::string pp = Reader::at(Reader::join(path, "paired"), i);
+    PairedComparison d;
+    d.strategy = r.str(paired[i], "strategy", pp);
+    d.baseline = r.str(paired[i], "baseline", pp);
+    d.metric = r.str(paired[i], "metric", pp);
+    d.mean = r.num(paired[i], "mean", pp);
+    d.ci95_lo = r.num(paired[i], "ci95_lo", pp);
+    d.ci95_hi = r.num(paired[i], "ci95_hi", pp);
+    d.n = r.integer(paired[i], "n", pp);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::optional<Verdict> read_verdict(Reader& r, const json& doc, const std::string& path) {
+  const json* j = r.field(doc, "verdict", path, false);
+  if (j == nullptr || j->is_null()) return std::nullopt;
+  const std::string p = Reader::join(path, "verdict");
+  Verdict v;
+  v.metric = r.str(*j, "metric", p);
+  v.winner = r.str(*j, "winner", p);
+  v.winner_label = r.str(*j, "winner_label", p, false);
+  if (v.winner_label.empty()) v.winner_label = v.winner;
+  v.winner_mean = r.num(*j, "winner_mean", p);
+  v.winner_ci95_lo = r.num(*j, "winner_ci95_lo", p, false);
+  v.winner_ci95_hi = r.num(*j, "winner_ci95_hi", p, false);
+  v.runner_up = r.str(*j, "runner_up", p, false);
+  v.runner_up_label = r.str(*j, "runner_up_label", p, false);
+  if (v.runner_up_label.empty()) v.runner_up_label = v.runner_up;
+  if (!v.runner_up.empty()) {
+    const json* m = r.field(*j, "margin", p, true);
+    if (m != nullptr) {
+      const std::string mp = p + ".margin";
+      v.margin_mean = r.num(*m, "mean", mp);
+      v.margin_ci95_lo = r.num(*m, "ci95_lo", mp);
+      v.margin_ci95_hi = r.num(*m, "ci95_hi", mp);
+      v.margin_n = r.integer(*m, "n", mp);
+    }
+  }
+  v.tied = r.boolean(*j, "tied", p, false);
+  const json& tied = r.array(*j, "tied_with", p, false);
+  for (size_t i = 0; i < tied.size(); ++i) {
+    if (tied[i].is_string())
+      v.tied_with.push_back(tied[i].get<std::string>());
+    else
+      r.fail(Reader::at(p + ".tied_with", i), "expected a strategy name");
+  }
+  v.tokens_per_s_per_gpu = r.num(*j, "tokens_per_s_per_gpu", p, false);
+  v.time_to_train_days = r.num(*j, "time_to_train_days", p, false);
+  v.setting = r.str(*j, "setting", p, false);
+  if (const json* pt = r.field(*j, "point", p, false); pt != nullptr)
+    v.point = r.integer(*j, "point", p);
+  if (const json* vals = r.field(*j, "values", p, false); vals != nullptr && vals->is_object()) {
+    for (const auto& [key, value] : vals->items())
+      v.values[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  return v;
 }
 
 Sweep read_sweep(Reader& r, const json& j) {
@@ -297,9 +372,127 @@ Sweep read_sweep(Reader& r, const json& j) {
       point.strategies.push_back(
           read_strategy(r, strategies[k], Reader::at(pp + ".strategies", k)));
     }
+    point.paired = read_paired(r, points[i], pp);
+    point.verdict = read_verdict(r, points[i], pp);
     s.points.push_back(std::move(point));
   }
   return s;
+}
+
+// Range checks of what was read (after the types are known to be right): a results document
+// whose numbers cannot be true (a goodput of 7.5, a negative GPU count, a CI that does not
+// contain its mean) is refused with the file and the field, instead of being drawn.
+// Fractions lie in [0, 1]; GPUs, counts, MWh and days are >= 0; an interval's low end is at most
+// its mean and its high end at least; percentiles are ordered. NaN (null) passes: it means
+// "not computed". The tolerance covers the rounding of values written with 17 digits.
+constexpr double kRangeTolerance = 1e-9;
+
+bool is_fraction_unit(const std::string& unit) {
+  return unit == "fraction";
+}
+bool is_nonnegative_unit(const std::string& unit) {
+  return unit == "GPUs" || unit == "count" || unit == "MWh" || unit == "days" ||
+         unit == "tokens/s/GPU";
+}
+
+void check_value(Reader& r, const std::string& path, double v, const std::string& unit) {
+  if (r.failed() || std::isnan(v)) return;
+  if (std::isinf(v)) {
+    r.fail(path, "is infinite (write null for a value that could not be computed)");
+  } else if (is_fraction_unit(unit) && (v < -kRangeTolerance || v > 1.0 + kRangeTolerance)) {
+    r.fail(path, fmt::format("{} is outside [0, 1] (a fraction)", v));
+  } else if (is_nonnegative_unit(unit) && v < -kRangeTolerance) {
+    r.fail(path, fmt::format("{} is negative (unit {})", v, unit));
+  }
+}
+
+void check_order(Reader& r, const std::string& path, const char* lo_name, double lo,
+                 const char* hi_name, double hi) {
+  if (r.failed() || std::isnan(lo) || std::isnan(hi)) return;
+  const double slack = kRangeTolerance * std::max(1.0, std::fabs(hi));
+  if (lo > hi + slack)
+    r.fail(path, fmt::format("{} = {} exceeds {} = {}", lo_name, lo, hi_name, hi));
+}
+
+void check_summary(Reader& r, const std::string& path, const MetricSummary& s,
+                   const std::string& unit) {
+  for (const auto& [name, v] : {std::pair{"mean", s.mean},
+                                {"p5", s.p5},
+                                {"p50", s.p50},
+                                {"p95", s.p95},
+                                {"min", s.min},
+                                {"max", s.max}})
+    check_value(r, path + "." + name, v, unit);
+  if (!r.failed() && s.sd < 0.0) r.fail(path + ".sd", fmt::format("{} is negative", s.sd));
+  if (!r.failed() && s.n < 0) r.fail(path + ".n", fmt::format("{} is negative", s.n));
+  check_order(r, path + ".ci95_lo", "ci95_lo", s.ci95_lo, "mean", s.mean);
+  check_order(r, path + ".ci95_hi", "mean", s.mean, "ci95_hi", s.ci95_hi);
+  check_order(r, path + ".min", "min", s.min, "mean", s.mean);
+  check_order(r, path + ".max", "mean", s.mean, "max", s.max);
+  check_order(r, path + ".p50", "p5", s.p5, "p50", s.p50);
+  check_order(r, path + ".p95", "p50", s.p50, "p95", s.p95);
+}
+
+void check_strategy(Reader& r, const Results& out, const StrategyResult& s,
+                    const std::string& path) {
+  for (const auto& [key, stat] : s.summary)
+    check_summary(r, path + ".summary." + key, stat, out.metric(key).unit);
+  for (size_t i = 0; i < s.replications.size(); ++i) {
+    for (const auto& [key, v] : s.replications[i])
+      check_value(r, Reader::at(path + ".replications", i) + "." + key, v, out.metric(key).unit);
+  }
+}
+
+void check_ranges(Reader& r, const Results& out) {
+  if (r.failed()) return;
+  if (out.context.replications < 0)
+    r.fail("context.replications", fmt::format("{} is negative", out.context.replications));
+  if (!r.failed() && out.context.horizon_s < 0.0)
+    r.fail("context.horizon_s", fmt::format("{} is negative", out.context.horizon_s));
+  for (size_t i = 0; i < out.strategies.size(); ++i)
+    check_strategy(r, out, out.strategies[i], Reader::at("strategies", i));
+  for (size_t i = 0; i < out.paired.size(); ++i) {
+    const PairedComparison& d = out.paired[i];
+    const std::string pp = Reader::at("paired", i);
+    if (is_fraction_unit(out.metric(d.metric).unit) && !r.failed() && std::fabs(d.mean) > 1.0)
+      r.fail(pp + ".mean",
+             fmt::format("{} is outside [-1, 1] (a difference of fractions)", d.mean));
+    check_order(r, pp + ".ci95_lo", "ci95_lo", d.ci95_lo, "mean", d.mean);
+    check_order(r, pp + ".ci95_hi", "mean", d.mean, "ci95_hi", d.ci95_hi);
+  }
+  if (out.verdict) {
+    check_value(r, "verdict.winner_mean", out.verdict->winner_mean, "fraction");
+    check_value(r, "verdict.tokens_per_s_per_gpu", out.verdict->tokens_per_s_per_gpu,
+                "tokens/s/GPU");
+    check_order(r, "verdict.margin.ci95_lo", "ci95_lo", out.verdict->margin_ci95_lo, "mean",
+                out.verdict->margin_mean);
+    check_order(r, "verdict.margin.ci95_hi", "mean", out.verdict->margin_mean, "ci95_hi",
+                out.verdict->margin_ci95_hi);
+  }
+  if (out.sweep) {
+    for (size_t i = 0; i < out.sweep->points.size(); ++i) {
+      const auto& pt = out.sweep->points[i];
+      for (size_t k = 0; k < pt.strategies.size(); ++k)
+        check_strategy(r, out, pt.strategies[k],
+                       Reader::at(Reader::at("sweep.points", i) + ".strategies", k));
+    }
+  }
+  if (out.timeline) {
+    for (const auto& st : out.timeline->strategies) {
+      for (size_t i = 0; i < st.segments.size(); ++i) {
+        const JobSegment& g = st.segments[i];
+        const std::string gp = Reader::at("timeline.strategies." + st.strategy + ".segments", i);
+        if (r.failed()) return;
+        if (g.throughput < 0.0 || g.throughput > 2.0)
+          r.fail(gp + ".throughput",
+                 fmt::format("{} is outside [0, 2] (relative to the ideal rate)", g.throughput));
+        else if (g.usable_gpus < 0)
+          r.fail(gp + ".usable_gpus", fmt::format("{} is negative", g.usable_gpus));
+        else if (g.failed_gpus < 0)
+          r.fail(gp + ".failed_gpus", fmt::format("{} is negative", g.failed_gpus));
+      }
+    }
+  }
 }
 
 // 1-based line and column of a byte offset, for JSON syntax errors.
@@ -319,11 +512,11 @@ std::pair<int, int> line_col(std::string_view text, size_t byte) {
 
 }  // namespace
 
-MetricInfo Results::metric(std::string_view key) const {
+MetricColumn Results::metric(std::string_view key) const {
   for (const auto& m : metrics) {
     if (m.key == key) return m;
   }
-  return MetricInfo{std::string(key), std::string(key), ""};
+  return MetricColumn{std::string(key), std::string(key), ""};
 }
 
 const std::vector<std::string>& badput_keys() {
@@ -351,8 +544,8 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
   Results out;
   if (doc.is_object() && doc.contains("kind") && doc.at("kind") == "plan") {
     r.fail("kind",
-           "'plan' is a plan document, not run or sweep results; "
-           "`ntpsim plan PLAN --report r.html` writes its report");
+           "'plan' is a plan document, not run or sweep results (its report comes from "
+           "`ntpsim report` or `ntpsim plan PLAN --report r.html`)");
   }
   out.schema = r.str(doc, "schema", "");
   if (!r.failed() && out.schema.rfind("ntpsim-results/1", 0) != 0)
@@ -373,7 +566,7 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
   const json& metrics = r.array(doc, "metrics", "", true);
   for (size_t i = 0; i < metrics.size(); ++i) {
     const std::string mp = Reader::at("metrics", i);
-    MetricInfo m;
+    MetricColumn m;
     m.key = r.str(metrics[i], "key", mp);
     m.label = r.str(metrics[i], "label", mp, false);
     if (m.label.empty()) m.label = m.key;
@@ -386,29 +579,19 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
   }
   if (!r.failed() && out.kind == "run" && out.strategies.empty())
     r.fail("strategies", "a run has at least one strategy");
-  const json& paired = r.array(doc, "paired", "", false);
-  for (size_t i = 0; i < paired.size(); ++i) {
-    const std::string pp = Reader::at("paired", i);
-    PairedDiff d;
-    d.strategy = r.str(paired[i], "strategy", pp);
-    d.baseline = r.str(paired[i], "baseline", pp);
-    d.metric = r.str(paired[i], "metric", pp);
-    d.mean = r.num(paired[i], "mean", pp);
-    d.ci95_lo = r.num(paired[i], "ci95_lo", pp);
-    d.ci95_hi = r.num(paired[i], "ci95_hi", pp);
-    d.n = r.integer(paired[i], "n", pp);
-    out.paired.push_back(std::move(d));
-  }
+  out.paired = read_paired(r, doc, "");
+  out.verdict = read_verdict(r, doc, "");
   const json* timeline = r.field(doc, "timeline", "", false);
   if (timeline != nullptr && !timeline->is_null())
     out.timeline = read_timeline(r, *timeline, out.strategies);
   const json* sweep = r.field(doc, "sweep", "", out.kind == "sweep");
   if (sweep != nullptr && !sweep->is_null()) out.sweep = read_sweep(r, *sweep);
+  check_ranges(r, out);
   if (r.failed()) return r.error();
   return out;
 }
 
-Result<Results> load_results(const std::string& path) {
+Result<nlohmann::json> load_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return Error::bad_input(fmt::format("{}: is a directory, expected a results JSON file", path));
@@ -418,7 +601,19 @@ Result<Results> load_results(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return Error::bad_input(fmt::format("{}: cannot read the results file", path));
-  return parse_results(text.str(), path);
+  const std::string body = text.str();
+  try {
+    return json::parse(body.begin(), body.end());
+  } catch (const json::parse_error& e) {
+    const auto [line, col] = line_col(body, e.byte > 0 ? e.byte - 1 : 0);
+    return Error::at(SourceLocation{path, line, col}, "", "not valid JSON");
+  }
+}
+
+Result<Results> load_results(const std::string& path) {
+  auto doc = load_document(path);
+  if (!doc.ok()) return doc.error();
+  return read_results(*doc, path);
 }
 
 }  // namespace ntpsim::reports

@@ -23,7 +23,7 @@
 namespace ntpsim::reports {
 
 // Summary statistics of one metric over the replications; fields absent from the document are NaN.
-struct Stat {
+struct MetricSummary {
   double mean = 0.0;
   double sd = 0.0;
   double ci95_lo = 0.0;  // Student-t 95% confidence interval on the mean
@@ -36,7 +36,7 @@ struct Stat {
   int64_t n = 0;  // replications behind the numbers
 };
 
-struct MetricInfo {
+struct MetricColumn {
   std::string key;    // "goodput", "badput_checkpoint", ...
   std::string label;  // display name
   std::string unit;   // "fraction", "MWh", "days", "GPUs", "" ...
@@ -45,13 +45,13 @@ struct MetricInfo {
 struct StrategyResult {
   std::string name;                     // registered strategy name
   std::string label;                    // display name
-  std::map<std::string, Stat> summary;  // metric key -> statistics
+  std::map<std::string, MetricSummary> summary;  // metric key -> statistics
   // One map per replication (index = replication): metric key -> value. Empty in sweep points.
   std::vector<std::map<std::string, double>> replications;
 };
 
 // A paired difference strategy - baseline of one metric over common replications.
-struct PairedDiff {
+struct PairedComparison {
   std::string strategy;
   std::string baseline;
   std::string metric;
@@ -61,7 +61,7 @@ struct PairedDiff {
   int64_t n = 0;
 };
 
-struct FailureEvent {
+struct FailureSpan {
   double t_s = 0.0;    // when the failure happened
   double end_s = 0.0;  // when the failed part was back (repair done); >= t_s
   int64_t domain = 0;
@@ -83,7 +83,8 @@ struct JobSegment {
 
 struct JobMark {
   double t_s = 0.0;
-  std::string type;  // checkpoint | failure | repair | reconfigure | restart | rollback
+  std::string type;         // checkpoint | failure | repair | reconfigure | restart | rollback
+  double duration_s = 0.0;  // checkpoints: the job's pause (0 when not given)
 };
 
 struct DomainChange {
@@ -94,12 +95,15 @@ struct DomainChange {
   double power_ratio = 1.0;
 };
 
-struct StrategyTimeline {
+struct TimelineTrack {
   std::string strategy;  // strategy name (key in the document)
   std::vector<JobSegment> segments;
   std::vector<JobMark> marks;
   std::vector<DomainChange> domains;
   bool truncated = false;  // the engine stopped recording before the horizon (size cap)
+  // Where the recording ends: the cap's time when truncated, else the last segment's end.
+  // Nothing after it is known; reports show [recorded_until_s, horizon] as not recorded.
+  double recorded_until_s = 0.0;
 };
 
 // Replication 0's trajectory, for the over-time chart and the Perfetto trace.
@@ -108,14 +112,34 @@ struct Timeline {
   double horizon_s = 0.0;
   int64_t domains = 0;
   int64_t gpus_per_domain = 0;
-  std::vector<FailureEvent> failures;
+  std::vector<FailureSpan> failures;
   // In the order of Results::strategies (then any others by name).
-  std::vector<StrategyTimeline> strategies;
+  std::vector<TimelineTrack> strategies;
+};
+
+// The answer first (docs/results-schema.md, "verdict"): the strategy with the highest mean
+// goodput, its paired margin over the runner-up and whether that margin's 95% CI contains 0.
+struct Verdict {
+  std::string metric;  // "goodput"
+  std::string winner, winner_label;
+  double winner_mean = 0.0, winner_ci95_lo = 0.0, winner_ci95_hi = 0.0;
+  std::string runner_up, runner_up_label;  // empty with a single strategy
+  double margin_mean = 0.0, margin_ci95_lo = 0.0, margin_ci95_hi = 0.0;
+  int64_t margin_n = 0;
+  bool tied = false;
+  std::vector<std::string> tied_with;
+  double tokens_per_s_per_gpu = 0.0;  // NaN when unknown
+  double time_to_train_days = 0.0;    // NaN without a token budget
+  std::string setting;
+  std::optional<int64_t> point;               // sweeps: the index of the point
+  std::map<std::string, std::string> values;  // sweeps: that point's values
 };
 
 struct SweepPoint {
   std::map<std::string, std::string> values;  // parameter path -> value as written ("1.97e-5/h")
   std::vector<StrategyResult> strategies;     // summaries only
+  std::vector<PairedComparison> paired;       // every pair at this point (may be empty)
+  std::optional<Verdict> verdict;
 };
 
 struct Sweep {
@@ -134,11 +158,14 @@ struct Context {
   uint64_t seed = 0;
   int64_t replications = 0;
   std::string hardware_profile;
-  std::string profile_origin;  // "spec" | "measured"
+  std::string profile_origin;  // "synthetic" | "spec" | "measured" | "mixed"
   std::string step_model;
   int64_t gpus = 0;
   double horizon_s = 0.0;
   double train_tokens = 0.0;
+  int64_t job_gpus = 0;                // 0 when absent
+  double checkpoint_interval_s = 0.0;  // NaN when absent
+  double ideal_tokens_per_s = 0.0;     // NaN when absent
 };
 
 struct Results {
@@ -147,14 +174,15 @@ struct Results {
   Context context;
   std::vector<std::string> warnings;       // as written by the engine
   nlohmann::json scenario;                 // the resolved scenario (null when absent)
-  std::vector<MetricInfo> metrics;         // display order
+  std::vector<MetricColumn> metrics;       // display order
   std::vector<StrategyResult> strategies;  // the first is the baseline
-  std::vector<PairedDiff> paired;
+  std::vector<PairedComparison> paired;
   std::optional<Timeline> timeline;
   std::optional<Sweep> sweep;
+  std::optional<Verdict> verdict;
 
   // The metric's display info; a made-up one (label = key) when the document does not list it.
-  MetricInfo metric(std::string_view key) const;
+  MetricColumn metric(std::string_view key) const;
 };
 
 // Reads a results document already parsed (what `ntpsim run` holds in memory before writing it).
@@ -162,6 +190,10 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
 
 // Reads a results document from JSON text. `source` names it in error messages (a file path).
 Result<Results> parse_results(std::string_view json_text, const std::string& source);
+
+// Reads a JSON document of any kind (results or plan) from a file: bad input naming the file when
+// it cannot be read, file:line:col for a syntax error.
+Result<nlohmann::json> load_document(const std::string& path);
 
 // Reads a results document from a file (bad input when it cannot be read).
 Result<Results> load_results(const std::string& path);

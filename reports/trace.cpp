@@ -72,9 +72,10 @@ std::string domain_slice_name(const DomainChange& d) {
 
 constexpr int64_t kJobTid = 1;
 constexpr int64_t kMarkTid = 2;
+constexpr int64_t kCheckpointTid = 3;
 constexpr int64_t kDomainTidBase = 1000;
 
-void add_strategy(ojson& events, const Results& r, const StrategyTimeline& st, int pid,
+void add_strategy(ojson& events, const Results& r, const TimelineTrack& st, int pid,
                   double horizon) {
   const size_t idx = strategy_index(r, st.strategy);
   const std::string label = idx < r.strategies.size() ? r.strategies[idx].label : st.strategy;
@@ -103,6 +104,26 @@ void add_strategy(ojson& events, const Results& r, const StrategyTimeline& st, i
       events.push_back(counter("failed", pid, ts, "GPUs", double(g.failed_gpus)));
     prev = &g;
   }
+  // The recorded part ends at recorded_until_s; past it, one "not recorded" slice says so
+  // instead of stretching the last state to the horizon.
+  const double recorded_end = st.segments.empty() ? 0.0 : st.segments.back().end_s;
+  if (st.truncated && horizon > recorded_end) {
+    events.push_back(slice("not recorded", "job", pid, kJobTid, recorded_end, horizon,
+                           {{"reason", "timeline size cap: nothing recorded after this time"}}));
+  }
+  const double domain_end = st.truncated ? std::min(horizon, recorded_end) : horizon;
+  // Checkpoint pauses as slices on their own track (the marks carry their duration).
+  bool checkpoint_track = false;
+  for (const auto& m : st.marks) {
+    if (m.type != "checkpoint" || !(m.duration_s > 0.0)) continue;
+    if (!checkpoint_track) {
+      events.push_back(meta("thread_name", pid, kCheckpointTid, {{"name", "checkpoints"}}));
+      events.push_back(meta("thread_sort_index", pid, kCheckpointTid, {{"sort_index", 2}}));
+      checkpoint_track = true;
+    }
+    events.push_back(slice("checkpointing", "checkpoint", pid, kCheckpointTid, m.t_s,
+                           m.t_s + m.duration_s, {{"pause_s", m.duration_s}}));
+  }
   for (const auto& m : st.marks) {
     events.push_back({{"ph", "i"},
                       {"name", m.type},
@@ -123,7 +144,7 @@ void add_strategy(ojson& events, const Results& r, const StrategyTimeline& st, i
     events.push_back(meta("thread_sort_index", pid, tid, {{"sort_index", 10 + domain}}));
     for (size_t i = 0; i < changes.size(); ++i) {
       const DomainChange& d = changes[i];
-      const double end = i + 1 < changes.size() ? changes[i + 1].t_s : horizon;
+      const double end = i + 1 < changes.size() ? changes[i + 1].t_s : domain_end;
       if (end <= d.t_s) continue;
       ojson args = {{"state", d.state}, {"power_ratio", d.power_ratio}};
       if (d.tp > 0) args["tp"] = d.tp;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "models/base/atomic_file.h"
+#include "reports/content.h"
 #include "reports/report.h"
 
 namespace ntpsim::reports {
@@ -23,16 +24,16 @@ Format format_for_path(const std::string& path) {
 Status write_report_files(const nlohmann::json& results_doc, const std::string& source,
                           const std::string& report_path, const std::string& timeline_path) {
   if (report_path.empty() && timeline_path.empty()) return Status::Ok();
-  if (results_doc.is_object() && results_doc.value("kind", "") == "plan") {  // owner: planner
-    if (!timeline_path.empty() || format_for_path(report_path) != Format::kHtml) {
-      return Error::bad_input(source + ": a plan has only an HTML report (.html), no timeline");
-    }
-    try {
-      return write_file_atomic(report_path, render_plan_html(results_doc));
-    } catch (const nlohmann::json::exception& e) {
-      return Error::runtime(source + ": plan document does not follow docs/results-schema.md: " +
-                            e.what());
-    }
+  if (is_plan_document(results_doc)) {
+    if (!timeline_path.empty())
+      return Error::bad_input(source + ": a plan has no timeline (a plan runs many scenarios)");
+    if (report_path.empty()) return Status::Ok();
+    Status st = write_plan_report(results_doc, source, report_path, format_for_path(report_path));
+    // The document came from the planner, not the user: a mismatch is a bug, not bad input.
+    if (!st.ok() && st.error().exit_code == ExitCode::kBadInput &&
+        st.error().message.find("does not follow") != std::string::npos)
+      return Error::runtime(st.error().message);
+    return st;
   }
   auto results = read_results(results_doc, source);
   if (!results.ok()) {
@@ -61,6 +62,29 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
     }
   }
   return Status::Ok();
+}
+
+bool is_plan_document(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("kind") && doc.at("kind") == "plan";
+}
+
+Status write_plan_report(const nlohmann::json& plan_doc, const std::string& source,
+                         const std::string& path, Format format) {
+  if (format == Format::kCsv) {
+    return Error::bad_input(fmt::format(
+        "{}: a plan report is .html or .md; `ntpsim plan PLAN --csv FILE` writes the candidates' "
+        "CSV",
+        path));
+  }
+  Page page;
+  try {
+    page = plan_page(plan_doc);
+  } catch (const nlohmann::json::exception& e) {
+    return Error::bad_input(fmt::format(
+        "{}: plan document does not follow docs/results-schema.md: {}", source, e.what()));
+  }
+  if (format == Format::kMarkdown) return write_page_markdown(page, path);
+  return write_file_atomic(path, render_page_html(page));
 }
 
 Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,

@@ -1,14 +1,16 @@
 #include "sim/io/results_json.h"
 
-#include "models/base/atomic_file.h"
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <variant>
 
-#include <fmt/format.h>
-
+#include "models/base/atomic_file.h"
 #include "models/base/build_info.h"
+#include "models/base/units.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/scenario/printer.h"
 
@@ -30,6 +32,17 @@ std::vector<size_t> metric_indices(const Scenario& s) {
 }
 
 ojson number(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+
+// The metric the writer derives from the engine's (not a sim::Metric): absolute throughput.
+constexpr const char* kTokensKey = "tokens_per_s_per_gpu";
+
+std::vector<double> tokens_column(const RunResult& r, const StrategyRun& run) {
+  std::vector<double> v;
+  v.reserve(run.replications.size());
+  for (const auto& rep : run.replications)
+    v.push_back(tokens_per_s_per_gpu(r, at(rep, Metric::kPerGpuGoodput)));
+  return v;
+}
 
 ojson stat_json(const Stat& st) {
   ojson j;
@@ -53,28 +66,64 @@ std::vector<double> column(const StrategyRun& run, size_t k) {
   return v;
 }
 
+ojson diff_json(const PairedDiff& d) {
+  ojson j;
+  j["mean"] = number(d.mean);
+  j["ci95_lo"] = number(d.ci95_lo);
+  j["ci95_hi"] = number(d.ci95_hi);
+  j["n"] = d.n;
+  return j;
+}
+
+// Every pair (i < j) of strategies, as strategies[j] - strategies[i]: the pairs against the
+// first strategy come first, in the order the document always had them.
 ojson paired_json(const Scenario& s, const RunResult& r) {
   ojson out = ojson::array();
-  if (r.strategies.size() < 2) return out;
-  const StrategyRun& base = r.strategies.front();
   std::vector<Metric> keys = {Metric::kGoodput, Metric::kPerGpuGoodput};
   if (has_budget(s)) keys.push_back(Metric::kTimeToTrainDays);
-  for (size_t i = 1; i < r.strategies.size(); ++i) {
-    for (Metric m : keys) {
-      const size_t k = static_cast<size_t>(m);
-      const PairedDiff d = paired_difference(column(r.strategies[i], k), column(base, k));
-      ojson j;
-      j["strategy"] = r.strategies[i].name;
-      j["baseline"] = base.name;
-      j["metric"] = metric_infos()[k].key;
-      j["mean"] = number(d.mean);
-      j["ci95_lo"] = number(d.ci95_lo);
-      j["ci95_hi"] = number(d.ci95_hi);
-      j["n"] = d.n;
-      out.push_back(std::move(j));
+  for (size_t i = 0; i + 1 < r.strategies.size(); ++i) {
+    const StrategyRun& base = r.strategies[i];
+    for (size_t j = i + 1; j < r.strategies.size(); ++j) {
+      for (Metric m : keys) {
+        const size_t k = static_cast<size_t>(m);
+        ojson one;
+        one["strategy"] = r.strategies[j].name;
+        one["baseline"] = base.name;
+        one["metric"] = metric_infos()[k].key;
+        one.update(diff_json(paired_difference(column(r.strategies[j], k), column(base, k))));
+        out.push_back(std::move(one));
+      }
     }
   }
   return out;
+}
+
+ojson verdict_json(const Scenario& s, const Verdict& v) {
+  ojson j;
+  j["metric"] = v.metric;
+  j["winner"] = v.winner;
+  j["winner_label"] = v.winner_label;
+  j["winner_mean"] = number(v.winner_stat.mean);
+  j["winner_ci95_lo"] = number(v.winner_stat.ci95_lo);
+  j["winner_ci95_hi"] = number(v.winner_stat.ci95_hi);
+  if (!v.runner_up.empty()) {
+    j["runner_up"] = v.runner_up;
+    j["runner_up_label"] = v.runner_up_label;
+    j["margin"] = diff_json(v.margin);
+  }
+  j["tied"] = v.tied;
+  j["tied_with"] = v.tied_with;
+  j[kTokensKey] = number(v.tokens_per_s_per_gpu);
+  if (has_budget(s)) j["time_to_train_days"] = number(v.time_to_train_days);
+  j["setting"] = v.setting;
+  return j;
+}
+
+std::string param_text(const ParamValue& v) {
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* t = std::get_if<std::string>(&v)) return *t;
+  return fmt::format("{:.6g}", std::get<double>(v));
 }
 
 ojson timeline_json(const RunResult& r) {
@@ -113,6 +162,7 @@ ojson timeline_json(const RunResult& r) {
       ojson j;
       j["t_s"] = m.t_s;
       j["type"] = m.type;
+      if (m.duration_s > 0) j["duration_s"] = m.duration_s;
       marks.push_back(std::move(j));
     }
     for (const auto& d : st.timeline.domains) {
@@ -129,6 +179,9 @@ ojson timeline_json(const RunResult& r) {
     one["marks"] = std::move(marks);
     one["domains"] = std::move(domains);
     one["truncated"] = st.timeline.truncated;
+    one["recorded_until_s"] = st.timeline.truncated          ? st.timeline.recorded_until_s
+                              : st.timeline.segments.empty() ? 0.0
+                                                             : st.timeline.segments.back().end_s;
     strategies[st.name] = std::move(one);
   }
   t["strategies"] = std::move(strategies);
@@ -144,12 +197,94 @@ ojson metrics_list(const Scenario& s) {
     j["unit"] = metric_infos()[k].unit;
     out.push_back(std::move(j));
   }
+  ojson tokens;
+  tokens["key"] = kTokensKey;
+  tokens["label"] = "Tokens/s per GPU";
+  tokens["unit"] = "tokens/s/GPU";
+  out.push_back(std::move(tokens));
   return out;
 }
 
 ojson scenario_json(const Scenario& s) { return ojson::parse(to_json(s).dump()); }
 
 }  // namespace
+
+double tokens_per_s_per_gpu(const RunResult& r, double per_gpu_goodput) {
+  if (!(r.ideal_tokens_per_s > 0.0) || r.layout.job_gpus <= 0) return std::nan("");
+  return per_gpu_goodput * r.ideal_tokens_per_s / static_cast<double>(r.layout.job_gpus);
+}
+
+std::optional<Verdict> run_verdict(const Scenario& s, const RunResult& r) {
+  const size_t k = static_cast<size_t>(Metric::kGoodput);
+  std::vector<Stat> stats;
+  for (const auto& st : r.strategies) stats.push_back(summarize(column(st, k)));
+  // Highest mean first; ties in the mean keep the document's order (deterministic).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < stats.size(); ++i) {
+    if (std::isfinite(stats[i].mean)) order.push_back(i);
+  }
+  if (order.empty()) return std::nullopt;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return stats[a].mean > stats[b].mean; });
+  const StrategyRun& w = r.strategies[order[0]];
+  Verdict v;
+  v.winner = w.name;
+  v.winner_label = w.label;
+  v.winner_stat = stats[order[0]];
+  auto contains_zero = [](const PairedDiff& d) {
+    return d.n < 2 || !(d.ci95_lo > 0.0 || d.ci95_hi < 0.0);
+  };
+  for (size_t n = 1; n < order.size(); ++n) {
+    const StrategyRun& other = r.strategies[order[n]];
+    const PairedDiff d = paired_difference(column(w, k), column(other, k));
+    if (n == 1) {
+      v.runner_up = other.name;
+      v.runner_up_label = other.label;
+      v.margin = d;
+      v.tied = contains_zero(d);
+    }
+    if (contains_zero(d)) v.tied_with.push_back(other.name);
+  }
+  v.tokens_per_s_per_gpu = summarize(tokens_column(r, w)).mean;
+  if (s.train_tokens > 0)
+    v.time_to_train_days = summarize(column(w, static_cast<size_t>(Metric::kTimeToTrainDays))).mean;
+  v.setting = fmt::format("checkpoint every {}; {} spare domain{}",
+                          units::format_duration(r.checkpoint_interval_s), r.layout.spare_domains,
+                          r.layout.spare_domains == 1 ? "" : "s");
+  for (const auto& cfg : s.strategies) {
+    if (cfg.name != w.name || cfg.label != w.label) continue;
+    for (const auto& [name, value] : cfg.params)
+      v.setting += fmt::format("; {}={}", name, param_text(value));
+  }
+  return v;
+}
+
+std::string verdict_text(const Verdict& v) {
+  auto pts = [](double f) { return fmt::format("{:+.2f}", 100.0 * f); };
+  std::string out;
+  if (v.runner_up.empty()) {
+    out = fmt::format("verdict: {} (the only strategy): goodput {:.2f}%", v.winner_label,
+                      100.0 * v.winner_stat.mean);
+  } else if (v.tied) {
+    out = fmt::format(
+        "verdict: statistically tied: {} and {} (goodput difference {} pts, 95% CI [{}, {}], "
+        "paired over {} replications)",
+        v.winner_label, v.runner_up_label, pts(v.margin.mean), pts(v.margin.ci95_lo),
+        pts(v.margin.ci95_hi), v.margin.n);
+  } else {
+    out = fmt::format(
+        "verdict: {} wins: goodput {:.2f}%, {} pts over {} (95% CI [{}, {}], paired over {} "
+        "replications)",
+        v.winner_label, 100.0 * v.winner_stat.mean, pts(v.margin.mean), v.runner_up_label,
+        pts(v.margin.ci95_lo), pts(v.margin.ci95_hi), v.margin.n);
+  }
+  if (std::isfinite(v.tokens_per_s_per_gpu))
+    out += fmt::format("; {:.1f} tokens/s/GPU", v.tokens_per_s_per_gpu);
+  if (std::isfinite(v.time_to_train_days))
+    out += fmt::format("; time to train {:.2f} days", v.time_to_train_days);
+  out += "\n         setting: " + v.setting + "\n";
+  return out;
+}
 
 ojson results_context(const Scenario& s, const RunResult& r) {
   const BuildInfo& b = build_info();
@@ -187,12 +322,16 @@ ojson strategies_json(const Scenario& s, const RunResult& r, bool with_replicati
     j["label"] = st.label;
     ojson summary;
     for (size_t k : keys) summary[metric_infos()[k].key] = stat_json(summarize(column(st, k)));
+    const std::vector<double> tokens = tokens_column(r, st);
+    summary[kTokensKey] = stat_json(summarize(tokens));
     j["summary"] = std::move(summary);
     if (with_replications) {
       ojson reps = ojson::array();
-      for (const auto& rep : st.replications) {
+      for (size_t i = 0; i < st.replications.size(); ++i) {
+        const auto& rep = st.replications[i];
         ojson row;
         for (size_t k : keys) row[metric_infos()[k].key] = number(rep[k]);
+        row[kTokensKey] = number(tokens[i]);
         reps.push_back(std::move(row));
       }
       j["replications"] = std::move(reps);
@@ -212,6 +351,7 @@ ojson run_document(const Scenario& s, const RunResult& r) {
   d["metrics"] = metrics_list(s);
   d["strategies"] = strategies_json(s, r, true);
   d["paired"] = paired_json(s, r);
+  if (auto v = run_verdict(s, r)) d["verdict"] = verdict_json(s, *v);
   d["timeline"] = timeline_json(r);
   return d;
 }
@@ -235,6 +375,25 @@ ojson sweep_document(const SweepRun& sweep) {
   d["strategies"] = points.empty() ? ojson::array()
                                    : strategies_json(first, points.front().result, false);
   d["paired"] = points.empty() ? ojson::array() : paired_json(first, points.front().result);
+  // The sweep's verdict: the point whose winner has the highest mean goodput, with that point's
+  // paired margin (pairs exist only within a point: points differ in their scenario).
+  std::optional<Verdict> best;
+  size_t best_point = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    auto v = run_verdict(points[i].scenario, points[i].result);
+    if (v && (!best || v->winner_stat.mean > best->winner_stat.mean)) {
+      best = std::move(v);
+      best_point = i;
+    }
+  }
+  if (best) {
+    ojson v = verdict_json(points[best_point].scenario, *best);
+    v["point"] = best_point;
+    ojson values;
+    for (const auto& [k, val] : points[best_point].values) values[k] = val;
+    v["values"] = std::move(values);
+    d["verdict"] = std::move(v);
+  }
   ojson sw;
   sw["parameters"] = sweep.parameters;
   ojson pts = ojson::array();
@@ -244,43 +403,13 @@ ojson sweep_document(const SweepRun& sweep) {
     for (const auto& [k, v] : p.values) values[k] = v;
     one["values"] = std::move(values);
     one["strategies"] = strategies_json(p.scenario, p.result, false);
+    one["paired"] = paired_json(p.scenario, p.result);
+    if (auto v = run_verdict(p.scenario, p.result)) one["verdict"] = verdict_json(p.scenario, *v);
     pts.push_back(std::move(one));
   }
   sw["points"] = std::move(pts);
   d["sweep"] = std::move(sw);
   return d;
-}
-
-std::string results_csv(const Scenario& s, const RunResult& r) {
-  std::string out;
-  const ojson ctx = results_context(s, r);
-  for (const auto& [k, v] : ctx.items()) {
-    out += fmt::format("# {}: {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  const auto keys = metric_indices(s);
-  out += "strategy,replication";
-  for (size_t k : keys) out += fmt::format(",{}", metric_infos()[k].key);
-  out += "\n";
-  auto cell = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); };
-  for (const auto& st : r.strategies) {
-    for (size_t i = 0; i < st.replications.size(); ++i) {
-      out += fmt::format("{},{}", st.name, i);
-      for (size_t k : keys) out += "," + cell(st.replications[i][k]);
-      out += "\n";
-    }
-  }
-  for (const auto& st : r.strategies) {
-    std::vector<Stat> stats;
-    for (size_t k : keys) stats.push_back(summarize(column(st, k)));
-    const std::pair<const char*, double Stat::*> rows[] = {
-        {"mean", &Stat::mean}, {"ci95_lo", &Stat::ci95_lo}, {"ci95_hi", &Stat::ci95_hi}};
-    for (const auto& [name, field] : rows) {
-      out += fmt::format("{},{}", st.name, name);
-      for (const auto& stat : stats) out += "," + cell(stat.*field);
-      out += "\n";
-    }
-  }
-  return out;
 }
 
 Status write_file_atomic(const std::string& path, const std::string& text) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/results_json.h"
 #include "sim/metrics/aggregate.h"
 
 namespace ntpsim::sim {
@@ -25,7 +26,7 @@ std::string badput_header() {
                      "degr", "reshard");
 }
 
-std::string strategy_cells(const StrategyRun& st, bool budget) {
+std::string strategy_cells(const RunResult& r, const StrategyRun& st, bool budget) {
   const Stat g = stat_of(st, Metric::kGoodput);
   std::string row = fmt::format("{:<20} {:>7} ±{:>6}", st.label, pct(g.mean),
                                 pct(g.ci95_halfwidth()));
@@ -34,14 +35,18 @@ std::string strategy_cells(const StrategyRun& st, bool budget) {
                      stat_of(st, Metric::kFailedGpusMean).mean,
                      stat_of(st, Metric::kFailedGpusPeak).max);
   row += fmt::format(" {:>8}", pct(stat_of(st, Metric::kPerGpuGoodput).mean));
+  std::vector<double> tokens;
+  for (const auto& rep : st.replications)
+    tokens.push_back(tokens_per_s_per_gpu(r, at(rep, Metric::kPerGpuGoodput)));
+  row += fmt::format(" {:>10.1f}", summarize(tokens).mean);
   if (budget) row += fmt::format(" {:>8.2f}", stat_of(st, Metric::kTimeToTrainDays).mean);
   return row;
 }
 
 std::string strategy_header(bool budget) {
-  std::string h = fmt::format("{:<20} {:>16} {} {:>9} {:>15} {:>8}", "strategy",
-                              "goodput (95% CI)", badput_header(), "interrupt",
-                              "failed mean/peak", "per-GPU");
+  std::string h =
+      fmt::format("{:<20} {:>16} {} {:>9} {:>15} {:>8} {:>10}", "strategy", "goodput (95% CI)",
+                  badput_header(), "interrupt", "failed mean/peak", "per-GPU", "tok/s/GPU");
   if (budget) h += fmt::format(" {:>8}", "TTT days");
   return h;
 }
@@ -54,15 +59,32 @@ std::string run_table(const Scenario& s, const RunResult& r) {
       "replications, checkpoint every {:.0f} s\n",
       s.name, r.layout.cluster_gpus, r.layout.job_gpus, r.layout.tp, r.layout.pp, r.layout.dp,
       r.step_model, r.horizon_s / 86400.0, r.replications, r.checkpoint_interval_s);
+  if (auto v = run_verdict(s, r)) out += verdict_text(*v);
   const bool budget = s.train_tokens > 0;
   out += strategy_header(budget) + "\n";
-  for (const auto& st : r.strategies) out += strategy_cells(st, budget) + "\n";
+  for (const auto& st : r.strategies) out += strategy_cells(r, st, budget) + "\n";
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }
 
 std::string sweep_table(const SweepRun& sweep) {
   std::string out;
+  // The verdict of the best point first (the same choice as the sweep document's "verdict").
+  std::optional<Verdict> best;
+  std::string where;
+  for (const auto& p : sweep.points) {
+    auto v = run_verdict(p.scenario, p.result);
+    if (v && (!best || v->winner_stat.mean > best->winner_stat.mean)) {
+      best = std::move(v);
+      where.clear();
+      for (const auto& [k, val] : p.values)
+        where += fmt::format("{}{}={}", where.empty() ? "" : ", ", k, val);
+    }
+  }
+  if (best) {
+    best->setting = where + "; " + best->setting;
+    out += verdict_text(*best);
+  }
   std::string values_header;
   for (const auto& p : sweep.parameters) values_header += fmt::format("{:<24} ", p);
   const bool budget = !sweep.points.empty() && sweep.points.front().scenario.train_tokens > 0;
@@ -70,7 +92,8 @@ std::string sweep_table(const SweepRun& sweep) {
   for (const auto& p : sweep.points) {
     std::string vals;
     for (const auto& [k, v] : p.values) vals += fmt::format("{:<24} ", v);
-    for (const auto& st : p.result.strategies) out += vals + strategy_cells(st, budget) + "\n";
+    for (const auto& st : p.result.strategies)
+      out += vals + strategy_cells(p.result, st, budget) + "\n";
   }
   return out;
 }

@@ -285,8 +285,8 @@ void step_rows(std::vector<Row>& t) {
 
 void plan_rows(std::vector<Row>& t) {
   const std::string run = "plan p.yaml -q --threads 1 ";
-  t.push_back({"plan_report_not_html", "plan p.yaml --report r.md", {scenario(), plan()}, 2,
-               {"--report: a plan report is HTML; give a .html path"}});
+  t.push_back({"plan_report_csv", "plan p.yaml --report r.csv", {scenario(), plan()}, 2,
+               {"--report: a plan report is .html or .md; the candidates' CSV is --csv FILE"}});
   t.push_back({"plan_seed_not_a_number", "plan p.yaml --seed abc", {scenario(), plan()}, 2,
                {"--seed", "abc"}});
   t.push_back({"plan_missing_file", "plan none.yaml", {}, 2, {"none.yaml: no such file"}});
@@ -323,9 +323,21 @@ void report_rows(std::vector<Row>& t) {
                {"b.json:2:1: not valid JSON"}});
   t.push_back({"report_yaml_given", "report s.yaml -o r.html", {scenario()}, 2,
                {"s.yaml:1:", "not valid JSON"}});
-  t.push_back({"report_plan_given", "report pl.json -o r.html",
+  t.push_back({"report_plan_timeline", "report pl.json --timeline t.json",
                {scenario(), plan(), made_by("pl.json", "plan p.yaml -q --threads 1 --out pl.json")},
-               2, {"pl.json: kind: 'plan' is a plan document, not run or sweep results"}});
+               2, {"pl.json: a plan has no timeline"}});
+  t.push_back({"report_plan_csv", "report pl.json -o r.csv",
+               {scenario(), plan(), made_by("pl.json", "plan p.yaml -q --threads 1 --out pl.json")},
+               2, {"r.csv: a plan report is .html or .md"}});
+  t.push_back({"report_goodput_out_of_range", "report g.json -o r.html",
+               {text("g.json",
+                     R"({"schema": "ntpsim-results/1", "kind": "run", "context": {"version": "0",
+  "git_sha": "x", "build_type": "Release", "scenario_name": "s", "scenario_hash": "h", "seed": 1,
+  "replications": 2, "hardware_profile": "h", "profile_origin": "spec"},
+  "metrics": [{"key": "goodput", "unit": "fraction"}],
+  "strategies": [{"name": "a", "summary": {"goodput": {"mean": 7.5, "ci95_lo": 7.4,
+  "ci95_hi": 7.6, "n": 2}}}]})")},
+               2, {"g.json: strategies[0].summary.goodput.mean: 7.5 is outside [0, 1]"}});
   t.push_back({"report_timeline_of_a_sweep",
                "report @SRC@/tests/reports/fixtures/sweep.json --timeline t.json", {}, 2,
                {"t.json: the results document has no \"timeline\""}});

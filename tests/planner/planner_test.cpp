@@ -184,21 +184,43 @@ TEST_F(PlanFiles, SameSeedSameBytesForAnyThreadCount) {
   EXPECT_EQ(plan_table(*one), plan_table(*two));
 }
 
-TEST_F(PlanFiles, HtmlPlannerSection) {
+TEST_F(PlanFiles, PlanReportInTheReportFamily) {
   auto r = run(plan("  tokens: \"6e10\"\n  deadline: \"4d\"\n  confidence: \"80%\""));
   ASSERT_TRUE(r.ok()) << r.error().message;
-  const std::string html = reports::render_plan_html(nlohmann::json(plan_document(*r)));
-  EXPECT_NE(html.find("<section id=\"planner\">"), std::string::npos);
+  const auto doc = plan_document(*r);
+  const std::string html = reports::render_plan_html(nlohmann::json(doc));
+  // The run report's layout: verdict first, then the context block, the cost breakdown.
+  const size_t verdict = html.find("<section id=\"verdict\"");
+  const size_t context = html.find("<section id=\"context\">");
+  ASSERT_NE(verdict, std::string::npos);
+  ASSERT_NE(context, std::string::npos);
+  EXPECT_LT(verdict, context);
+  EXPECT_NE(html.find("<section id=\"costs\">"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find("Recommended:"), std::string::npos);
+  // Every Monte Carlo candidate carries its cost's parts and a CI that contains the mean.
+  for (const auto& c : doc["candidates"]) {
+    if (!c.contains("monte_carlo")) continue;
+    const auto& m = c["monte_carlo"];
+    EXPECT_NEAR(m["compute_cost"].get<double>() + m["energy_cost"].get<double>(),
+                m["cost"].get<double>(), 1e-6 * m["cost"].get<double>());
+    EXPECT_LE(m["cost_ci95_lo"].get<double>(), m["cost"].get<double>());
+    EXPECT_GE(m["cost_ci95_hi"].get<double>(), m["cost"].get<double>());
+  }
   const std::string path = (dir_ / "plan.html").string();
-  ASSERT_TRUE(reports::write_report_files(plan_document(*r), "plan.json", path, "").ok());
+  ASSERT_TRUE(reports::write_report_files(doc, "plan.json", path, "").ok());
   EXPECT_TRUE(fs::exists(path));
-  // A plan has only an HTML report and no timeline: bad input, nothing written.
-  auto md = reports::write_report_files(plan_document(*r), "plan.json", (dir_ / "p.md").string(), "");
-  ASSERT_FALSE(md.ok());
-  EXPECT_EQ(md.error().exit_code, ExitCode::kBadInput);
-  EXPECT_FALSE(fs::exists(dir_ / "p.md"));
+  // Markdown too, with the chart beside it.
+  ASSERT_TRUE(reports::write_report_files(doc, "plan.json", (dir_ / "p.md").string(), "").ok());
+  EXPECT_TRUE(fs::exists(dir_ / "p.md"));
+  EXPECT_TRUE(fs::exists(dir_ / "p-plan-frontier.svg"));
+  // No CSV report and no timeline: bad input, nothing written.
+  auto csv = reports::write_report_files(doc, "plan.json", (dir_ / "p.csv").string(), "");
+  ASSERT_FALSE(csv.ok());
+  EXPECT_EQ(csv.error().exit_code, ExitCode::kBadInput);
+  EXPECT_FALSE(fs::exists(dir_ / "p.csv"));
+  auto tl = reports::write_report_files(doc, "plan.json", "", (dir_ / "t.json").string());
+  ASSERT_FALSE(tl.ok());
+  EXPECT_FALSE(fs::exists(dir_ / "t.json"));
 }
 
 struct BadPlan {

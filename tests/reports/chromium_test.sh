@@ -2,6 +2,9 @@
 # Renders the fixture report in headless Chromium, then checks that the page logged no console
 # errors, that every chart is an <svg> in the rendered DOM, and that the screenshot has ink in
 # each chart's box (check_screenshot.py). Exits 77 (ctest SKIP_RETURN_CODE) without chromium.
+# The charts that must be in the DOM are EXPECT_CHARTS (space-separated ids; default: the five of
+# a run report); EXPECT_BOXES names further elements (e.g. "verdict") that must be rendered with
+# ink, checked like the charts.
 # usage: chromium_test.sh WORK_DIR COMMAND ARGS...
 #   COMMAND ARGS... writes the report; an argument @REPORT@ stands for WORK_DIR/report.html, e.g.
 #   chromium_test.sh out render_fixture small.json @REPORT@
@@ -33,15 +36,20 @@ run_chromium() {
     --enable-logging=stderr --v=0 "$@"
 }
 
+expect_charts=${EXPECT_CHARTS:-goodput badput paired distribution timeline}
+expect_boxes=${EXPECT_BOXES:-}
 # 1. A probe copy measures each chart's box (the report itself has no scripts).
-python3 - "$work/report.html" "$work/probe.html" <<'PY'
-import sys
+python3 - "$work/report.html" "$work/probe.html" "$expect_boxes" <<'PY'
+import json, sys
 html = open(sys.argv[1], encoding="utf-8").read()
+extra = json.dumps(sys.argv[3].split())
 probe = """<pre id="probe-out"></pre><script>
-const r = [...document.querySelectorAll('svg.chart')].map(s => {
+const boxes = [...document.querySelectorAll('svg.chart')].concat(
+  EXTRA.map(id => document.getElementById(id)).filter(e => e));
+const r = boxes.map(s => {
   const b = s.getBoundingClientRect();
   return {id: s.id, x: b.left + scrollX, y: b.top + scrollY, w: b.width, h: b.height};
-});
+});""".replace("EXTRA", extra) + """
 const m = document.querySelector('main').getBoundingClientRect();
 document.getElementById('probe-out').textContent = JSON.stringify({charts: r,
   blank: {id: 'margin', x: m.right + 8, y: 0, w: Math.max(0, innerWidth - m.right - 16),
@@ -52,7 +60,7 @@ open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", probe + "
 PY
 run_chromium --window-size=1280,2400 --dump-dom "file://$work/probe.html" \
   >"$work/probe-dom.html" 2>"$work/probe.log"
-python3 - "$work/probe-dom.html" "$work/boxes.json" <<'PY'
+python3 - "$work/probe-dom.html" "$work/boxes.json" "$expect_charts $expect_boxes" <<'PY'
 import html, json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 m = re.search(r'<pre id="probe-out">(.*?)</pre>', dom, re.S)
@@ -60,9 +68,9 @@ if not m or not m.group(1).strip():
     sys.exit("probe produced no boxes (did the page render?)")
 boxes = json.loads(html.unescape(m.group(1)))
 ids = [c["id"] for c in boxes["charts"]]
-for want in ["goodput", "badput", "paired", "distribution", "timeline"]:
+for want in sys.argv[3].split():
     if want not in ids:
-        sys.exit(f"chart {want} missing from the rendered DOM (found {ids})")
+        sys.exit(f"{want} missing from the rendered DOM (found {ids})")
 json.dump(boxes, open(sys.argv[2], "w"))
 print("charts in DOM:", ", ".join(ids), "; page height", boxes["height"])
 PY

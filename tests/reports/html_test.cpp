@@ -93,21 +93,25 @@ TEST(HtmlEscaping, UserTextIsEscaped) {
 namespace ntpsim::reports {
 namespace {
 
-TEST(HtmlSweep, SweepCurvesLeadAndTheFirstPointIsLabelled) {
+TEST(HtmlSweep, SweepCurvesLeadAndTheBestPointsAreLabelled) {
   auto r = load_results(testing::fixture_path("sweep.json"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   const auto charts = build_charts(*r);
   std::vector<std::string> ids;
   for (const auto& c : charts) ids.push_back(c.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"sweep", "goodput", "badput"}));
-  EXPECT_NE(charts[1].title.find("(first sweep point: failures.processes[0].rate = 1e-5/h)"),
-            std::string::npos)
+  // Details are at each strategy's best point (here the lowest failure rate for all three).
+  EXPECT_NE(charts[1].title.find("at each strategy's best sweep point"), std::string::npos)
       << charts[1].title;
+  EXPECT_NE(charts[1].table.rows[0][0].find("@ failures.processes[0].rate = 1e-5/h"),
+            std::string::npos)
+      << charts[1].table.rows[0][0];
   const std::string html = render_html(*r);
   EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep\""), std::string::npos);
   EXPECT_NE(html.find("<td>Varied</td><td>failures.processes[0].rate (6 points)</td>"),
             std::string::npos);
-  EXPECT_NE(html.find("<h2>All metrics at the first sweep point</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>All metrics at each strategy&#39;s best sweep point</h2>"),
+            std::string::npos);
 }
 
 }  // namespace
@@ -121,7 +125,7 @@ namespace {
 // line collapses to a flat segment instead of 2400 spikes.
 TEST(TimelineChart, DenseTimelinesAreBinned) {
   Results r = testing::small_results();
-  for (StrategyTimeline& st : r.timeline->strategies) {
+  for (TimelineTrack& st : r.timeline->strategies) {
     st.segments.clear();
     st.marks.clear();
     for (int k = 0; k < 1200; ++k) {
@@ -144,7 +148,7 @@ TEST(TimelineChart, DenseTimelinesAreBinned) {
   }
   EXPECT_GT(longest, 0u);
   EXPECT_LT(longest, 100u);                // unbinned, each throughput line would have 4800 points
-  EXPECT_EQ(c.table.rows[0][1], "90.00");  // time-weighted mean throughput, from the segments
+  EXPECT_EQ(c.table.rows[0][2], "90.00");  // time-weighted mean throughput, from the segments
 }
 
 }  // namespace
@@ -158,7 +162,7 @@ TEST(DistributionChart, ShowsTimeToTrainWhenThereIsABudget) {
   Results r = testing::small_results();
   r.metrics.push_back({"time_to_train_days", "Time to train", "days"});
   for (auto& s : r.strategies) {
-    Stat st;
+    MetricSummary st;
     st.mean = st.p50 = 40.0;
     st.p5 = st.min = 38.5;
     st.p95 = st.max = 42.25;

@@ -1,20 +1,21 @@
-// Test helper: `render_fixture RESULTS.json OUT.html` writes the HTML report with reports/ alone
-// (no engine), so the headless-browser test does not depend on the simulator building.
+// Test helper: `render_fixture DOCUMENT.json OUT.html` writes the report of a results or plan
+// document with reports/ alone (no engine), so the headless-browser tests do not depend on the
+// simulator building. The report goes through write_report_files, as `ntpsim report` does.
 #include <cstdio>
 
 #include "reports/report.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: render_fixture RESULTS.json OUT.html\n");
+    std::fprintf(stderr, "usage: render_fixture DOCUMENT.json OUT.html\n");
     return 2;
   }
-  auto results = ntpsim::reports::load_results(argv[1]);
-  if (!results.ok()) {
-    std::fprintf(stderr, "render_fixture: %s\n", results.error().message.c_str());
-    return static_cast<int>(results.error().exit_code);
+  auto doc = ntpsim::reports::load_document(argv[1]);
+  if (!doc.ok()) {
+    std::fprintf(stderr, "render_fixture: %s\n", doc.error().message.c_str());
+    return static_cast<int>(doc.error().exit_code);
   }
-  const ntpsim::Status st = ntpsim::reports::write_html(*results, argv[2]);
+  const ntpsim::Status st = ntpsim::reports::write_report_files(*doc, argv[1], argv[2], "");
   if (!st.ok()) {
     std::fprintf(stderr, "render_fixture: %s\n", st.error().message.c_str());
     return static_cast<int>(st.error().exit_code);

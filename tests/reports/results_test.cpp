@@ -38,7 +38,11 @@ TEST(Results, ReadsTheFixture) {
   EXPECT_DOUBLE_EQ(r.strategies[0].summary.at("goodput").mean, 0.933);
   EXPECT_EQ(r.metric("badput_rollback").label, "Lost work (rollback)");
   EXPECT_EQ(r.metric("unknown_key").label, "unknown_key");
-  ASSERT_EQ(r.paired.size(), 4u);
+  ASSERT_EQ(r.paired.size(), 6u);  // every pair of 3 strategies, goodput and energy
+  ASSERT_TRUE(r.verdict.has_value());
+  EXPECT_EQ(r.verdict->winner, "ntp");
+  EXPECT_EQ(r.verdict->runner_up, "dp_drop");
+  EXPECT_FALSE(r.verdict->tied);
   ASSERT_TRUE(r.timeline.has_value());
   ASSERT_EQ(r.timeline->strategies.size(), 3u);
   // Timeline strategies follow the order of `strategies`, not the JSON object's key order.
@@ -91,6 +95,42 @@ TEST(Results, WrongTypeNamesItsPath) {
   EXPECT_NE(r.error().message.find("strategies[0].summary.goodput.mean: expected a number"),
             std::string::npos)
       << r.error().message;
+}
+
+// Values that cannot be true are refused with the file and the field, not drawn.
+TEST(Results, RefusesValuesOutsideTheirRange) {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"goodput": {"mean": 7.5, "ci95_lo": 7.4, "ci95_hi": 7.6, "n": 10}})",
+       "m.json: strategies[0].summary.goodput.mean: 7.5 is outside [0, 1]"},
+      {R"({"goodput": {"mean": -0.2, "ci95_lo": -0.3, "ci95_hi": -0.1, "n": 10}})",
+       "m.json: strategies[0].summary.goodput.mean: -0.2 is outside [0, 1]"},
+      {R"({"goodput": {"mean": 0.9, "ci95_lo": 0.95, "ci95_hi": 0.99, "n": 10}})",
+       "m.json: strategies[0].summary.goodput.ci95_lo: ci95_lo = 0.95 exceeds mean = 0.9"},
+      {R"({"goodput": {"mean": 0.9, "ci95_lo": 0.8, "ci95_hi": 0.95, "n": -3}})",
+       "m.json: strategies[0].summary.goodput.n: -3 is negative"},
+      {R"({"goodput": {"mean": 0.9, "ci95_lo": 0.8, "ci95_hi": 0.95, "p5": 0.9, "p50": 0.8,
+          "n": 3}})",
+       "m.json: strategies[0].summary.goodput.p50: p5 = 0.9 exceeds p50 = 0.8"},
+  };
+  for (const auto& [summary, message] : cases) {
+    auto r = parse_results(minimal(summary), "m.json");
+    ASSERT_FALSE(r.ok()) << summary;
+    EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
+    EXPECT_NE(r.error().message.find(message), std::string::npos) << r.error().message;
+  }
+  // A per-replication value is checked too, with its index.
+  std::string doc = minimal();
+  doc.insert(doc.rfind("}]}"), R"(, "replications": [{"goodput": 0.5}, {"goodput": 1.5}])");
+  auto r = parse_results(doc, "m.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("strategies[0].replications[1].goodput: 1.5 is outside"),
+            std::string::npos)
+      << r.error().message;
+  // The edges themselves are fine.
+  EXPECT_TRUE(parse_results(minimal(R"({"goodput": {"mean": 1.0, "ci95_lo": 1.0, "ci95_hi": 1.0,
+      "min": 0.0, "max": 1.0, "n": 1}})"),
+                            "m.json")
+                  .ok());
 }
 
 TEST(Results, SyntaxErrorHasLineAndColumn) {

@@ -111,7 +111,7 @@ TEST_F(Trace, HasJobDomainAndCounterTracksPerStrategy) {
   EXPECT_TRUE(counters[1].count("failed"));
   for (size_t i = 0; i < tl.strategies.size(); ++i) {
     const int pid = static_cast<int>(i) + 2;
-    const StrategyTimeline& st = tl.strategies[i];
+    const TimelineTrack& st = tl.strategies[i];
     EXPECT_EQ(job_slices[pid], st.segments.size()) << st.strategy;
     std::set<int64_t> domains;
     for (const auto& d : st.domains) domains.insert(d.domain);

@@ -1,6 +1,8 @@
 // Monte Carlo runs of code-built scenarios: thread-count independence of the output bytes,
 // closed-form checks (availability (1-f)^T, checkpoint-restart loss C/tau + (tau/2 + R)/M) with
 // stated tolerances, a pinned trajectory fingerprint, and the adaptive stopping rule.
+#include "sim/montecarlo/montecarlo.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,8 +11,8 @@
 #include "sim/engine/engine.h"
 #include "sim/failures/failure_source.h"
 #include "sim/io/results_json.h"
+#include "sim/io/results_table.h"
 #include "sim/metrics/aggregate.h"
-#include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/loader.h"
 #include "sim/strategies/strategy.h"
 
@@ -71,11 +73,76 @@ TEST(MonteCarlo, OutputBytesDoNotDependOnThreadCount) {
     o.threads = threads[i];
     auto r = run_monte_carlo(s, o);
     ASSERT_TRUE(r.ok()) << r.error().message;
-    docs[i] = run_document(s, *r).dump() + results_csv(s, *r);
+    docs[i] = run_document(s, *r).dump();
   }
   EXPECT_EQ(docs[0], docs[1]);
   EXPECT_EQ(docs[0], docs[2]);
   EXPECT_NE(docs[0].find("\"timeline\""), std::string::npos);
+}
+
+// The results document's answer-first fields: every pair of strategies, a verdict whose winner
+// has the highest mean goodput and whose margin is the paired difference with the runner-up,
+// and the absolute throughput per GPU.
+TEST(MonteCarlo, DocumentHasEveryPairAndTheVerdict) {
+  const Scenario s = mc_scenario(8, 1, 2e-4, 86400);
+  RunOptions o;
+  o.threads = 1;
+  auto r = run_monte_carlo(s, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto doc = run_document(s, *r);
+  const size_t n = r->strategies.size();
+  EXPECT_EQ(doc["paired"].size(), n * (n - 1) / 2 * 2);  // goodput and per_gpu_goodput
+  const size_t g = static_cast<size_t>(Metric::kGoodput);
+  auto column = [&](size_t i) {
+    std::vector<double> v;
+    for (const auto& rep : r->strategies[i].replications) v.push_back(rep[g]);
+    return v;
+  };
+  size_t best = 0;
+  for (size_t i = 1; i < n; ++i) {
+    if (summarize(column(i)).mean > summarize(column(best)).mean) best = i;
+  }
+  const auto& v = doc["verdict"];
+  EXPECT_EQ(v["winner"], r->strategies[best].name);
+  size_t runner = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (r->strategies[i].name == v["runner_up"].get<std::string>()) runner = i;
+  }
+  ASSERT_LT(runner, n);
+  const PairedDiff d = paired_difference(column(best), column(runner));
+  EXPECT_DOUBLE_EQ(v["margin"]["mean"].get<double>(), d.mean);
+  EXPECT_EQ(v["tied"].get<bool>(), !(d.ci95_lo > 0.0 || d.ci95_hi < 0.0));
+  EXPECT_GE(d.mean, 0.0);
+  // tokens/s/GPU = per-GPU goodput x the ideal rate / job GPUs, per replication.
+  const auto& rep0 = doc["strategies"][0]["replications"][0];
+  EXPECT_NEAR(rep0["tokens_per_s_per_gpu"].get<double>(),
+              rep0["per_gpu_goodput"].get<double>() * r->ideal_tokens_per_s /
+                  static_cast<double>(r->layout.job_gpus),
+              1e-9 * rep0["tokens_per_s_per_gpu"].get<double>());
+  EXPECT_NE(run_table(s, *r).find("\nverdict: "), std::string::npos);
+}
+
+// A timeline list that hits its cap stops all recording there: the last segment ends at the cap
+// and nothing later is recorded or stretched.
+TEST(Timeline, CapStopsRecordingAtOneTime) {
+  StrategyTimeline tl;
+  tl.limit = 3;
+  tl.add(tl.segments, TimelineSegment{0, 0, "running", 1.0, 8, 0});
+  tl.segments.back().end_s = 10;
+  tl.add(tl.segments, TimelineSegment{10, 10, "recovering", 0.0, 0, 1});
+  tl.add(tl.marks, TimelineMark{10, "failure", 0});
+  tl.add(tl.marks, TimelineMark{12, "restart", 0});
+  tl.add(tl.marks, TimelineMark{15, "repair", 0});
+  EXPECT_FALSE(tl.truncated);
+  tl.add(tl.marks, TimelineMark{20, "failure", 0});  // the fourth mark: over the cap
+  EXPECT_TRUE(tl.truncated);
+  EXPECT_DOUBLE_EQ(tl.recorded_until_s, 20.0);
+  EXPECT_DOUBLE_EQ(tl.segments.back().end_s, 20.0);
+  tl.add(tl.segments, TimelineSegment{25, 25, "running", 1.0, 8, 0});  // after: ignored
+  tl.add_checkpoint_mark(30, 5);
+  EXPECT_EQ(tl.segments.size(), 2u);
+  EXPECT_EQ(tl.marks.size(), 3u);
+  EXPECT_DOUBLE_EQ(tl.segments.back().end_s, 20.0);
 }
 
 TEST(MonteCarlo, DpDropThroughputMatchesGroupAvailability) {

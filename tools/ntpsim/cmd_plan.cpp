@@ -42,7 +42,8 @@ class PlanCommand final : public Command {
     sub->add_option("--out", out_, "Write the plan results JSON here");
     sub->add_option("--csv", csv_, "Write one CSV row per candidate here");
     sub->add_option("--report", report_,
-                    "Write an HTML report with the planner section (a .html path)");
+                    "Write the plan report: .md gives Markdown (charts as SVG files beside it), "
+                    "anything else one self-contained HTML file");
     sub->add_option("--resume", resume_,
                     "Progress file: record each finished finalist confirmation there, and "
                     "continue from it when it exists (removed once the outputs are written)");
@@ -53,8 +54,10 @@ class PlanCommand final : public Command {
   }
 
   int run() override {
-    if (!report_.empty() && (report_.size() < 5 || report_.substr(report_.size() - 5) != ".html")) {
-      return report_error(Error::bad_input("--report: a plan report is HTML; give a .html path"));
+    // Refused before any work: the one report format a plan does not have.
+    if (!report_.empty() && reports::format_for_path(report_) == reports::Format::kCsv) {
+      return report_error(Error::bad_input(
+          "--report: a plan report is .html or .md; the candidates' CSV is --csv FILE"));
     }
     auto plan = sim::read_plan(file_);
     if (!plan.ok()) return report_error(plan.error());

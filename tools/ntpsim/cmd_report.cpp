@@ -1,5 +1,7 @@
 // `ntpsim report RESULTS.json -o report.html [--format html|md|csv] [--timeline trace.json]`:
-// turns a results document written by `ntpsim run`/`sweep` into a report (reports/report.h).
+// turns a results document written by `ntpsim run`/`sweep`, or a plan document written by
+// `ntpsim plan --out`, into a report (reports/report.h). The document's numbers are checked
+// for range before anything is written (file and field named on error).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -16,7 +18,9 @@ class ReportCommand final : public Command {
   CLI::App* setup(CLI::App& app) override {
     CLI::App* sub = app.add_subcommand(
         "report", "Write an HTML or Markdown report (and a Perfetto timeline) from results JSON");
-    sub->add_option("results", results_, "Results JSON written by `ntpsim run` or `sweep`")
+    sub->add_option("results", results_,
+                    "Results JSON written by `ntpsim run` or `sweep`, or a plan JSON written by "
+                    "`ntpsim plan --out` (reports .html or .md)")
         ->required();
     sub->add_option("-o,--output", output_,
                     "Report file; .md gives Markdown (charts as SVG files beside it), .csv the "
@@ -31,7 +35,25 @@ class ReportCommand final : public Command {
   int run() override {
     if (output_.empty() && timeline_.empty())
       return report_error(Error::bad_input("report: give -o REPORT and/or --timeline TRACE.json"));
-    auto results = reports::load_results(results_);
+    static const std::map<std::string, reports::Format> kFormats = {
+        // NOLINT: constant
+        {"html", reports::Format::kHtml},
+        {"md", reports::Format::kMarkdown},
+        {"csv", reports::Format::kCsv}};
+    auto doc = reports::load_document(results_);
+    if (!doc.ok()) return report_error(doc.error());
+    if (reports::is_plan_document(*doc)) {
+      if (!timeline_.empty())
+        return report_error(Error::bad_input(
+            fmt::format("{}: a plan has no timeline (a plan runs many scenarios)", results_)));
+      const reports::Format format =
+          format_.empty() ? reports::format_for_path(output_) : kFormats.at(format_);
+      Status st = reports::write_plan_report(*doc, results_, output_, format);
+      if (!st.ok()) return report_error(st.error());
+      fmt::print(stderr, "ntpsim: wrote {}\n", output_);
+      return 0;
+    }
+    auto results = reports::read_results(*doc, results_);
     if (!results.ok()) return report_error(results.error());
     // The timeline (one file) first, so that a failed report can take it back: both or neither.
     if (!timeline_.empty()) {
@@ -39,11 +61,6 @@ class ReportCommand final : public Command {
       if (!st.ok()) return report_error(st.error());
     }
     if (!output_.empty()) {
-      static const std::map<std::string, reports::Format> kFormats = {
-          // NOLINT: constant
-          {"html", reports::Format::kHtml},
-          {"md", reports::Format::kMarkdown},
-          {"csv", reports::Format::kCsv}};
       const reports::Format format =
           format_.empty() ? reports::format_for_path(output_) : kFormats.at(format_);
       Status st = format == reports::Format::kMarkdown ? reports::write_markdown(*results, output_)

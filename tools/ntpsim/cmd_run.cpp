@@ -59,7 +59,8 @@ class RunCommand final : public Command {
     opts.threads = threads_;
     // The results JSON document (per-replication rows) counts in the memory budget only when
     // it will be built (issue 11, docs/limits.md).
-    opts.results_document = !out_.empty() || !s.outputs.results_json.empty() || !report_.empty() ||
+    opts.results_document = !out_.empty() || !s.outputs.results_json.empty() || !csv_.empty() ||
+                            !s.outputs.results_csv.empty() || !report_.empty() ||
                             !s.outputs.report.empty() || !timeline_.empty() ||
                             !s.outputs.timeline.empty();
     // Under mpirun / srun: replications split across ranks, rank 0 alone prints and writes.
@@ -98,7 +99,10 @@ class RunCommand final : public Command {
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv.empty()) {
-      const auto st = outputs.write(csv, sim::results_csv(s, *result));
+      // One CSV format for `run --csv` and `report x.csv`: both go through reports/csv.cpp.
+      auto text = reports::render_csv(sim::run_document(s, *result), file_);
+      if (!text.ok()) return report_error(text.error());
+      const auto st = outputs.write(csv, *text);
       if (!st.ok()) return report_error(st.error());
     }
     // Report and timeline (reports/report.h), after the results files.
