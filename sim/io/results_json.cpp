@@ -10,7 +10,6 @@
 
 #include "models/base/atomic_file.h"
 #include "models/base/build_info.h"
-#include "models/base/units.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/scenario/printer.h"
 
@@ -248,9 +247,8 @@ std::optional<Verdict> run_verdict(const Scenario& s, const RunResult& r) {
   v.tokens_per_s_per_gpu = summarize(tokens_column(r, w)).mean;
   if (s.train_tokens > 0)
     v.time_to_train_days = summarize(column(w, static_cast<size_t>(Metric::kTimeToTrainDays))).mean;
-  v.setting = fmt::format("checkpoint every {}; {} spare domain{}",
-                          units::format_duration(r.checkpoint_interval_s), r.layout.spare_domains,
-                          r.layout.spare_domains == 1 ? "" : "s");
+  v.setting = fmt::format("checkpoint every {:.0f} s; {} spare domain{}", r.checkpoint_interval_s,
+                          r.layout.spare_domains, r.layout.spare_domains == 1 ? "" : "s");
   for (const auto& cfg : s.strategies) {
     if (cfg.name != w.name || cfg.label != w.label) continue;
     for (const auto& [name, value] : cfg.params)

@@ -325,7 +325,7 @@ void report_rows(std::vector<Row>& t) {
                {"s.yaml:1:", "not valid JSON"}});
   t.push_back({"report_plan_timeline", "report pl.json --timeline t.json",
                {scenario(), plan(), made_by("pl.json", "plan p.yaml -q --threads 1 --out pl.json")},
-               2, {"pl.json: a plan has no timeline"}});
+               2, {"pl.json: a plan has no timeline (a plan runs many scenarios)"}});
   t.push_back({"report_plan_csv", "report pl.json -o r.csv",
                {scenario(), plan(), made_by("pl.json", "plan p.yaml -q --threads 1 --out pl.json")},
                2, {"r.csv: a plan report is .html or .md"}});
