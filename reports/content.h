@@ -98,6 +98,9 @@ Page plan_page(const nlohmann::json& plan_doc);
 std::string render_page_html(const Page& page);
 // Charts are linked as "<svg_stem>-<chart id>.svg".
 std::string render_page_markdown(const Page& page, const std::string& svg_stem);
+// The Markdown page at `path` and its charts' SVG files beside it, as (path, text) pairs.
+std::vector<std::pair<std::string, std::string>> page_markdown_files(const Page& page,
+                                                                     const std::string& path);
 // Writes the Markdown page and its charts' SVG files beside it (all or none).
 Status write_page_markdown(const Page& page, const std::string& path);
 

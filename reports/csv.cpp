@@ -16,6 +16,7 @@
 #include <limits>
 #include <set>
 
+#include "models/base/atomic_file.h"
 #include "reports/report.h"
 
 namespace ntpsim::reports {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/base/atomic_file.h"
 #include "reports/content.h"
 #include "reports/report.h"
 #include "reports/svg.h"

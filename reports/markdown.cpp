@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "models/base/atomic_file.h"
 #include "reports/content.h"
 #include "reports/report.h"
 #include "reports/svg.h"
@@ -93,30 +94,59 @@ std::string render_markdown(const Results& r, const std::string& svg_stem) {
   return render_page_markdown(results_page(r), svg_stem);
 }
 
-Status write_page_markdown(const Page& page, const std::string& path) {
+OutputFiles page_markdown_files(const Page& page, const std::string& path) {
   const fs::path p(path);
   const std::string stem = p.stem().string();
-  std::vector<fs::path> written;
+  OutputFiles files;
   for (const Chart& ch : page.charts) {
-    const fs::path svg_path = p.parent_path() / svg_name(stem, ch.id);
-    Status st = write_file_atomic(svg_path.string(), ch.svg);
-    if (!st.ok()) {
-      std::error_code ec;
-      for (const auto& w : written) fs::remove(w, ec);
-      return st;
+    files.emplace_back((p.parent_path() / svg_name(stem, ch.id)).string(), ch.svg);
+  }
+  files.emplace_back(path, render_page_markdown(page, stem));
+  return files;
+}
+
+Status write_page_markdown(const Page& page, const std::string& path) {
+  OutputSet outputs;  // the page and its charts, all or none
+  for (const auto& [p, text] : page_markdown_files(page, path)) {
+    NTPSIM_RETURN_IF_ERROR(outputs.stage(p, text));
+  }
+  return outputs.commit();
+}
+
+Result<OutputFiles> report_files(const Results& r, Format format, const std::string& report_path,
+                                 const std::string& timeline_path) {
+  OutputFiles files;
+  if (!timeline_path.empty()) {
+    if (!r.timeline) {
+      return Error::bad_input(
+          fmt::format("{}: the results document has no \"timeline\" (write it with `ntpsim run`)",
+                      timeline_path));
     }
-    written.push_back(svg_path);
+    files.emplace_back(timeline_path, render_timeline(r));
   }
-  Status st = write_file_atomic(path, render_page_markdown(page, stem));
-  if (!st.ok()) {
-    std::error_code ec;
-    for (const auto& w : written) fs::remove(w, ec);
+  if (report_path.empty()) return files;
+  switch (format) {
+    case Format::kMarkdown: {
+      OutputFiles page = page_markdown_files(results_page(r), report_path);
+      files.insert(files.end(), page.begin(), page.end());
+      break;
+    }
+    case Format::kCsv:
+      files.emplace_back(report_path, render_csv(r));
+      break;
+    case Format::kHtml:
+      files.emplace_back(report_path, render_html(r));
+      break;
   }
-  return st;
+  return files;
 }
 
 Status write_markdown(const Results& r, const std::string& path) {
-  return write_page_markdown(results_page(r), path);
+  auto files = report_files(r, Format::kMarkdown, path, "");
+  if (!files.ok()) return files.error();
+  OutputSet outputs;  // the page and its charts, all or none
+  for (const auto& [p, text] : *files) NTPSIM_RETURN_IF_ERROR(outputs.stage(p, text));
+  return outputs.commit();
 }
 
 }  // namespace ntpsim::reports

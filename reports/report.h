@@ -9,14 +9,17 @@
 //                   lines, loadable with a plain pandas.read_csv (docs/results-schema.md).
 //   write_timeline  Chrome trace-event JSON of the timeline replication, for ui.perfetto.dev.
 //
-// Every writer is atomic: it writes "<path>.tmp-<pid>" and renames it over `path`, and on any
-// error removes what it wrote, so a reader never sees a half-written file. Errors are Status
-// values: bad input (2) for a document without the needed data, runtime (1) for I/O.
+// Every writer is atomic and all or none (models/base/atomic_file.h): a reader never sees a
+// half-written file, and a failure leaves the files that were there before. Errors are Status
+// values: bad input (2) for a document without the needed data or an unusable output path,
+// runtime (1) for I/O.
 // Thread safety: the functions share no state; concurrent calls must use different paths.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/base/status.h"
 #include "reports/results.h"
@@ -49,6 +52,13 @@ SweepValue split_sweep_value(const std::string& text);
 // REQUIRES: r.timeline has a value.
 std::string render_timeline(const Results& r);
 
+// The files a report in `format` at `report_path` and a timeline at `timeline_path` consist of, as
+// (path, text) pairs: the timeline, the Markdown report's SVG charts, the report. An empty path
+// asks for nothing. Bad input when a timeline is asked of results without one.
+using OutputFiles = std::vector<std::pair<std::string, std::string>>;
+Result<OutputFiles> report_files(const Results& r, Format format, const std::string& report_path,
+                                 const std::string& timeline_path);
+
 Status write_html(const Results& r, const std::string& path);
 Status write_markdown(const Results& r, const std::string& path);
 Status write_csv(const Results& r, const std::string& path);
@@ -65,6 +75,11 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
 Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,
                           const std::string& report_path, const std::string& timeline_path);
 
+// The files write_report_files writes, for a caller that writes them with its other outputs.
+Result<OutputFiles> render_report_files(const nlohmann::json& results_doc,
+                                        const std::string& source, const std::string& report_path,
+                                        const std::string& timeline_path);
+
 // The plan page (kind "plan"; reports/planner_section.cpp), in the run report's style. Throws
 // nlohmann::json::exception on a malformed document.
 std::string render_plan_html(const nlohmann::json& plan_doc);
@@ -72,13 +87,14 @@ std::string render_plan_html(const nlohmann::json& plan_doc);
 // Whether a parsed document is a plan document (kind "plan").
 bool is_plan_document(const nlohmann::json& doc);
 
-// Writes the plan report as HTML or Markdown (charts as SVG files beside it). A CSV is refused
-// (bad input: `ntpsim plan --csv` writes the candidates' CSV); a malformed document is bad input
-// naming `source` (for `ntpsim report`, the user's file).
+// The files of a plan report as HTML or Markdown (charts as SVG files beside it). A CSV is
+// refused (bad input: `ntpsim plan --csv` writes the candidates' CSV); a malformed document is
+// bad input naming `source` (for `ntpsim report`, the user's file).
+Result<OutputFiles> plan_report_files(const nlohmann::json& plan_doc, const std::string& source,
+                                      const std::string& path, Format format);
+
+// Writes the files of plan_report_files, all or none.
 Status write_plan_report(const nlohmann::json& plan_doc, const std::string& source,
                          const std::string& path, Format format);
-
-// Writes `text` to `path` atomically (see above).
-Status write_file_atomic(const std::string& path, const std::string& text);
 
 }  // namespace ntpsim::reports

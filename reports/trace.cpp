@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "models/base/atomic_file.h"
 #include "models/base/check.h"
 #include "reports/content.h"
 #include "reports/report.h"

@@ -21,19 +21,20 @@ Format format_for_path(const std::string& path) {
   return Format::kHtml;
 }
 
-Status write_report_files(const nlohmann::json& results_doc, const std::string& source,
-                          const std::string& report_path, const std::string& timeline_path) {
-  if (report_path.empty() && timeline_path.empty()) return Status::Ok();
+Result<OutputFiles> render_report_files(const nlohmann::json& results_doc,
+                                        const std::string& source, const std::string& report_path,
+                                        const std::string& timeline_path) {
+  if (report_path.empty() && timeline_path.empty()) return OutputFiles{};
   if (is_plan_document(results_doc)) {
     if (!timeline_path.empty())
       return Error::bad_input(source + ": a plan has no timeline (a plan runs many scenarios)");
-    if (report_path.empty()) return Status::Ok();
-    Status st = write_plan_report(results_doc, source, report_path, format_for_path(report_path));
+    if (report_path.empty()) return OutputFiles{};
+    auto files = plan_report_files(results_doc, source, report_path, format_for_path(report_path));
     // The document came from the planner, not the user: a mismatch is a bug, not bad input.
-    if (!st.ok() && st.error().exit_code == ExitCode::kBadInput &&
-        st.error().message.find("does not follow") != std::string::npos)
-      return Error::runtime(st.error().message);
-    return st;
+    if (!files.ok() && files.error().exit_code == ExitCode::kBadInput &&
+        files.error().message.find("does not follow") != std::string::npos)
+      return Error::runtime(files.error().message);
+    return files;
   }
   auto results = read_results(results_doc, source);
   if (!results.ok()) {
@@ -41,35 +42,24 @@ Status write_report_files(const nlohmann::json& results_doc, const std::string& 
     return Error::runtime("results document does not follow docs/results-schema.md: " +
                           results.error().message);
   }
-  // The timeline (one file) first, so that a failed report can take it back: both or neither.
-  if (!timeline_path.empty()) NTPSIM_RETURN_IF_ERROR(write_timeline(*results, timeline_path));
-  if (!report_path.empty()) {
-    Status st;
-    switch (format_for_path(report_path)) {
-      case Format::kMarkdown:
-        st = write_markdown(*results, report_path);
-        break;
-      case Format::kCsv:
-        st = write_csv(*results, report_path);
-        break;
-      case Format::kHtml:
-        st = write_html(*results, report_path);
-        break;
-    }
-    if (!st.ok()) {
-      if (!timeline_path.empty()) std::remove(timeline_path.c_str());
-      return st;
-    }
-  }
-  return Status::Ok();
+  return report_files(*results, format_for_path(report_path), report_path, timeline_path);
+}
+
+Status write_report_files(const nlohmann::json& results_doc, const std::string& source,
+                          const std::string& report_path, const std::string& timeline_path) {
+  auto files = render_report_files(results_doc, source, report_path, timeline_path);
+  if (!files.ok()) return files.error();
+  OutputSet outputs;  // report, charts and timeline: all or none
+  for (const auto& [p, text] : *files) NTPSIM_RETURN_IF_ERROR(outputs.stage(p, text));
+  return outputs.commit();
 }
 
 bool is_plan_document(const nlohmann::json& doc) {
   return doc.is_object() && doc.contains("kind") && doc.at("kind") == "plan";
 }
 
-Status write_plan_report(const nlohmann::json& plan_doc, const std::string& source,
-                         const std::string& path, Format format) {
+Result<OutputFiles> plan_report_files(const nlohmann::json& plan_doc, const std::string& source,
+                                      const std::string& path, Format format) {
   if (format == Format::kCsv) {
     return Error::bad_input(fmt::format(
         "{}: a plan report is .html or .md; `ntpsim plan PLAN --csv FILE` writes the candidates' "
@@ -83,18 +73,23 @@ Status write_plan_report(const nlohmann::json& plan_doc, const std::string& sour
     return Error::bad_input(fmt::format(
         "{}: plan document does not follow docs/results-schema.md: {}", source, e.what()));
   }
-  if (format == Format::kMarkdown) return write_page_markdown(page, path);
-  return write_file_atomic(path, render_page_html(page));
+  if (format == Format::kMarkdown) return page_markdown_files(page, path);
+  return OutputFiles{{path, render_page_html(page)}};
+}
+
+Status write_plan_report(const nlohmann::json& plan_doc, const std::string& source,
+                         const std::string& path, Format format) {
+  auto files = plan_report_files(plan_doc, source, path, format);
+  if (!files.ok()) return files.error();
+  OutputSet outputs;  // the page and its charts, all or none
+  for (const auto& [p, text] : *files) NTPSIM_RETURN_IF_ERROR(outputs.stage(p, text));
+  return outputs.commit();
 }
 
 Status write_report_files(const nlohmann::ordered_json& results_doc, const std::string& source,
                           const std::string& report_path, const std::string& timeline_path) {
   if (report_path.empty() && timeline_path.empty()) return Status::Ok();
   return write_report_files(nlohmann::json(results_doc), source, report_path, timeline_path);
-}
-
-Status write_file_atomic(const std::string& path, const std::string& text) {
-  return ntpsim::write_file_atomic(path, std::string_view(text));  // models/base/atomic_file.h
 }
 
 }  // namespace ntpsim::reports

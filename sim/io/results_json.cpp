@@ -410,8 +410,4 @@ ojson sweep_document(const SweepRun& sweep) {
   return d;
 }
 
-Status write_file_atomic(const std::string& path, const std::string& text) {
-  return ntpsim::write_file_atomic(path, std::string_view(text));  // models/base/atomic_file.h
-}
-
 }  // namespace ntpsim::sim

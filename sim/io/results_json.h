@@ -65,8 +65,4 @@ nlohmann::ordered_json run_document(const Scenario& s, const RunResult& r);
 // "sweep".
 nlohmann::ordered_json sweep_document(const SweepRun& sweep);
 
-// Writes `text` to `path` atomically: a temporary file beside it, then rename. On error nothing
-// is left at `path` (runtime error naming the path).
-Status write_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace ntpsim::sim

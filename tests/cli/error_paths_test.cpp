@@ -198,25 +198,25 @@ void run_rows(std::vector<Row>& t) {
                {"@SRC@/tests/reports/fixtures/small.json:2:2: schema: unknown key"}});
   t.push_back({"run_impossible_layout", "run s.yaml --set layout.dp=5", {scenario()}, 2,
                {"layout.dp: PP 1 x DP 5 needs 5 TP groups of 8 GPUs"}});
-  t.push_back({"run_out_is_directory", run + "--out d", {scenario(), dir("d")}, 1,
-               {"d: cannot move the finished file into place: Is a directory"}});
+  t.push_back({"run_out_is_directory", run + "--out d", {scenario(), dir("d")}, 2,
+               {"--out d: is a directory; outputs are written only as regular files"}});
   t.push_back({"run_out_folder_missing", run + "--out nodir/r.json", {scenario()}, 1,
                {"nodir/r.json: cannot create the output file: No such file or directory"}});
-  t.push_back({"run_csv_is_directory", run + "--out r.json --csv d", {scenario(), dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"run_csv_is_directory", run + "--out r.json --csv d", {scenario(), dir("d")}, 2,
+               {"--csv d: is a directory; outputs are written only as regular files"}});
   t.push_back({"run_report_folder_missing", run + "--out r.json --csv r.csv --report nodir/r.html",
                {scenario()}, 1, {"nodir/r.html: cannot create the output file"}});
   t.push_back({"run_scenario_output_folder_missing", "run o.yaml -q --threads 1",
                {text("o.yaml", std::string(kScenario) + "outputs: {results: r.json, "
                                                          "csv: nodir/r.csv}\n")},
                1, {"nodir/r.csv: cannot create the output file"}});
-  t.push_back({"run_timeline_is_directory", run + "--timeline d", {scenario(), dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"run_timeline_is_directory", run + "--timeline d", {scenario(), dir("d")}, 2,
+               {"--timeline d: is a directory; outputs are written only as regular files"}});
   t.push_back({"run_timeline_folder_missing",
                run + "--out r.json --report r.html --timeline nodir/t.json", {scenario()}, 1,
                {"nodir/t.json: cannot create the output file"}});
   t.push_back({"run_report_fails_after_timeline", run + "--timeline t.json --report nodir/r.md",
-               {scenario()}, 1, {"nodir/r-goodput.svg: cannot create the output file"}});
+               {scenario()}, 1, {"--report nodir/r.md: cannot create the output file"}});
 }
 
 void sweep_rows(std::vector<Row>& t) {
@@ -231,8 +231,8 @@ void sweep_rows(std::vector<Row>& t) {
                {"--seed: '-1' is not a whole number in [0, 9223372036854775807]"}});
   t.push_back({"sweep_plan_given", "sweep p.yaml --vary seed=1,2", {plan()}, 2,
                {"p.yaml:1:1: base: unknown key"}});
-  t.push_back({"sweep_out_is_directory", sweep + "--out d", {scenario(), dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"sweep_out_is_directory", sweep + "--out d", {scenario(), dir("d")}, 2,
+               {"--out d: is a directory; outputs are written only as regular files"}});
   t.push_back({"sweep_report_folder_missing", sweep + "--report nodir/r.html", {scenario()}, 1,
                {"nodir/r.html: cannot create the output file"}});
   // The JSON written first is removed when the report then fails: all outputs or none.
@@ -297,8 +297,8 @@ void plan_rows(std::vector<Row>& t) {
                {"s.yaml:1:1: (top level): missing required field \"base\""}});
   t.push_back({"plan_base_missing", "plan q.yaml", {text("q.yaml", "base: nosuch.yaml\n")}, 2,
                {"q.yaml:1:7: base: base scenario 'nosuch.yaml' does not exist"}});
-  t.push_back({"plan_out_is_directory", run + "--out d", {scenario(), plan(), dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"plan_out_is_directory", run + "--out d", {scenario(), plan(), dir("d")}, 2,
+               {"--out d: is a directory; outputs are written only as regular files"}});
   t.push_back({"plan_csv_folder_missing", run + "--csv nodir/c.csv", {scenario(), plan()}, 1,
                {"nodir/c.csv: cannot create the output file"}});
   t.push_back({"plan_csv_fails_after_out", run + "--out o.json --csv nodir/c.csv",
@@ -341,20 +341,20 @@ void report_rows(std::vector<Row>& t) {
   t.push_back({"report_timeline_of_a_sweep",
                "report @SRC@/tests/reports/fixtures/sweep.json --timeline t.json", {}, 2,
                {"t.json: the results document has no \"timeline\""}});
-  t.push_back({"report_output_is_directory", "report " + small + " -o d", {dir("d")}, 1,
-               {"d: cannot move the finished file into place: Is a directory"}});
+  t.push_back({"report_output_is_directory", "report " + small + " -o d", {dir("d")}, 2,
+               {"-o d: is a directory; outputs are written only as regular files"}});
   t.push_back({"report_output_folder_missing", "report " + small + " -o nodir/r.html", {}, 1,
                {"nodir/r.html: cannot create the output file"}});
-  t.push_back({"report_markdown_is_directory", "report " + small + " -o r.md", {dir("r.md")}, 1,
-               {"r.md: cannot move the finished file into place"}});
+  t.push_back({"report_markdown_is_directory", "report " + small + " -o r.md", {dir("r.md")}, 2,
+               {"-o r.md: is a directory; outputs are written only as regular files"}});
   t.push_back({"report_timeline_folder_missing",
                "report " + small + " -o r.html --timeline nodir/t.json", {}, 1,
                {"nodir/t.json: cannot create the output file"}});
   t.push_back({"report_fails_after_timeline",
                "report " + small + " --timeline t.json -o nodir/r.html", {}, 1,
                {"nodir/r.html: cannot create the output file"}});
-  t.push_back({"report_timeline_is_directory", "report " + small + " --timeline d", {dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"report_timeline_is_directory", "report " + small + " --timeline d", {dir("d")}, 2,
+               {"--timeline d: is a directory; outputs are written only as regular files"}});
 }
 
 void validate_fit_trace_rows(std::vector<Row>& t) {
@@ -396,8 +396,8 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
   t.push_back({"fit_nccl_tests_which_collective", "fit run.log -o x.yaml --base h200-sxm",
                {text("run.log", nccl_log)}, 2,
                {"run.log:4:1: cannot tell which collective", "pass --nccl-collective"}});
-  t.push_back({"fit_output_is_directory", fit + "-o d", {dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"fit_output_is_directory", fit + "-o d", {dir("d")}, 2,
+               {"-o d: is a directory; outputs are written only as regular files"}});
   t.push_back({"fit_output_folder_missing", fit + "-o nodir/x.yaml", {}, 1,
                {"nodir/x.yaml: cannot create the output file"}});
   t.push_back({"fit_report_folder_missing", fit + "-o x.yaml --report nodir/r.csv", {}, 1,
@@ -420,10 +420,61 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
                {"n.csv:1: expected the column header 'start,end,unit,kind'"}});
   t.push_back({"trace_results_given", "trace @SRC@/tests/reports/fixtures/small.json", {}, 2,
                {"small.json: expected a JSON list of fault events, got object"}});
-  t.push_back({"trace_to_csv_is_directory", "trace t.csv --to-csv d", {trace, dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"trace_to_csv_is_directory", "trace t.csv --to-csv d", {trace, dir("d")}, 2,
+               {"--to-csv d: is a directory; outputs are written only as regular files"}});
   t.push_back({"trace_to_csv_folder_missing", "trace t.csv --to-csv nodir/x.csv", {trace}, 1,
                {"nodir/x.csv: cannot create the output file"}});
+}
+
+// Output paths: only regular files, never an input or another output, never an empty name, and a
+// file that was there before survives a failed run (the snapshot check compares sizes).
+void output_rows(std::vector<Row>& t) {
+  const std::string run = "run s.yaml -q --threads 1 --replications 2 ";
+  const std::string sweep = "sweep s.yaml -q --threads 1 --replications 2 --vary seed=1,2 ";
+  const std::string regular = ": is a device; outputs are written only as regular files";
+  t.push_back({"run_out_is_the_scenario", run + "--out s.yaml", {scenario()}, 2,
+               {"--out s.yaml: is the scenario s.yaml; refusing to overwrite an input"}});
+  t.push_back({"run_out_is_the_scenario_by_another_name", run + "--out ./d/../s.yaml",
+               {scenario(), dir("d")}, 2, {"--out ./d/../s.yaml: is the scenario s.yaml"}});
+  t.push_back({"run_out_and_csv_same_file", run + "--out x --csv x", {scenario()}, 2,
+               {"--csv x: is also the output --out x; give each output its own file"}});
+  t.push_back({"run_out_and_report_same_file", run + "--out r.json --report r.json", {scenario()},
+               2, {"--report r.json: is also the output --out r.json"}});
+  t.push_back({"run_out_empty", run + "--out ''", {scenario()}, 2,
+               {"--out: an output path must not be empty"}});
+  t.push_back({"run_out_dev_null", run + "--out /dev/null", {scenario()}, 2,
+               {"--out /dev/null" + regular}});
+  t.push_back({"run_out_dev_full", run + "--csv /dev/full", {scenario()}, 2,
+               {"--csv /dev/full" + regular}});
+  t.push_back({"run_out_trailing_slash", run + "--out r.json/", {scenario()}, 2,
+               {"--out r.json/: is a directory, not a file"}});
+  t.push_back({"run_keeps_an_earlier_file", run + "--out r.json --csv nodir/c.csv",
+               {scenario(), text("r.json", "existing results\n")}, 1,
+               {"--csv nodir/c.csv: cannot create the output file"}});
+  t.push_back({"run_scenario_output_is_the_scenario", "run o.yaml -q --threads 1",
+               {text("o.yaml", std::string(kScenario) + "outputs: {results: o.yaml}\n")}, 2,
+               {"o.yaml: is the scenario"}});
+  t.push_back({"sweep_out_is_the_progress_file", sweep + "--out p.json --resume p.json",
+               {scenario()}, 2,
+               {"--out p.json: is the --resume progress file p.json; refusing to overwrite"}});
+  t.push_back({"sweep_resume_empty", sweep + "--resume ''", {scenario()}, 2,
+               {"--resume: an output path must not be empty"}});
+  t.push_back({"plan_out_is_the_plan", "plan p.yaml -q --threads 1 --out p.yaml",
+               {scenario(), plan()}, 2, {"--out p.yaml: is the plan p.yaml"}});
+  t.push_back({"plan_csv_is_the_base", "plan p.yaml -q --threads 1 --csv s.yaml",
+               {scenario(), plan()}, 2, {"--csv s.yaml: is the base scenario"}});
+  t.push_back({"report_output_is_the_results", "report r.json -o r.json",
+               {scenario(), made_by("r.json", run + "--out r.json")}, 2,
+               {"-o r.json: is the results file r.json; refusing to overwrite an input"}});
+  t.push_back({"report_timeline_is_the_output", "report r.json -o t.html --timeline t.html",
+               {scenario(), made_by("r.json", run + "--out r.json")}, 2,
+               {"--timeline t.html: is also the output -o t.html"}});
+  t.push_back({"trace_to_csv_is_the_trace", "trace t.csv --to-csv t.csv", {text("t.csv", kTrace)},
+               2, {"--to-csv t.csv: is the trace t.csv; refusing to overwrite an input"}});
+  t.push_back({"fit_output_is_the_raw_file", "fit n.csv -o n.csv", {text("n.csv", "x\n")}, 2,
+               {"-o n.csv: is the raw measurement file n.csv"}});
+  t.push_back({"fit_report_is_the_output", "fit n.csv -o x.yaml --report x.yaml",
+               {text("n.csv", "x\n")}, 2, {"--report x.yaml: is also the output -o x.yaml"}});
 }
 
 // clang-format on
@@ -438,6 +489,7 @@ std::vector<Row> rows() {
   plan_rows(t);
   report_rows(t);
   validate_fit_trace_rows(t);
+  output_rows(t);
   return t;
 }
 
@@ -641,6 +693,16 @@ TEST_F(CliFrame, VersionHelpAndNoSubcommandExitZeroOnStdout) {
   EXPECT_NE(help.out.find("--replications"), std::string::npos) << help.out;
   EXPECT_EQ(help.err, "");
   EXPECT_TRUE(work_is_empty());
+}
+
+// Printed output that cannot be written is a failure, not a silent exit 0.
+TEST_F(CliFrame, AFullStandardOutputIsAnError) {
+  std::ofstream(work() / "s.yaml") << kScenario;
+  const RunResult r = run_command("( '" NTPSIM_BIN "' check s.yaml > /dev/full )");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("ntpsim: error: cannot write the standard output: No space left on device"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "models/base/atomic_file.h"
 #include "reports/report.h"
 #include "tests/reports/fixture.h"
 

@@ -1,14 +1,16 @@
 // Sweeps: parsing of --vary specs, a two-parameter sweep over a scenario file, the sweep JSON,
 // and atomic result writing.
+#include "sim/montecarlo/sweep.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "models/base/atomic_file.h"
 #include "sim/io/results_json.h"
 #include "sim/io/results_table.h"
 #include "sim/metrics/aggregate.h"
-#include "sim/montecarlo/sweep.h"
 #include "tests/fixtures/tiny_job.h"
 
 namespace ntpsim::sim {

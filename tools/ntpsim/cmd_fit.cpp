@@ -7,17 +7,18 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "calibrate/fit.h"
 #include "calibrate/model_check.h"
 #include "calibrate/nccl_tests_log.h"
 #include "calibrate/profile.h"
 #include "calibrate/raw_reader.h"
-#include "models/base/atomic_file.h"
 #include "models/base/yaml_reader.h"
 #include "models/hardware.h"
 #include "sim/scenario/loader.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/outputs.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -32,7 +33,9 @@ class FitCommand final : public Command {
                     "Raw measurement CSV files written by ntpcal and/or nccl-tests logs "
                     "(*_perf output), detected by content")
         ->required();
-    sub->add_option("-o,--output", output_, "Profile YAML to write")->required();
+    sub->add_option("-o,--output", output_, "Profile YAML to write")
+        ->required()
+        ->check(output_path());
     sub->add_option("--base", base_,
                     "Spec profile (name in models/profiles, or a file) that the measured parts "
                     "replace; without it only measured values are written");
@@ -40,7 +43,8 @@ class FitCommand final : public Command {
     sub->add_option("--sm-count", sm_count_, "SM count when the raw files do not record it")
         ->check(CLI::Range(1, 1 << 20));
     sub->add_flag("--no-table", no_table_, "Do not write the measured GEMM table (tile model only)");
-    sub->add_option("--report", report_, "Also write per-point relative errors as CSV");
+    sub->add_option("--report", report_, "Also write per-point relative errors as CSV")
+        ->check(output_path());
     sub->add_flag("-q,--quiet", quiet_, "Print nothing but errors");
     sub->add_option("--nccl-collective", nccl_.collective,
                     "Collective of the nccl-tests logs when neither the log nor the file name says")
@@ -63,6 +67,15 @@ class FitCommand final : public Command {
   }
 
   int run() override {
+    // Both files or neither, and neither may replace a measurement or the base profile.
+    OutputSet outputs;
+    for (const auto& path : raw_) outputs.add_input(path, "raw measurement file");
+    if (!base_.empty() && std::filesystem::exists(base_))
+      outputs.add_input(base_, "--base profile");
+    for (const auto& [path, what] : {std::pair{output_, "-o"}, std::pair{report_, "--report"}}) {
+      const auto st = declare_if_given(outputs, path, what);
+      if (!st.ok()) return report_error(st.error());
+    }
     std::vector<calibrate::RawData> files;
     for (const auto& path : raw_) {
       auto data = calibrate::read_measurement_file(path, nccl_);
@@ -87,29 +100,23 @@ class FitCommand final : public Command {
     auto profile = calibrate::make_profile(*fit, options);
     if (!profile.ok()) return report_error(profile.error());
     const auto checks = calibrate::check_profile(*profile, files);
-    if (auto s = write_file_atomic(output_, calibrate::profile_text(*profile, *fit, checks)); !s.ok()) {
-      return report_error(s.error());
-    }
-    // Read it back exactly as `ntpsim run` would.
-    // A profile that does not load is removed, not left for `ntpsim run` to trip on.
-    auto loaded = load_yaml_file(output_);
+    const std::string text = calibrate::profile_text(*profile, *fit, checks);
+    // Read it back as `ntpsim run` would, before it is written: a profile that does not load is
+    // never put in place for `ntpsim run` to trip on.
+    auto loaded = load_yaml_string(text, output_);
     if (!loaded.ok()) {
-      std::remove(output_.c_str());
       return report_error(
           Error::runtime("the written profile does not parse: " + loaded.error().message));
     }
     auto check = models::read_hardware(*loaded, "", YamlContext(output_), search);
     if (!check.ok()) {
-      std::remove(output_.c_str());
       return report_error(
           Error::runtime("the written profile does not load: " + check.error().message));
     }
-    if (!report_.empty()) {
-      if (auto s = write_file_atomic(report_, calibrate::fit_report_csv(*fit)); !s.ok()) {
-        std::remove(output_.c_str());  // both files or neither
-        return report_error(s.error());
-      }
-    }
+    Status st = outputs.stage(output_, text);
+    if (st.ok() && !report_.empty()) st = outputs.stage(report_, calibrate::fit_report_csv(*fit));
+    if (st.ok()) st = outputs.commit();
+    if (!st.ok()) return report_error(st.error());
     if (!quiet_) {
       fmt::print("{}", calibrate::describe(*fit));
       fmt::print("profile's cost models against the measurements:\n{}", calibrate::describe(checks));

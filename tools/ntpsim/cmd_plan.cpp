@@ -7,13 +7,12 @@
 // a rerun of the same command takes the recorded ones instead of running them again, so an
 // interrupted plan continues where it stopped with identical final results; FILE is removed once
 // the outputs are written.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <limits>
 
-#include <fmt/format.h>
-
-#include "reports/report.h"
 #include "sim/io/results_json.h"
 #include "sim/planner/plan.h"
 #include "sim/planner/plan_output.h"
@@ -39,14 +38,16 @@ class PlanCommand final : public Command {
         ->check(CLI::Range(1, 4096));
     sub->add_option("--seed", seed_, "Seed (overrides the plan and the base scenario)")
         ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
-    sub->add_option("--out", out_, "Write the plan results JSON here");
-    sub->add_option("--csv", csv_, "Write one CSV row per candidate here");
+    sub->add_option("--out", out_, "Write the plan results JSON here")->check(output_path());
+    sub->add_option("--csv", csv_, "Write one CSV row per candidate here")->check(output_path());
     sub->add_option("--report", report_,
                     "Write the plan report: .md gives Markdown (charts as SVG files beside it), "
-                    "anything else one self-contained HTML file");
+                    "anything else one self-contained HTML file")
+        ->check(output_path());
     sub->add_option("--resume", resume_,
                     "Progress file: record each finished finalist confirmation there, and "
-                    "continue from it when it exists (removed once the outputs are written)");
+                    "continue from it when it exists (removed once the outputs are written)")
+        ->check(output_path());
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");
     sub->add_flag("-v,--verbose", verbose_,
                   "Print each finalist's Monte Carlo outcome as it finishes (stderr)");
@@ -62,6 +63,17 @@ class PlanCommand final : public Command {
     auto plan = sim::read_plan(file_);
     if (!plan.ok()) return report_error(plan.error());
     if (seed_) plan->seed = *seed_;
+    // Every output or none, checked before the search: none may be the plan, its base scenario,
+    // the progress file or another output.
+    OutputSet outputs;
+    outputs.add_input(file_, "plan");
+    outputs.add_input(plan->base, "base scenario");
+    outputs.add_input(resume_, "--resume progress file");
+    for (const auto& [path, what] :
+         {std::pair{out_, "--out"}, std::pair{csv_, "--csv"}, std::pair{report_, "--report"}}) {
+      const auto st = declare_if_given(outputs, path, what);
+      if (!st.ok()) return report_error(st.error());
+    }
     sim::PlanOptions opts;
     opts.threads = threads_;
     install_interrupt_handlers();
@@ -123,19 +135,19 @@ class PlanCommand final : public Command {
     }
     if (!is_root(world)) return 0;
     const auto doc = sim::plan_document(*result);
-    OutputSet outputs;  // every output or none
     if (!out_.empty()) {
-      const auto st = outputs.write(out_, doc.dump(1) + "\n");
+      const auto st = outputs.stage(out_, doc.dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv_.empty()) {
-      const auto st = outputs.write(csv_, sim::plan_csv(*result));
+      const auto st = outputs.stage(csv_, sim::plan_csv(*result));
       if (!st.ok()) return report_error(st.error());
     }
     if (!report_.empty()) {
-      const auto st = outputs.add(reports::write_report_files(doc, file_, report_, ""), {report_});
+      const auto st = stage_report(outputs, nlohmann::json(doc), file_, report_, "");
       if (!st.ok()) return report_error(st.error());
     }
+    if (const auto st = outputs.commit(); !st.ok()) return report_error(st.error());
     if (journal) {
       const auto st = journal->remove();
       if (!st.ok()) return report_error(st.error());

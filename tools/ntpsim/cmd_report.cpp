@@ -9,6 +9,7 @@
 
 #include "reports/report.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/outputs.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -24,54 +25,54 @@ class ReportCommand final : public Command {
         ->required();
     sub->add_option("-o,--output", output_,
                     "Report file; .md gives Markdown (charts as SVG files beside it), .csv the "
-                    "CSV export, anything else one self-contained HTML file");
+                    "CSV export, anything else one self-contained HTML file")
+        ->check(output_path());
     sub->add_option("--format", format_, "html | md | csv (default: from the output's extension)")
         ->check(CLI::IsMember({"html", "md", "csv"}));
     sub->add_option("--timeline", timeline_,
-                    "Also write the Chrome trace-event JSON of replication 0 (ui.perfetto.dev)");
+                    "Also write the Chrome trace-event JSON of replication 0 (ui.perfetto.dev)")
+        ->check(output_path());
     return sub;
   }
 
   int run() override {
     if (output_.empty() && timeline_.empty())
       return report_error(Error::bad_input("report: give -o REPORT and/or --timeline TRACE.json"));
+    // Report, its charts and the timeline: all or none, and none may be the results read.
+    OutputSet outputs;
+    outputs.add_input(results_, "results file");
+    for (const auto& [path, what] :
+         {std::pair{output_, "-o"}, std::pair{timeline_, "--timeline"}}) {
+      const auto st = declare_if_given(outputs, path, what);
+      if (!st.ok()) return report_error(st.error());
+    }
     static const std::map<std::string, reports::Format> kFormats = {
-        // NOLINT: constant
         {"html", reports::Format::kHtml},
         {"md", reports::Format::kMarkdown},
         {"csv", reports::Format::kCsv}};
+    const reports::Format format =
+        format_.empty() ? reports::format_for_path(output_) : kFormats.at(format_);
     auto doc = reports::load_document(results_);
     if (!doc.ok()) return report_error(doc.error());
+    Result<reports::OutputFiles> files = reports::OutputFiles{};
     if (reports::is_plan_document(*doc)) {
       if (!timeline_.empty())
         return report_error(Error::bad_input(
             fmt::format("{}: a plan has no timeline (a plan runs many scenarios)", results_)));
-      const reports::Format format =
-          format_.empty() ? reports::format_for_path(output_) : kFormats.at(format_);
-      Status st = reports::write_plan_report(*doc, results_, output_, format);
-      if (!st.ok()) return report_error(st.error());
-      fmt::print(stderr, "ntpsim: wrote {}\n", output_);
-      return 0;
+      files = reports::plan_report_files(*doc, results_, output_, format);
+    } else {
+      auto results = reports::read_results(*doc, results_);
+      if (!results.ok()) return report_error(results.error());
+      files = reports::report_files(*results, format, output_, timeline_);
     }
-    auto results = reports::read_results(*doc, results_);
-    if (!results.ok()) return report_error(results.error());
-    // The timeline (one file) first, so that a failed report can take it back: both or neither.
-    if (!timeline_.empty()) {
-      Status st = reports::write_timeline(*results, timeline_);
-      if (!st.ok()) return report_error(st.error());
+    if (!files.ok()) return report_error(files.error());
+    Status st;
+    for (const auto& [path, text] : *files) {
+      if (st.ok()) st = outputs.stage(path, text);
     }
-    if (!output_.empty()) {
-      const reports::Format format =
-          format_.empty() ? reports::format_for_path(output_) : kFormats.at(format_);
-      Status st = format == reports::Format::kMarkdown ? reports::write_markdown(*results, output_)
-                  : format == reports::Format::kCsv    ? reports::write_csv(*results, output_)
-                                                       : reports::write_html(*results, output_);
-      if (!st.ok()) {
-        if (!timeline_.empty()) std::remove(timeline_.c_str());
-        return report_error(st.error());
-      }
-      fmt::print(stderr, "ntpsim: wrote {}\n", output_);
-    }
+    if (st.ok()) st = outputs.commit();
+    if (!st.ok()) return report_error(st.error());
+    if (!output_.empty()) fmt::print(stderr, "ntpsim: wrote {}\n", output_);
     if (!timeline_.empty()) {
       fmt::print(stderr, "ntpsim: wrote {} (open in ui.perfetto.dev)\n", timeline_);
     }

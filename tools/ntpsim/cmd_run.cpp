@@ -3,14 +3,13 @@
 // its replications and print the per-strategy table; write results JSON / CSV atomically
 // (nothing is written when the run fails). Progress goes to stderr when it is a terminal
 // (progress_display.h); "ntpsim: wrote FILE" lines (stderr) name the files written, unless -q.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "reports/report.h"
 #include "sim/io/results_json.h"
@@ -39,13 +38,15 @@ class RunCommand final : public Command {
         ->check(CLI::Range(1, 4096));
     sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)")
         ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
-    sub->add_option("--out", out_, "Write the results JSON here");
-    sub->add_option("--csv", csv_, "Write the per-replication CSV here");
+    sub->add_option("--out", out_, "Write the results JSON here")->check(output_path());
+    sub->add_option("--csv", csv_, "Write the per-replication CSV here")->check(output_path());
     sub->add_flag("-q,--quiet", quiet_, "Print no table and no progress");
     sub->add_option("--report", report_,
-                    "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv");
+                    "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv")
+        ->check(output_path());
     sub->add_option("--timeline", timeline_,
-                    "Write replication 0 as Chrome trace-event JSON (open in ui.perfetto.dev)");
+                    "Write replication 0 as Chrome trace-event JSON (open in ui.perfetto.dev)")
+        ->check(output_path());
     return sub;
   }
 
@@ -54,6 +55,23 @@ class RunCommand final : public Command {
     if (!scenario.ok()) return report_error(scenario.error());
     sim::Scenario& s = *scenario;
     if (seed_) s.seed = *seed_;
+    const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
+    const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
+    const std::string report = !report_.empty() ? report_ : s.outputs.report;
+    const std::string timeline = !timeline_.empty() ? timeline_ : s.outputs.timeline;
+    // Every output or none, checked before the run: none may be an input or another output, and
+    // files that were there before are replaced only once every output is ready.
+    OutputSet outputs;
+    add_scenario_inputs(outputs, s);
+    // Messages name the option, or the scenario key the path came from.
+    for (const auto& [path, what] :
+         {std::pair{out, out_.empty() ? "outputs.results" : "--out"},
+          std::pair{csv, csv_.empty() ? "outputs.csv" : "--csv"},
+          std::pair{report, report_.empty() ? "outputs.report" : "--report"},
+          std::pair{timeline, timeline_.empty() ? "outputs.timeline" : "--timeline"}}) {
+      const auto st = declare_if_given(outputs, path, what);
+      if (!st.ok()) return report_error(st.error());
+    }
     sim::RunOptions opts;
     opts.replications = replications_;
     opts.threads = threads_;
@@ -90,30 +108,23 @@ class RunCommand final : public Command {
       fmt::print(stderr, "ntpsim: warning: {}\n", w);
       result->warnings.push_back(w);
     }
-    const std::string out = !out_.empty() ? out_ : s.outputs.results_json;
-    const std::string csv = !csv_.empty() ? csv_ : s.outputs.results_csv;
-    // Every output or none: a failed write removes the files written before it.
-    OutputSet outputs;
     if (!out.empty()) {
-      const auto st = outputs.write(out, sim::run_document(s, *result).dump(1) + "\n");
+      const auto st = outputs.stage(out, sim::run_document(s, *result).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv.empty()) {
       // One CSV format for `run --csv` and `report x.csv`: both go through reports/csv.cpp.
       auto text = reports::render_csv(sim::run_document(s, *result), file_);
       if (!text.ok()) return report_error(text.error());
-      const auto st = outputs.write(csv, *text);
+      const auto st = outputs.stage(csv, *text);
       if (!st.ok()) return report_error(st.error());
     }
-    // Report and timeline (reports/report.h), after the results files.
-    const std::string report = !report_.empty() ? report_ : s.outputs.report;
-    const std::string timeline = !timeline_.empty() ? timeline_ : s.outputs.timeline;
     if (!report.empty() || !timeline.empty()) {
-      const auto st = outputs.add(
-          reports::write_report_files(sim::run_document(s, *result), file_, report, timeline),
-          {report, timeline});
+      const auto st = stage_report(outputs, nlohmann::json(sim::run_document(s, *result)), file_,
+                                   report, timeline);
       if (!st.ok()) return report_error(st.error());
     }
+    if (const auto st = outputs.commit(); !st.ok()) return report_error(st.error());
     if (!quiet_) {
       std::fputs(sim::run_table(s, *result).c_str(), stdout);
       // Wall time goes to stderr only: stdout and the files stay identical across machines.

@@ -6,26 +6,25 @@
 // interrupted sweep continues where it stopped with identical final results; FILE is removed once
 // the outputs are written. Progress (points, and replications of the point being run) goes to
 // stderr when it is a terminal (progress_display.h); "ntpsim: wrote FILE" lines unless -q.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <limits>
 #include <set>
 
-#include <fmt/format.h>
-
-#include "reports/report.h"
 #include "sim/io/progress.h"
 #include "sim/io/results_json.h"
-#include "sim/io/run_record.h"
 #include "sim/io/results_table.h"
+#include "sim/io/run_record.h"
 #include "sim/montecarlo/sweep.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/printer.h"
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/mpi_world.h"
 #include "tools/ntpsim/outputs.h"
 #include "tools/ntpsim/progress_cli.h"
 #include "tools/ntpsim/progress_display.h"
-#include "sim/scenario/loader.h"
-#include "sim/scenario/printer.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -47,13 +46,15 @@ class SweepCommand final : public Command {
         ->check(CLI::Range(1, 4096));
     sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)")
         ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
-    sub->add_option("--out", out_, "Write the sweep JSON here");
+    sub->add_option("--out", out_, "Write the sweep JSON here")->check(output_path());
     sub->add_flag("-q,--quiet", quiet_, "Print no table");
     sub->add_option("--resume", resume_,
                     "Progress file: record each finished point there, and continue from it "
-                    "when it exists (removed once the outputs are written)");
+                    "when it exists (removed once the outputs are written)")
+        ->check(output_path());
     sub->add_option("--report", report_,
-                    "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv");
+                    "Write a report: .html (self-contained), .md (SVG charts beside it) or .csv")
+        ->check(output_path());
     return sub;
   }
 
@@ -76,6 +77,21 @@ class SweepCommand final : public Command {
     if (world) opts.distribution = world->distribution();
     install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
     opts.cancel = interrupt_flag();
+    // Every output or none, checked before the sweep: none may be the scenario, the progress
+    // file or another output.
+    auto base = sim::load_scenario(file_, overrides);
+    if (!base.ok()) return report_error(base.error());
+    const std::string out = !out_.empty() ? out_ : base->outputs.results_json;
+    const std::string report = !report_.empty() ? report_ : base->outputs.report;
+    OutputSet outputs;
+    add_scenario_inputs(outputs, *base);
+    outputs.add_input(resume_, "--resume progress file");
+    for (const auto& [path, what] :
+         {std::pair{out, out_.empty() ? "outputs.results" : "--out"},
+          std::pair{report, report_.empty() ? "outputs.report" : "--report"}}) {
+      const auto st = declare_if_given(outputs, path, what);
+      if (!st.ok()) return report_error(st.error());
+    }
     // Progress on a terminal only (progress_display.h): points, and replications of the current.
     ProgressDisplay progress("sweep", "points", progress_wanted(quiet_, is_root(world)));
     if (progress.enabled()) {
@@ -89,8 +105,6 @@ class SweepCommand final : public Command {
       return Status::Ok();
     };
     if (!resume_.empty()) {
-      auto base = sim::load_scenario(file_, overrides);
-      if (!base.ok()) return report_error(base.error());
       auto identity = progress_identity("sweep");
       identity["scenario_file"] = file_;
       identity["overrides"] = overrides;
@@ -157,18 +171,16 @@ class SweepCommand final : public Command {
     std::set<std::string> notices;  // once each, not per point
     for (const auto& p : sweep->points) notices.insert(p.result.notices.begin(), p.result.notices.end());
     for (const auto& n : notices) fmt::print(stderr, "ntpsim: note: {}\n", n);
-    const std::string out = !out_.empty() ? out_ : sweep->base.outputs.results_json;
-    const std::string report = !report_.empty() ? report_ : sweep->base.outputs.report;
-    OutputSet outputs;  // every output or none
     if (!out.empty()) {
-      const auto st = outputs.write(out, sim::sweep_document(*sweep).dump(1) + "\n");
+      const auto st = outputs.stage(out, sim::sweep_document(*sweep).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!report.empty()) {
-      const auto st = outputs.add(
-          reports::write_report_files(sim::sweep_document(*sweep), file_, report, ""), {report});
+      const auto st =
+          stage_report(outputs, nlohmann::json(sim::sweep_document(*sweep)), file_, report, "");
       if (!st.ok()) return report_error(st.error());
     }
+    if (const auto st = outputs.commit(); !st.ok()) return report_error(st.error());
     if (journal) {
       const auto st = journal->remove();
       if (!st.ok()) return report_error(st.error());

@@ -9,6 +9,7 @@
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace.h"
 #include "tools/ntpsim/command.h"
+#include "tools/ntpsim/outputs.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -35,7 +36,8 @@ class TraceCommand final : public Command {
                     "Nodes the trace observed, for faults per 1000 node-days "
                     "(default: the nodes that appear)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-    sub->add_option("--to-csv", csv_out_, "Write the trace in the ntpsim CSV format to this path");
+    sub->add_option("--to-csv", csv_out_, "Write the trace in the ntpsim CSV format to this path")
+        ->check(output_path());
     return sub;
   }
 
@@ -49,6 +51,12 @@ class TraceCommand final : public Command {
       if (!json && !csv) return report_error(Error::bad_input(file_ + ": cannot tell the format from the extension; pass --format"));
       cfg.format = json ? "infinitehbd" : "csv";
     }
+    OutputSet outputs;  // the converted trace may not replace the trace it converts
+    outputs.add_input(file_, "trace");
+    if (!csv_out_.empty()) {
+      const Status st = outputs.declare(csv_out_, "--to-csv");
+      if (!st.ok()) return report_error(st.error());
+    }
     auto loaded = sim::load_trace(cfg);
     if (!loaded.ok()) return report_error(loaded.error());
     const sim::TraceData& t = **loaded;
@@ -56,7 +64,8 @@ class TraceCommand final : public Command {
     if (!csv_out_.empty()) {
       auto text = sim::to_csv_trace(t);
       if (!text.ok()) return report_error(text.error());
-      const Status st = write_file_atomic(csv_out_, *text);
+      Status st = outputs.stage(csv_out_, *text);
+      if (st.ok()) st = outputs.commit();
       if (!st.ok()) return report_error(st.error());
     }
     print_summary(t);

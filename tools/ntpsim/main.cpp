@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <map>
 
@@ -23,6 +25,8 @@ std::map<std::string, CommandFactory>& registry() {
 }
 
 }  // namespace
+
+int run_main(int argc, char** argv);
 
 bool register_command(const char* name, CommandFactory factory) {
   registry().emplace(name, std::move(factory));
@@ -55,9 +59,28 @@ CLI::Validator unsigned_decimal(uint64_t max) {
       "UINT64");
 }
 
+// A command whose printed output did not reach its destination failed, whatever it returned: a
+// full disk or a closed pipe behind stdout (`ntpsim check s.yaml > /dev/full`) is exit 1 with a
+// message, never a silent 0.
+int finish_streams(int rc) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    const int err = errno;
+    std::fprintf(stderr, "ntpsim: error: cannot write the standard output: %s\n",
+                 std::strerror(err != 0 ? err : EIO));
+    std::fflush(stderr);
+    return rc == 0 ? 1 : rc;
+  }
+  if (std::fflush(stderr) != 0 || std::ferror(stderr) != 0) return rc == 0 ? 1 : rc;
+  return rc;
+}
+
 }  // namespace ntpsim::cli
 
 int main(int argc, char** argv) {
+  return ntpsim::cli::finish_streams(ntpsim::cli::run_main(argc, argv));
+}
+
+int ntpsim::cli::run_main(int argc, char** argv) {
   using namespace ntpsim;
   try {
     CLI::App app{"ntpsim: LLM-training goodput under GPU failures (checkpoint-restart, DP drop, "

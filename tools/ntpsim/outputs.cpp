@@ -1,29 +1,33 @@
 #include "tools/ntpsim/outputs.h"
 
-#include <cstdio>
-
-#include "models/base/atomic_file.h"
+#include "reports/report.h"
 
 namespace ntpsim::cli {
 
-Status OutputSet::write(const std::string& path, const std::string& text) {
-  return add(write_file_atomic(path, text), {path});
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? std::string("an output path must not be empty") : std::string();
+      },
+      "PATH");
 }
 
-Status OutputSet::add(const Status& st, const std::vector<std::string>& paths) {
-  if (!st.ok()) {
-    remove_written();
-    return st;
-  }
-  for (const auto& p : paths) {
-    if (!p.empty()) written_.push_back(p);
-  }
-  return st;
+void add_scenario_inputs(OutputSet& outputs, const sim::Scenario& s) {
+  outputs.add_input(s.file, "scenario");
+  if (s.failures.trace) outputs.add_input(s.failures.trace->file, "trace");
 }
 
-void OutputSet::remove_written() {
-  for (const auto& p : written_) std::remove(p.c_str());
-  written_.clear();
+Status declare_if_given(OutputSet& outputs, const std::string& path, const char* what) {
+  if (path.empty()) return Status::Ok();
+  return outputs.declare(path, what);
+}
+
+Status stage_report(OutputSet& outputs, const nlohmann::json& doc, const std::string& source,
+                    const std::string& report_path, const std::string& timeline_path) {
+  auto files = reports::render_report_files(doc, source, report_path, timeline_path);
+  if (!files.ok()) return files.error();
+  for (const auto& [path, text] : *files) NTPSIM_RETURN_IF_ERROR(outputs.stage(path, text));
+  return Status::Ok();
 }
 
 }  // namespace ntpsim::cli

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "models/base/atomic_file.h"
 #include "models/base/build_info.h"
 #include "sim/io/results_json.h"
 #include "tools/validate/doc_builder.h"
@@ -160,9 +161,9 @@ Status write_validation(const ValidateOptions& options) {
   fs::create_directories(dir, ec);
   if (ec) return Error::runtime("cannot create " + dir.string() + ": " + ec.message());
   for (const auto& [name, text] : doc.svgs) {
-    NTPSIM_RETURN_IF_ERROR(sim::write_file_atomic((dir / name).string(), text));
+    NTPSIM_RETURN_IF_ERROR(ntpsim::write_file_atomic((dir / name).string(), text));
   }
-  return sim::write_file_atomic(options.out, md);
+  return ntpsim::write_file_atomic(options.out, md);
 }
 
 }  // namespace ntpsim::validate
