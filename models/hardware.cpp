@@ -145,6 +145,15 @@ Status read_sections(MapReader& r, HardwareProfile& h) {
         s->quantity("write", h.storage_write_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
     NTPSIM_RETURN_IF_ERROR(
         s->quantity("read", h.storage_read_Bps, units::parse_bandwidth_Bps, false, 0, kMaxBw));
+    // Zero is no bandwidth, not "unlimited": an absent field is the unlimited case.
+    for (const auto& [key, value] :
+         {std::pair{"write", h.storage_write_Bps}, std::pair{"read", h.storage_read_Bps}}) {
+      if (s->has(key) && value == 0.0) {
+        return s->error(key,
+                        "must be above zero (omit the field when only the network limits "
+                        "checkpoint traffic)");
+      }
+    }
     NTPSIM_RETURN_IF_ERROR(s->finish());
   }
   NTPSIM_RETURN_IF_ERROR(read_gemm(r, h.gemm));
@@ -218,6 +227,11 @@ Result<HardwareProfile> read_map(const YAML::Node& node, const std::string& path
   NTPSIM_RETURN_IF_ERROR(
       r.quantity("gemm_efficiency", h.gemm_efficiency, units::parse_fraction, false, 0.01, 1));
   NTPSIM_RETURN_IF_ERROR(r.integer("gpus_per_domain", h.gpus_per_domain, false, 0, 1 << 20));
+  if (r.has("gpus_per_domain") && h.gpus_per_domain == 0) {
+    // Zero would switch the domain-size check off; an absent field is the "any size" case.
+    return r.error("gpus_per_domain",
+                   "must be at least 1 (omit the field when the profile fits any domain size)");
+  }
   NTPSIM_RETURN_IF_ERROR(read_fabric(r, "scale_up", h.scale_up));
   NTPSIM_RETURN_IF_ERROR(read_fabric(r, "scale_out", h.scale_out));
   NTPSIM_RETURN_IF_ERROR(read_sections(r, h));
@@ -357,11 +371,12 @@ YAML::Node to_yaml(const HardwareProfile& h) {
   n["max_clock_speedup"] = h.max_clock_speedup;
   n["idle_power"] = units::format_power(h.idle_power_w);
   n["gemm_efficiency"] = h.gemm_efficiency;
-  n["gpus_per_domain"] = h.gpus_per_domain;
+  if (h.gpus_per_domain > 0) n["gpus_per_domain"] = h.gpus_per_domain;  // 0: any size (absent)
   n["scale_up"] = fabric_yaml(h.scale_up);
   n["scale_out"] = fabric_yaml(h.scale_out);
-  n["storage"]["write"] = units::format_bandwidth(h.storage_write_Bps);
-  n["storage"]["read"] = units::format_bandwidth(h.storage_read_Bps);
+  // 0: unlimited, written as an absent field (the reader refuses an explicit zero).
+  if (h.storage_write_Bps > 0) n["storage"]["write"] = units::format_bandwidth(h.storage_write_Bps);
+  if (h.storage_read_Bps > 0) n["storage"]["read"] = units::format_bandwidth(h.storage_read_Bps);
   YAML::Node g;
   g["sm_count"] = h.gemm.sm_count;
   g["tile_m"] = h.gemm.tile_m;

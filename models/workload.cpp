@@ -114,7 +114,8 @@ Status read_fields(MapReader& r, Workload& w, bool all_required) {
   NTPSIM_RETURN_IF_ERROR(r.integer("layers", w.layers, req, 1, kMaxLayers));
   NTPSIM_RETURN_IF_ERROR(r.integer("hidden", w.hidden, req, 1, kMaxHidden));
   NTPSIM_RETURN_IF_ERROR(r.integer("heads", w.heads, req, 1, kMaxHeads));
-  NTPSIM_RETURN_IF_ERROR(r.integer("kv_heads", w.kv_heads, false, 0, kMaxHeads));
+  // Absent: as many KV heads as attention heads; an explicit 0 is refused, not read as absent.
+  NTPSIM_RETURN_IF_ERROR(r.integer("kv_heads", w.kv_heads, false, 1, kMaxHeads));
   NTPSIM_RETURN_IF_ERROR(r.integer("ffn", w.ffn, req, 1, kMaxFfn));
   NTPSIM_RETURN_IF_ERROR(r.boolean("gated_ffn", w.gated_ffn, false));
   NTPSIM_RETURN_IF_ERROR(r.integer("vocab", w.vocab, req, 1, kMaxVocab));

@@ -1,18 +1,32 @@
 #include "models/base/yaml_reader.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "models/base/units.h"
 #include "models/base/utf8.h"
 
 namespace ntpsim {
+
+std::string clip_for_message(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  // Never cut inside a UTF-8 sequence: messages stay valid UTF-8.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes in all)", text.substr(0, cut), text.size());
+}
 
 const std::string& YamlContext::file_for(const std::string& path) const {
   const std::string* best = &default_file_;
@@ -42,34 +56,178 @@ SourceLocation YamlContext::locate(const YAML::Node& node, const std::string& pa
   return loc;
 }
 
-Result<YAML::Node> load_yaml_string(const std::string& text, const std::string& name) {
+namespace {
+
+constexpr int kMaxNesting = 1000;  // deeper YAML is refused before yaml-cpp recurses into it
+
+// The deepest nesting of flow collections ([ and {) and block sequence dashes on one line, outside
+// quoted scalars and comments; the offset where `kMaxNesting` is first exceeded, if it is.
+std::optional<size_t> too_deep(std::string_view text) {
+  int depth = 0;
+  char quote = 0;
+  bool comment = false;
+  bool line_start = true;  // only spaces and "- " since the line began
+  int dashes = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      comment = false;
+      line_start = true;
+      dashes = 0;
+      if (quote == 0) continue;
+    }
+    if (comment) continue;
+    if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (line_start && c == '-' && i + 1 < text.size() &&
+        (text[i + 1] == ' ' || text[i + 1] == '\n')) {
+      if (++dashes > kMaxNesting) return i;
+      continue;
+    }
+    if (c != ' ') line_start = false;
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      comment = true;
+    } else if (c == '"' || c == '\'') {
+      if (i == 0 || std::string_view(" \t[{,:-\n").find(text[i - 1]) != std::string_view::npos) {
+        quote = c;
+      }
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+// Where a quoted scalar that starts at `open` (its quote character) ends: the offset after the
+// closing quote, or nullopt when the text ends first.
+std::optional<size_t> closing_quote(std::string_view text, size_t open) {
+  const char q = text[open];
+  for (size_t i = open + 1; i < text.size(); ++i) {
+    if (q == '"' && text[i] == '\\') {
+      ++i;
+    } else if (text[i] == q) {
+      if (q == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' is a quote inside a single-quoted scalar
+        continue;
+      }
+      return i + 1;
+    }
+  }
+  return std::nullopt;
+}
+
+// yaml-cpp 0.7 accepts a quoted scalar whose closing quote is missing, swallowing the rest of the
+// file into it. Every quoted scalar of the tree is checked against the text it came from.
+Status check_quotes(const YAML::Node& n, std::string_view text, const std::string& name,
+                    const std::string& path) {
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+      NTPSIM_RETURN_IF_ERROR(check_quotes(kv.first, text, name, path));
+      NTPSIM_RETURN_IF_ERROR(check_quotes(kv.second, text, name, join_path(path, key)));
+    }
+  } else if (n.IsSequence()) {
+    size_t i = 0;
+    for (const auto& e : n) {
+      NTPSIM_RETURN_IF_ERROR(check_quotes(e, text, name, fmt::format("{}[{}]", path, i++)));
+    }
+  } else if (n.IsScalar()) {
+    const YAML::Mark m = n.Mark();
+    if (m.pos < 0 || static_cast<size_t>(m.pos) >= text.size()) return Status::Ok();
+    const char c = text[static_cast<size_t>(m.pos)];
+    if ((c == '"' || c == '\'') && !closing_quote(text, static_cast<size_t>(m.pos))) {
+      return Error::at(SourceLocation{name, m.line + 1, m.column + 1},
+                       path.empty() ? std::string("(top level)") : path,
+                       fmt::format("the quoted string has no closing {} (it would run to the end "
+                                   "of the file)",
+                                   c));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<YAML::Node> load_yaml_string(const std::string& raw, const std::string& name) {
+  // A UTF-8 byte order mark is not part of the document (editors on Windows write one).
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  const std::string_view text =
+      std::string_view(raw).starts_with(kBom) ? std::string_view(raw).substr(kBom.size()) : raw;
   // Names and strings reach JSON output, which must be UTF-8 (fuzz_scenario finding).
   if (const auto bad = first_invalid_utf8(text)) {
     const TextPosition p = position_of(text, *bad);
     return Error::bad_input(fmt::format("{}:{}:{}: not valid UTF-8 (byte 0x{:02X}); save the file as UTF-8",
                                         name, p.line, p.column, static_cast<unsigned char>(text[*bad])));
   }
+  // yaml-cpp stops reading at a NUL byte; the rest of the file would be ignored.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const TextPosition p = position_of(text, nul);
+    return Error::bad_input(
+        fmt::format("{}:{}:{}: a NUL byte; a YAML file is text (is this a binary file?)", name,
+                    p.line, p.column));
+  }
+  if (const auto deep = too_deep(text)) {
+    const TextPosition p = position_of(text, *deep);
+    return Error::bad_input(fmt::format("{}:{}:{}: YAML nested deeper than {} levels", name, p.line,
+                                        p.column, kMaxNesting));
+  }
   try {
-    YAML::Node n = YAML::Load(text);
-    if (!n.IsDefined() || n.IsNull()) return Error::bad_input(fmt::format("{}: the file is empty", name));
-    return n;
+    const std::string owned(text);
+    std::vector<YAML::Node> docs = YAML::LoadAll(owned);
+    if (docs.size() > 1) {
+      const YAML::Mark m = docs[1].Mark();
+      const SourceLocation loc{name, m.line >= 0 ? m.line + 1 : 0, m.line >= 0 ? m.column + 1 : 0};
+      return Error::bad_input(
+          fmt::format("{}: a second YAML document (after \"---\"); a file holds one document",
+                      loc.to_string()));
+    }
+    if (docs.empty() || !docs[0].IsDefined() || docs[0].IsNull()) {
+      return Error::bad_input(fmt::format("{}: the file is empty", name));
+    }
+    NTPSIM_RETURN_IF_ERROR(check_quotes(docs[0], owned, name, ""));
+    return docs[0];
   } catch (const YAML::Exception& e) {
-    SourceLocation loc{name, e.mark.line >= 0 ? e.mark.line + 1 : 0,
-                       e.mark.column >= 0 ? e.mark.column + 1 : 0};
+    // A syntax error always names a line: yaml-cpp leaves some marks unset.
+    int line = e.mark.line >= 0 ? e.mark.line + 1 : 0;
+    const int column = e.mark.column >= 0 ? e.mark.column + 1 : 0;
+    if (line == 0) line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+    SourceLocation loc{name, line, column};
     return Error::bad_input(fmt::format("{}: YAML syntax error: {}", loc.to_string(), e.msg));
   }
 }
 
-Result<YAML::Node> load_yaml_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    return Error::bad_input(fmt::format("{}: no such file", path));
+Result<YAML::Node> load_yaml_value(const std::string& text, const std::string& name) {
+  if (text == "~" || text == "null" || text == "Null" || text == "NULL") {
+    return Error::bad_input(fmt::format(
+        "{}: null is not a value (remove the field from the file to use its default)", name));
   }
-  if (std::filesystem::is_directory(path, ec)) {
+  return load_yaml_string(text, name);
+}
+
+Result<YAML::Node> load_yaml_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Error::bad_input(fmt::format("{}: no such file", path));
+    return Error::bad_input(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
     return Error::bad_input(fmt::format("{}: is a directory, expected a YAML file", path));
   }
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return Error::bad_input(fmt::format("{}: cannot read: {}", path, ec.message()));
+  if (!S_ISREG(st.st_mode)) {
+    return Error::bad_input(fmt::format("{}: is {}, expected a YAML file", path,
+                                        S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                        : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                                                               : "not a regular file"));
+  }
+  const auto size = static_cast<uintmax_t>(st.st_size);
   constexpr uintmax_t kMaxYamlBytes = 64u << 20;
   if (size > kMaxYamlBytes) {
     return Error::bad_input(fmt::format("{}: {} bytes is too large for a YAML file (limit 64 MiB)", path, size));
@@ -124,7 +282,7 @@ std::string yaml_kind(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   if (node.IsMap()) return "a map";
   if (node.IsSequence()) return "a list";
-  return fmt::format("\"{}\"", node.Scalar());
+  return fmt::format("\"{}\"", clip_for_message(node.Scalar()));
 }
 
 MapReader::MapReader(const YAML::Node& node, std::string path, const YamlContext& ctx)
@@ -187,19 +345,55 @@ Status missing(const MapReader& r, std::string_view key) {
 }
 }  // namespace
 
+Result<int64_t> parse_exact_integer(std::string_view text) {
+  const std::string shown = clip_for_message(text);
+  std::string_view t = text;
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  std::string_view digits = t;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.remove_prefix(1);
+  if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+    // Plain digits: read exactly, never through a double.
+    uint64_t magnitude = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+    const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || magnitude > limit) {
+      return Error::bad_input(fmt::format("{} is out of the range of whole numbers [{}, {}]", shown,
+                                          std::numeric_limits<int64_t>::min(),
+                                          std::numeric_limits<int64_t>::max()));
+    }
+    if (!negative) return static_cast<int64_t>(magnitude);
+    return magnitude == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min()
+                                            : -static_cast<int64_t>(magnitude);
+  }
+  // Other forms ("16M", "1e6", "4K"): exact only while a double holds every whole number.
+  auto v = units::parse_count(t);
+  if (!v.ok() || *v != std::floor(*v)) {
+    return Error::bad_input(fmt::format("expected a whole number, got \"{}\"", shown));
+  }
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (std::fabs(*v) > kExact) {
+    return Error::bad_input(fmt::format(
+        "\"{}\" is too large to be exact in this form; write the number with all its digits",
+        shown));
+  }
+  return static_cast<int64_t>(*v);
+}
+
 Status MapReader::integer(std::string_view key, int64_t& out, bool required, int64_t min,
                           int64_t max) {
   const YAML::Node n = child(key);
   if (!n.IsDefined() || n.IsNull()) return required ? missing(*this, key) : Status::Ok();
   auto s = scalar(key, n);
   if (!s.ok()) return s.error();
-  auto v = units::parse_count(*s);
-  if (!v.ok()) return error(key, fmt::format("expected a whole number, got \"{}\"", *s));
-  if (*v != std::floor(*v)) return error(key, fmt::format("expected a whole number, got \"{}\"", *s));
-  if (*v < static_cast<double>(min) || *v > static_cast<double>(max)) {
-    return error(key, fmt::format("{} is out of range [{}, {}]", *s, min, max));
+  auto v = parse_exact_integer(*s);
+  if (!v.ok()) return error(key, v.error().message);
+  if (*v < min || *v > max) {
+    return error(key, fmt::format("{} is out of range [{}, {}]", clip_for_message(*s), min, max));
   }
-  out = static_cast<int64_t>(*v);
+  out = *v;
   return Status::Ok();
 }
 

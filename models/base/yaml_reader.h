@@ -38,11 +38,17 @@ class YamlContext {
   std::map<std::string, std::string> origins_;
 };
 
-// Loads one YAML file. Errors: missing/unreadable file, YAML syntax (with line and column),
-// an empty document.
+// Loads one YAML file. Errors: missing/unreadable file, a directory or device, YAML syntax (with
+// line and column), an empty document.
 Result<YAML::Node> load_yaml_file(const std::string& path);
-// Parses YAML text; `name` is used in messages.
+// Parses YAML text; `name` is used in messages. Beyond YAML syntax it refuses what yaml-cpp would
+// accept by accident: a quoted string without its closing quote, a second document after "---",
+// a NUL byte, nesting deeper than 1000 levels; a leading UTF-8 byte order mark is skipped. Every
+// syntax error names a line.
 Result<YAML::Node> load_yaml_string(const std::string& text, const std::string& name);
+// One value given on the command line (`--set k=VALUE`): as load_yaml_string, and null (which
+// would read as "absent") is refused.
+Result<YAML::Node> load_yaml_value(const std::string& text, const std::string& name);
 
 // The key among `candidates` closest to `key` (edit distance, case-insensitive), or "" if none is
 // reasonably close.
@@ -104,5 +110,14 @@ class MapReader {
 
 // "map", "sequence", "scalar", "null" — for messages.
 std::string yaml_kind(const YAML::Node& node);
+
+// `text` as echoed in a message: at most `max_bytes` bytes (cut between UTF-8 characters), then
+// "... (N bytes in all)", so a wrong file given as a value does not fill the terminal.
+std::string clip_for_message(std::string_view text, size_t max_bytes = 80);
+
+// A whole number read exactly: plain digits (optional sign) are converted without a double, so
+// every int64 value is exact and 2^63 is refused; count forms with units or exponents ("16M",
+// "1e6") are accepted while they are exact (at most 2^53 in magnitude).
+Result<int64_t> parse_exact_integer(std::string_view text);
 
 }  // namespace ntpsim

@@ -97,9 +97,19 @@ Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>&
     }
     const fs::path target = (fs::path(file).parent_path() / e.Scalar()).lexically_normal();
     std::error_code ec;
-    if (!fs::is_regular_file(target, ec)) {
+    const fs::file_status status = fs::status(target, ec);
+    if (!fs::exists(status)) {
       return Error::at(ctx.locate(e, field), field,
-                       fmt::format("included file \"{}\" not found", e.Scalar()));
+                       fmt::format("included file \"{}\" not found", clip_for_message(e.Scalar())));
+    }
+    if (!fs::is_regular_file(status)) {
+      return Error::at(
+          ctx.locate(e, field), field,
+          fmt::format("included file \"{}\" is {}, not a YAML file", clip_for_message(e.Scalar()),
+                      fs::is_directory(status) ? "a directory"
+                      : fs::is_character_file(status) || fs::is_block_file(status)
+                          ? "a device"
+                          : "not a regular file"));
     }
     const std::string canon = fs::weakly_canonical(target, ec).string();
     for (const auto& s : stack) {
@@ -202,7 +212,7 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment) {
   auto steps = parse_path(path, origin);
   if (!steps.ok()) return steps.error();
   if (text.empty()) return Error::bad_input(fmt::format("{}: {}: empty value", origin, path));
-  auto value = load_yaml_string(text, origin);
+  auto value = load_yaml_value(text, origin);
   if (!value.ok()) return value.error();
 
   YAML::Node cur;

@@ -1,0 +1,138 @@
+// load_yaml_string / load_yaml_file and the exact integer reader (models/base/yaml_reader.h):
+// what yaml-cpp would accept by accident is refused with a located message.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/base/yaml_reader.h"
+
+namespace ntpsim {
+namespace {
+
+std::string error_of(const std::string& text) {
+  auto r = load_yaml_string(text, "f.yaml");
+  EXPECT_FALSE(r.ok()) << text;
+  return r.ok() ? std::string() : r.error().message;
+}
+
+TEST(YamlStrict, AnUnterminatedQuotedStringIsAnErrorAtItsLine) {
+  EXPECT_NE(error_of("a: 1\nname: \"unclosed\nb: 2\nc: 3\n")
+                .find("f.yaml:2:7: name: the quoted string has no closing \""),
+            std::string::npos)
+      << error_of("a: 1\nname: \"unclosed\nb: 2\nc: 3\n");
+  EXPECT_NE(error_of("a:\n  - 'open\n  - x\n")
+                .find("f.yaml:2:5: a[0]: the quoted string has no "
+                      "closing '"),
+            std::string::npos)
+      << error_of("a:\n  - 'open\n  - x\n");
+  // Closed strings, escaped quotes and quotes over several lines stay valid.
+  EXPECT_TRUE(load_yaml_string("a: \"x \\\" y\"\nb: 'it''s'\nc: \"two\n  lines\"\n", "f").ok());
+}
+
+TEST(YamlStrict, ASecondDocumentIsAnError) {
+  EXPECT_NE(error_of("a: 1\n---\nb: 2\n").find("f.yaml:3:1: a second YAML document"),
+            std::string::npos)
+      << error_of("a: 1\n---\nb: 2\n");
+  EXPECT_TRUE(load_yaml_string("---\na: 1\n", "f").ok());  // one explicit document is fine
+}
+
+TEST(YamlStrict, AByteOrderMarkIsSkipped) {
+  auto r = load_yaml_string("\xEF\xBB\xBFname: x\n", "f");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)["name"].Scalar(), "x");
+}
+
+TEST(YamlStrict, NulBytesAndDeepNestingAreLocated) {
+  EXPECT_NE(error_of(std::string("a: 1\nb: 2\nc: x\0y\n", 17)).find("f.yaml:3:5: a NUL byte"),
+            std::string::npos);
+  const std::string deep = "a: 1\nb: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  EXPECT_NE(error_of(deep).find("f.yaml:2:1004: YAML nested deeper than 1000 levels"),
+            std::string::npos)
+      << error_of(deep);
+  std::string dashes = "a:\n";
+  for (int i = 0; i < 1200; ++i) dashes += "- ";
+  dashes += "x\n";
+  EXPECT_NE(error_of(dashes).find("f.yaml:2:"), std::string::npos) << error_of(dashes);
+}
+
+TEST(YamlStrict, EverySyntaxErrorNamesALine) {
+  for (const std::string text : {"a: [1, 2\n", "a: {b: 1\n", "a: b: c\n", "- a\nb: 1\n"}) {
+    const std::string e = error_of(text);
+    EXPECT_EQ(e.rfind("f.yaml:", 0), 0u) << e;
+    EXPECT_NE(e.find_first_of("0123456789"), std::string::npos) << e;
+  }
+}
+
+TEST(YamlStrict, NullOnTheCommandLineIsNotEmptyFile) {
+  for (const char* v : {"null", "~"}) {
+    auto r = load_yaml_value(v, "--set horizon=null");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("null is not a value"), std::string::npos);
+    EXPECT_EQ(r.error().message.find("empty"), std::string::npos);
+  }
+}
+
+TEST(YamlStrict, DevicesAndDirectoriesAreNamed) {
+  auto dev = load_yaml_file("/dev/null");
+  ASSERT_FALSE(dev.ok());
+  EXPECT_NE(dev.error().message.find("/dev/null: is a device, expected a YAML file"),
+            std::string::npos)
+      << dev.error().message;
+  auto dir = load_yaml_file("/");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.error().message.find("is a directory"), std::string::npos);
+}
+
+TEST(YamlStrict, EchoedInputIsClipped) {
+  const std::string big(200000, 'x');
+  const std::string clipped = clip_for_message(big);
+  EXPECT_LT(clipped.size(), 200u);
+  EXPECT_NE(clipped.find("(200000 bytes in all)"), std::string::npos);
+  std::string utf8;
+  for (int i = 0; i < 100; ++i) utf8 += "\xc3\xa9";
+  const std::string cut = clip_for_message(utf8, 81);
+  EXPECT_EQ(cut.find("..."), 80u);  // cut before the character the limit falls into
+}
+
+TEST(ExactInteger, DigitsAreExactAndTheRangeIsInt64) {
+  auto a = parse_exact_integer("9007199254740993");  // 2^53 + 1: not a double
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(*a, 9007199254740993LL);
+  auto b = parse_exact_integer("9223372036854775807");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*b, INT64_MAX);
+  auto c = parse_exact_integer("-9223372036854775808");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, INT64_MIN);
+  EXPECT_FALSE(parse_exact_integer("9223372036854775808").ok());  // 2^63
+  EXPECT_FALSE(parse_exact_integer("99999999999999999999999").ok());
+  EXPECT_EQ(*parse_exact_integer("+12"), 12);
+  EXPECT_EQ(*parse_exact_integer("010"), 10);  // decimal, never octal
+  EXPECT_EQ(*parse_exact_integer("16M"), 16000000);
+  EXPECT_EQ(*parse_exact_integer("1e3"), 1000);
+  EXPECT_FALSE(parse_exact_integer("1e17").ok());  // beyond 2^53: not exact in this form
+  EXPECT_FALSE(parse_exact_integer("1.5").ok());
+  EXPECT_FALSE(parse_exact_integer("abc").ok());
+  EXPECT_FALSE(parse_exact_integer("").ok());
+}
+
+TEST(ExactInteger, MapReaderKeepsEveryDigitAndRefusesTwoToTheSixtyThree) {
+  auto node = load_yaml_string("seed: 9007199254740993\nbig: 9223372036854775808\n", "s.yaml");
+  ASSERT_TRUE(node.ok());
+  const YamlContext ctx("s.yaml");
+  auto r = MapReader::make(*node, "", ctx);
+  ASSERT_TRUE(r.ok());
+  int64_t seed = 0;
+  ASSERT_TRUE(r->integer("seed", seed, true, 0, INT64_MAX).ok());
+  EXPECT_EQ(seed, 9007199254740993LL);
+  int64_t big = 0;
+  const Status st = r->integer("big", big, true, 0, INT64_MAX);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("s.yaml:2:6: big:"), std::string::npos) << st.error().message;
+}
+
+}  // namespace
+}  // namespace ntpsim
