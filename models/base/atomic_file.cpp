@@ -179,9 +179,6 @@ void OutputSet::add_input(const std::string& path, std::string_view what) {
 }
 
 Status OutputSet::declare(const std::string& path, std::string_view what) {
-  for (const Entry& e : outputs_) {
-    if (e.path == path) return Status::Ok();  // the same output asked for again by its writer
-  }
   auto target = output_target(path, what);
   if (!target.ok()) return target.error();
   Entry entry{path, *target, std::string(what), identify(*target), {}};
@@ -202,7 +199,10 @@ Status OutputSet::declare(const std::string& path, std::string_view what) {
 }
 
 Status OutputSet::stage(const std::string& path, std::string_view text) {
-  NTPSIM_RETURN_IF_ERROR(declare(path));
+  // A path declared before is staged under its declaration; any other is declared now.
+  bool declared = false;
+  for (const Entry& e : outputs_) declared = declared || e.path == path;
+  if (!declared) NTPSIM_RETURN_IF_ERROR(declare(path));
   for (Entry& e : outputs_) {
     if (e.path != path) continue;
     if (!e.temp.empty()) ::unlink(e.temp.c_str());

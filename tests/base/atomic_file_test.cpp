@@ -82,7 +82,7 @@ TEST(AtomicFile, DevicesFifosAndLinksToThemAreRefused) {
       {(dir / "fifo").string(), "is a FIFO"},
       {(dir / "null-link").string(), "is a device"},
       {(dir / "dir-link").string(), "is a directory"},
-      {(dir / "dangling").string(), "symbolic link to nothing"}};
+      {(dir / "dangling").string(), "is a symbolic link to nothing"}};
   for (const auto& [path, why] : cases) {
     const Status st = write_file_atomic(path, "x");
     ASSERT_FALSE(st.ok()) << path;
@@ -137,11 +137,12 @@ TEST(OutputSet, RefusesAnOutputThatIsAnInputOrAnotherOutput) {
   ASSERT_TRUE(write_file_atomic(in, "name: s\n").ok());
   fs::create_hard_link(in, dir / "hard");
   fs::create_symlink(in, dir / "soft");
+  fs::create_directory(dir / "d");
   OutputSet outputs;
   outputs.add_input(in, "scenario");
   for (const std::string& path :
        {in, (dir / "hard").string(), (dir / "soft").string(), (dir / "." / "s.yaml").string(),
-        (dir / "sub" / ".." / "s.yaml").string()}) {
+        (dir / "d" / ".." / "s.yaml").string()}) {
     const Status st = outputs.declare(path, "--out");
     ASSERT_FALSE(st.ok()) << path;
     EXPECT_EQ(st.error().exit_code, ExitCode::kBadInput);

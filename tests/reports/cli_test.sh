@@ -31,5 +31,5 @@ rc=$?
 "$ntpsim" report "$fixture" 2>/dev/null
 rc=$?
 [ "$rc" = 2 ] || fail "no output asked: exit $rc, expected 2"
-ls "$work" | grep -q "tmp-" && fail "temporary files left: $(ls "$work")"
+ls -A "$work" | grep -q "\.ntpsim-.*\.\(tmp\|old\)$" && fail "temporary files left: $(ls -A "$work")"
 echo "ok"
