@@ -14,9 +14,9 @@
 #include "models/step_model.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/job_state.h"
-#include "sim/engine/layout.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/simulation.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {
@@ -59,28 +59,25 @@ BENCHMARK(BM_EventQueuePushPop)->Arg(64)->Arg(4096)->Arg(65536);
 
 // One failure of a random GPU, the job re-picked and reshaped, then its repair and reshape.
 void BM_Reconfigure(benchmark::State& state, const char* strategy) {
-  const Scenario s = scenario_of(state.range(0));
-  auto layout = JobLayout::make(s);
-  NTPSIM_CHECK(layout.ok());
-  auto model = models::make_step_model(s.step_model, s.workload, s.layout, s.hardware);
-  NTPSIM_CHECK(model.ok());
-  StrategyConfig cfg;
-  cfg.name = strategy;
-  auto st = make_strategy(cfg, **model, *layout, s.hardware);
-  NTPSIM_CHECK(st.ok());
-  JobState job(*layout);
-  job.reset((*st)->rules());
+  auto sim = Simulation::prepare(scenario_of(state.range(0)));
+  NTPSIM_CHECK(sim.ok());
+  const int k = (*sim)->strategy_index(strategy);
+  NTPSIM_CHECK(k >= 0);
+  const Strategy& st = *(*sim)->strategies()[static_cast<size_t>(k)];
+  const JobLayout& layout = (*sim)->layout();
+  JobState job(layout);
+  job.reset(st.rules());
   Stream rng(7, 0, "bench.reconfigure");
-  const uint64_t gpus = static_cast<uint64_t>(layout->cluster_gpus);
+  const uint64_t gpus = static_cast<uint64_t>(layout.cluster_gpus);
   double sink = 0;
   for (auto _ : state) {
     const GpuRange g{static_cast<int64_t>(rng.uniform_int(gpus)), 1};
     job.fail(g);
     job.reassign();
-    sink += (*st)->shape(job.histogram()).rate;
+    sink += st.shape(job.histogram()).rate;
     job.repair(g);
     job.reassign();
-    sink += (*st)->shape(job.histogram()).rate;
+    sink += st.shape(job.histogram()).rate;
   }
   benchmark::DoNotOptimize(sink);
   state.SetItemsProcessed(state.iterations() * 2);

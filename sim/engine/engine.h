@@ -35,7 +35,7 @@
 #include "models/step_model.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/job_state.h"
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 #include "sim/engine/schedule.h"
 #include "sim/engine/timeline.h"
 #include "sim/failures/failure_source.h"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "sim/cluster/topology.h"
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {

@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 #include "sim/io/progress.h"
 #include "sim/scenario/printer.h"
 

@@ -1,5 +1,7 @@
 // Monte Carlo over replications (DESIGN.md §3.6): every strategy of a scenario on the same
 // failure realizations, replications spread over threads, results independent of thread count.
+// run_monte_carlo prepares a Simulation (sim/simulation/simulation.h), runs it through the one
+// replication runner (sim/simulation/runner.h) and adds the warnings about its results.
 //
 // Replication i draws its failures from FailureSource(seed, i) (streams named per model, see
 // sim/failures/failure_source.h), generated once into a vector and run under each strategy, so
@@ -19,10 +21,12 @@
 #include <vector>
 
 #include "models/base/status.h"
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 #include "sim/engine/timeline.h"
 #include "sim/metrics/metrics.h"
 #include "sim/scenario/scenario.h"
+#include "sim/simulation/runner.h"
+#include "sim/simulation/simulation.h"
 
 namespace ntpsim::sim {
 
@@ -63,27 +67,6 @@ struct RunOptions {
   bool results_document = true;
 };
 
-// What a run holds in memory (issue 11, docs/limits.md), estimated from the cluster size, the
-// failures expected per replication and the stored results, with coefficients measured on the
-// release build (peak RSS under /usr/bin/time -v; the measurements are in montecarlo.cpp and
-// docs/limits.md). Thread safety: pure functions.
-struct MemoryEstimate {
-  int64_t setup_peak_bytes = 0;  // transient, before any worker starts: the topology's graph
-  int64_t shared_bytes = 0;      // held once while workers run: tables, results, the document
-  int64_t per_worker_bytes = 0;  // one replication in flight: engine state and its failures
-  // Peak with `workers` threads running replications.
-  int64_t peak_bytes(int workers) const;
-};
-MemoryEstimate estimate_run_memory(int64_t cluster_gpus, double failures_per_replication,
-                                   int replications, int strategies, bool results_document);
-
-// The most worker threads, at most `requested`, whose peak stays within `budget_bytes`; 0 when
-// even one does not fit. REQUIRES: requested >= 1.
-int workers_within_budget(const MemoryEstimate& m, int requested, int64_t budget_bytes);
-
-// Half of this machine's physical memory (sysconf); 8 GiB when it cannot be read.
-int64_t default_memory_budget_bytes();
-
 // One failure of replication 0, for the timeline.
 struct FailureRecord {
   double t_s = 0, end_s = 0;
@@ -118,5 +101,7 @@ struct RunResult {
 };
 
 Result<RunResult> run_monte_carlo(const Scenario& s, const RunOptions& options);
+// The same on an already prepared simulation (prepared from the scenario it is run for).
+Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& options);
 
 }  // namespace ntpsim::sim

@@ -15,6 +15,7 @@
 #include "sim/planner/plan_progress.h"
 #include "sim/planner/screen.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/simulation.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -273,6 +274,9 @@ struct Searcher {
     Candidate& c = out.candidates[static_cast<size_t>(i)];
     const Scenario& s = scenarios[static_cast<size_t>(i)];
     const PlanTarget& t = plan.target;
+    // Prepared once; every batch below runs on it.
+    auto sim = Simulation::prepare(s);
+    if (!sim.ok()) return sim.error();
     int n = plan.confirm.min_replications;
     while (true) {
       RunOptions ro;
@@ -282,7 +286,7 @@ struct Searcher {
       ro.distribution = opts.distribution;
       ro.cancel = opts.cancel;
       ro.progress = opts.replications;
-      auto r = run_monte_carlo(s, ro);
+      auto r = run_monte_carlo(**sim, ro);
       if (!r.ok()) return r.error();
       for (const auto& note : r->notices) progress("note: " + note);
       ++out.monte_carlo_runs;

@@ -7,9 +7,8 @@
 
 #include "models/base/check.h"
 #include "models/step_model.h"
-#include "sim/cluster/topology.h"
+#include "sim/cluster/layout.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/layout.h"
 #include "sim/failures/failure_source.h"
 #include "sim/strategies/plugin.h"
 
@@ -44,28 +43,21 @@ void poisson_tail(double mean, int64_t k, double& p_over, double& e_over) {
 
 Result<Screen> screen_candidate(const Scenario& s) {
   NTPSIM_CHECK(s.strategies.size() == 1);
-  auto layout = JobLayout::make(s);
-  if (!layout.ok()) return layout.error();
-  auto topo = Topology::build(s.cluster);
-  if (!topo.ok()) return topo.error();
-  auto model = make_scenario_step_model(s);
-  if (!model.ok()) return model.error();
-  const models::StepModel& m = **model;
-  std::shared_ptr<const TraceData> trace;
-  if (s.failures.trace) {
-    auto t = load_trace(*s.failures.trace);
-    if (!t.ok()) return t.error();
-    trace = *t;
-  }
-  const JobLayout& l = *layout;
+  auto sim = Simulation::prepare(s);
+  if (!sim.ok()) return sim.error();
+  return screen_candidate(**sim);
+}
+
+Result<Screen> screen_candidate(const Simulation& sim) {
+  const Scenario& s = sim.scenario();
+  NTPSIM_CHECK(s.strategies.size() == 1);
+  const models::StepModel& m = sim.step_model();
+  const JobLayout& l = sim.layout();
   Screen r;
-  r.healthy_iteration_s = m.healthy_iteration_s();
-  if (!(r.healthy_iteration_s > 0)) return Error::bad_input("step model: no healthy iteration time");
-  r.ideal_tokens_per_s = s.workload.tokens_per_iteration() / r.healthy_iteration_s;
-  r.interruptions_per_s = expected_interruption_rate_per_s(s, *topo, l.job_gpus, trace.get());
-  auto cfg = EngineConfig::make(s, l, r.interruptions_per_s, r.ideal_tokens_per_s);
-  if (!cfg.ok()) return cfg.error();
-  r.interval_s = cfg->interval_s_chosen;
+  r.healthy_iteration_s = sim.healthy_iteration_s();
+  r.ideal_tokens_per_s = sim.ideal_tokens_per_s();
+  r.interruptions_per_s = sim.interruption_rate_per_s();
+  r.interval_s = sim.engine_config().interval_s_chosen;
   r.exposed_s = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
   const double tau = std::isfinite(r.interval_s) && r.interval_s > 0 ? r.interval_s : 1e30;
   const double f_ck = tau / (tau + r.exposed_s);

@@ -6,6 +6,7 @@
 
 #include "models/base/status.h"
 #include "sim/scenario/scenario.h"
+#include "sim/simulation/simulation.h"
 
 namespace ntpsim::sim {
 
@@ -24,7 +25,10 @@ struct Screen {
   double power_w = 0;              // cluster power when healthy and running (for energy)
 };
 
-// REQUIRES: s has exactly one strategy. Errors as run_monte_carlo would give them.
+// REQUIRES: s has exactly one strategy. Prepares the Simulation; errors are its errors, as
+// run_monte_carlo would give them.
 Result<Screen> screen_candidate(const Scenario& s);
+// The same on a prepared Simulation of a one-strategy scenario.
+Result<Screen> screen_candidate(const Simulation& sim);
 
 }  // namespace ntpsim::sim

@@ -16,7 +16,7 @@
 #include "models/base/status.h"
 #include "models/hardware.h"
 #include "models/step_model.h"
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 #include "sim/strategies/params.h"
 #include "sim/strategies/registry.h"
 #include "sim/strategies/strategy.h"

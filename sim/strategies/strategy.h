@@ -29,7 +29,7 @@
 #include "models/base/status.h"
 #include "models/hardware.h"
 #include "models/step_model.h"
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 #include "sim/strategies/params.h"
 
 namespace ntpsim::sim {

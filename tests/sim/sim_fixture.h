@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "models/step_model.h"
+#include "sim/cluster/layout.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/layout.h"
 #include "sim/scenario/scenario.h"
 #include "sim/strategies/strategy.h"
 

@@ -19,7 +19,7 @@ const std::vector<std::string> kFiveDay20 = {"failures.processes[0].kinds[0].rep
                                              "horizon=20d"};
 constexpr double kWarmup = 5 * 86400.0;
 
-std::unique_ptr<Prepared> load(const std::vector<std::string>& o) {
+std::shared_ptr<const Prepared> load(const std::vector<std::string>& o) {
   auto p = prepare(scenario("paper/b200-nvl32.yaml"), o);
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
   return p.ok() ? std::move(*p) : nullptr;

@@ -24,7 +24,8 @@ const std::vector<std::string> kFiveDay20 = {"failures.processes[0].kinds[0].rep
                                              "horizon=20d"};
 constexpr double kWarmup = 5 * 86400.0;
 
-std::unique_ptr<Prepared> load(const std::string& rel, const std::vector<std::string>& o = {}) {
+std::shared_ptr<const Prepared> load(const std::string& rel,
+                                     const std::vector<std::string>& o = {}) {
   auto p = prepare(scenario(rel), o);
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
   return p.ok() ? std::move(*p) : nullptr;
@@ -72,7 +73,7 @@ TEST(PaperFig6, NtpPowerBoostLossUnderOnePercent) {
 TEST(PaperFig6, NoFailureNoLoss) {
   auto p = load("paper/b200-nvl32.yaml");
   ASSERT_NE(p, nullptr);
-  for (int k = 0; k < static_cast<int>(p->strategies.size()); ++k) {
+  for (int k = 0; k < static_cast<int>(p->strategies().size()); ++k) {
     EXPECT_NEAR(static_loss(*p, k, 0.0, 1, 2, 1).mean, 0.0, 1e-12) << k;
   }
 }
@@ -100,9 +101,9 @@ TEST(InfiniteHbd, ReplayReproducesPublishedStatistics) {
 TEST(ClosedForm, LittlesLawAndExpectedFailures) {
   auto p = load("paper/b200-nvl32.yaml", {"horizon=120d"});
   ASSERT_NE(p, nullptr);
-  const auto& proc = p->scenario.failures.processes.at(0);
-  const double n = static_cast<double>(p->layout.cluster_gpus);
-  const double h = p->scenario.horizon_s;
+  const auto& proc = p->scenario().failures.processes.at(0);
+  const double n = static_cast<double>(p->layout().cluster_gpus);
+  const double h = p->scenario().horizon_s;
   double repair = 0;
   for (const auto& k : proc.kinds)
     repair += k.share * k.repair.mean_s * (1 - k.repair.mean_s / (2 * h));
@@ -115,7 +116,7 @@ TEST(PaperFig4, TripleRateTp64AvailabilityAtThePeak) {
   auto p = load("paper/b200-nvl32.yaml", {"horizon=20d", "failures.processes[0].rate=5.919e-5/h"});
   ASSERT_NE(p, nullptr);
   const auto st = failed_gpu_stats(*p, 0.001, 5 * 86400.0, testing::kFig4Reps);
-  const double f = st.peak_failed / static_cast<double>(p->layout.cluster_gpus);
+  const double f = st.peak_failed / static_cast<double>(p->layout().cluster_gpus);
   EXPECT_NEAR(availability_closed_form(f, 64), pub::kTp64Availability3x,
               pub::kTp64Availability3xTol);
 }
@@ -123,13 +124,13 @@ TEST(PaperFig4, TripleRateTp64AvailabilityAtThePeak) {
 TEST(ClosedForm, AutoCheckpointIntervalIsDaly) {
   auto p = load("paper/b200-nvl32.yaml", {"strategies=[checkpoint_restart]"});
   ASSERT_NE(p, nullptr);
-  const auto& s = p->scenario;
+  const auto& s = p->scenario();
   const double c = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
-  const double m = 1.0 / p->interruption_rate_per_s;
+  const double m = 1.0 / p->interruption_rate_per_s();
   const double r = s.recovery.detection_s + s.recovery.restart_s + s.checkpoint.restore_s;
   // 32,000 GPUs at 1.973e-5 per GPU-hour: M = 3600 / (32,000 x 1.973e-5) s.
   EXPECT_NEAR(m, 3600.0 / (32000 * 1.973e-5), 1.0);
-  EXPECT_NEAR(p->engine.interval_s_chosen, std::sqrt(2 * c * (m + r)), 1.0);
+  EXPECT_NEAR(p->engine_config().interval_s_chosen, std::sqrt(2 * c * (m + r)), 1.0);
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ Status little(Doc& doc) {
        std::vector<std::pair<std::string, double>>{{"15d", 15.0}, {"120d", 120.0}}) {
     auto p = prepare(doc.scenario(kPaper), {"horizon=" + h});
     if (!p.ok()) return p.error();
-    const auto& proc = (*p)->scenario.failures.processes.at(0);
-    const double n = static_cast<double>((*p)->layout.cluster_gpus);
+    const auto& proc = (*p)->scenario().failures.processes.at(0);
+    const double n = static_cast<double>((*p)->layout().cluster_gpus);
     const double hs = days * 86400.0;
     const double expected_failures = proc.rate_per_unit_s * n * hs;
     double repair_term = 0;
@@ -78,9 +78,9 @@ Status young_daly(Doc& doc) {
                                          "cluster.spare_domains=64", "horizon=30d"};
   auto p = prepare(doc.scenario(kPaper), base);
   if (!p.ok()) return p.error();
-  const auto& s = (*p)->scenario;
+  const auto& s = (*p)->scenario();
   const double c = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
-  const double m = 1.0 / (*p)->interruption_rate_per_s;
+  const double m = 1.0 / (*p)->interruption_rate_per_s();
   const double r = s.recovery.detection_s + s.recovery.restart_s + s.checkpoint.restore_s;
   const double young = std::sqrt(2 * c * m);
   const double daly = std::sqrt(2 * c * (m + r));
@@ -92,7 +92,7 @@ Status young_daly(Doc& doc) {
       "time between job interruptions, R = {:.0f} s detection + restart + restore: Young "
       "√(2CM) = {:.0f} s, Daly √(2C(M+R)) = {:.0f} s; the engine's `interval: auto` chose "
       "{:.0f} s.\n\n",
-      kPaper, reps, c, m, r, young, daly, (*p)->engine.interval_s_chosen);
+      kPaper, reps, c, m, r, young, daly, (*p)->engine_config().interval_s_chosen);
   Series curve{"checkpoint_restart", {}, {}};
   double best_g = -1, best_i = 0;
   b += "| interval | goodput (mean) |\n|---|---|\n";
@@ -209,7 +209,7 @@ Status infinitehbd(Doc& doc) {
   doc.seeds.push_back(
       fmt::format("InfiniteHBD ({}) | seed {}, 1 replication (modulo mapping is "
                   "deterministic)",
-                  kHbd, (*p)->scenario.seed));
+                  kHbd, (*p)->scenario().seed));
   return Status::Ok();
 }
 

@@ -95,8 +95,8 @@ Status fig4(Doc& doc) {
   const auto cold = failed_gpu_stats(**p15, 0.001, 0, reps);
   const auto st3 = failed_gpu_stats(**p3, 0.001, warmup, reps);
   doc.seeds.push_back(
-      fmt::format("Fig. 4 ({}) | seed {}, {} replications", kPaper, (*p)->scenario.seed, reps));
-  const double gpus = static_cast<double>((*p)->layout.cluster_gpus);
+      fmt::format("Fig. 4 ({}) | seed {}, {} replications", kPaper, (*p)->scenario().seed, reps));
+  const double gpus = static_cast<double>((*p)->layout().cluster_gpus);
   std::string& b = doc.body;
   b += "## Fig. 4: failed-GPU fraction over a 15-day run at Llama 3 rates\n\n";
   b += fmt::format(
@@ -172,7 +172,7 @@ Result<std::vector<Series>> loss_curves(Doc& doc, const std::string& file,
   if (!p.ok()) return p.error();
   std::vector<Series> series;
   table += "| failed GPUs |";
-  for (const auto& s : (*p)->strategies) {
+  for (const auto& s : (*p)->strategies()) {
     series.push_back({s->label(), {}, {}});
     table += " " + s->label() + " |";
   }
@@ -328,10 +328,10 @@ Status blast(Doc& doc, const std::string& file, const std::string& title, const 
   b += fmt::format(
       "Blast radius: {:.0f} concurrent failures (0.1% of the GPUs at one GPU each), each taking "
       "an aligned block of b GPUs of one domain; mean loss over {} placements.\n\n",
-      f0 * static_cast<double>((*p)->layout.cluster_gpus), samples);
+      f0 * static_cast<double>((*p)->layout().cluster_gpus), samples);
   b += "| GPUs per failure |";
   std::vector<Series> series;
-  for (const auto& s : (*p)->strategies) {
+  for (const auto& s : (*p)->strategies()) {
     b += " " + s->label() + " |";
     series.push_back({s->label(), {}, {}});
   }
@@ -398,7 +398,7 @@ Status gb200(Doc& doc) {
         "Spare racks for no pause (never below {:.0f}% after the 5-day warm-up, "
         "5-day repair, {} replications of 20 days):",
         (1 - pub::kNoPauseTolerance) * 100, reps);
-    for (const auto& s : (*p)->strategies) {
+    for (const auto& s : (*p)->strategies()) {
       auto n = spares_needed(doc.scenario(file), {kFiveDay, "horizon=20d"}, s->label(), 128, reps,
                              pub::kNoPauseTolerance, doc.options.threads, 5 * 86400.0);
       if (!n.ok()) return n.error();

@@ -1,68 +1,25 @@
 #include "tools/validate/studies.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <mutex>
 #include <numeric>
-#include <optional>
 #include <queue>
 #include <string_view>
-#include <thread>
 
 #include "models/base/check.h"
 #include "models/base/random.h"
 #include "sim/engine/job_state.h"
 #include "sim/metrics/metrics.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/runner.h"
 
 namespace ntpsim::validate {
 
-int Prepared::strategy_index(const std::string& label) const {
-  for (size_t i = 0; i < strategies.size(); ++i) {
-    if (strategies[i]->label() == label || strategies[i]->name() == label) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
-}
-
-Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
-                                          const std::vector<std::string>& overrides) {
-  auto p = std::make_unique<Prepared>();
+Result<std::shared_ptr<const Prepared>> prepare(const std::string& file,
+                                                const std::vector<std::string>& overrides) {
   auto s = sim::load_scenario(file, overrides);
   if (!s.ok()) return s.error();
-  p->scenario = std::move(*s);
-  const sim::Scenario& sc = p->scenario;
-  auto layout = sim::JobLayout::make(sc);
-  if (!layout.ok()) return layout.error();
-  p->layout = *layout;
-  auto topo = sim::Topology::build(sc.cluster);
-  if (!topo.ok()) return topo.error();
-  p->topology = std::make_unique<sim::Topology>(std::move(*topo));
-  auto m = sim::make_scenario_step_model(sc);
-  if (!m.ok()) return m.error();
-  p->model = std::move(*m);
-  if (sc.failures.trace) {
-    auto trace = sim::load_trace(*sc.failures.trace);
-    if (!trace.ok()) return trace.error();
-    p->trace = *trace;
-  }
-  p->interruption_rate_per_s =
-      sim::expected_interruption_rate_per_s(sc, *p->topology, p->layout.job_gpus, p->trace.get());
-  const double healthy_s = p->model->healthy_iteration_s();
-  if (!(healthy_s > 0))
-    return Error::bad_input("step model: healthy iteration time is not positive");
-  auto cfg = sim::EngineConfig::make(sc, p->layout, p->interruption_rate_per_s,
-                                     sc.workload.tokens_per_iteration() / healthy_s);
-  if (!cfg.ok()) return cfg.error();
-  p->engine = *cfg;
-  for (const auto& sc_strategy : sc.strategies) {
-    auto st = sim::make_strategy(sc_strategy, *p->model, p->layout, sc.hardware);
-    if (!st.ok()) return st.error();
-    p->strategies.push_back(std::move(*st));
-  }
-  return p;
+  return sim::Simulation::prepare(*s);
 }
 
 double availability_closed_form(double f, int tp) {
@@ -95,15 +52,15 @@ double availability_sampled(int64_t gpus, int tp, double f, int samples, uint64_
 }
 
 LossSample static_loss(const Prepared& p, int k, double f, int blast, int samples, uint64_t seed) {
-  NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size());
-  NTPSIM_CHECK(blast >= 1 && p.layout.gpus_per_domain % blast == 0 && samples > 0);
-  const sim::Strategy& strategy = *p.strategies[static_cast<size_t>(k)];
-  const int64_t gpus = p.layout.cluster_gpus;
+  NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies().size());
+  NTPSIM_CHECK(blast >= 1 && p.layout().gpus_per_domain % blast == 0 && samples > 0);
+  const sim::Strategy& strategy = *p.strategies()[static_cast<size_t>(k)];
+  const int64_t gpus = p.layout().cluster_gpus;
   const int64_t blocks = gpus / blast;
   const auto events = static_cast<int64_t>(
       std::llround(f * static_cast<double>(gpus) / static_cast<double>(blast)));
   NTPSIM_CHECK(events <= blocks);
-  sim::JobState state(p.layout);
+  sim::JobState state(p.layout());
   std::vector<uint8_t> taken(static_cast<size_t>(blocks));
   std::vector<double> losses;
   losses.reserve(static_cast<size_t>(samples));
@@ -135,12 +92,11 @@ namespace {
 // The failure events of one replication inside the horizon.
 Result<std::vector<sim::FailureEvent>> events_of(const Prepared& p, uint64_t replication,
                                                  std::vector<std::string>* kinds = nullptr) {
-  auto src =
-      sim::FailureSource::make(p.scenario, *p.topology, p.trace, p.scenario.seed, replication);
+  auto src = p.failure_source(replication);
   if (!src.ok()) return src.error();
   std::vector<sim::FailureEvent> out;
   sim::FailureEvent e;
-  while (src->next(e) && e.time < p.engine.end) out.push_back(e);
+  while (src->next(e) && e.time < p.engine_config().end) out.push_back(e);
   if (kinds != nullptr) *kinds = src->kind_names();
   return out;
 }
@@ -158,12 +114,12 @@ double quantile(std::vector<double> v, double q) {
 
 FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warmup_s, int reps) {
   NTPSIM_CHECK(reps > 0);
-  const double end_s = p.engine.end.seconds();
+  const double end_s = p.engine_config().end.seconds();
   NTPSIM_CHECK(warmup_s >= 0 && warmup_s < end_s);
-  const auto gpus = static_cast<double>(p.topology->gpus());
+  const auto gpus = static_cast<double>(p.topology().gpus());
   const double limit = threshold * gpus;
   FailedGpuStats out;
-  std::vector<uint16_t> down(static_cast<size_t>(p.topology->gpus()));
+  std::vector<uint16_t> down(static_cast<size_t>(p.topology().gpus()));
   for (int r = 0; r < reps; ++r) {
     auto ev = events_of(p, static_cast<uint64_t>(r));
     NTPSIM_CHECK(ev.ok());
@@ -222,12 +178,12 @@ FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warm
 }
 
 Result<TraceStats> trace_stats(const Prepared& p, double span_days) {
-  if (!p.trace) return Error::bad_input("trace_stats: the scenario has no trace");
+  if (!p.trace()) return Error::bad_input("trace_stats: the scenario has no trace");
   std::vector<std::string> kinds;
   auto ev = events_of(p, 0, &kinds);
   if (!ev.ok()) return ev.error();
   TraceStats out;
-  out.units = static_cast<int>(p.topology->units(p.scenario.failures.trace->component));
+  out.units = static_cast<int>(p.topology().units(p.scenario().failures.trace->component));
   std::vector<double> repairs;
   std::vector<int64_t> units;
   for (const auto& e : *ev) {
@@ -256,50 +212,37 @@ double EngineSummary::mean(const std::vector<double>& v) const {
 }
 
 Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads, double warmup_s) {
-  NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies.size() && reps > 0);
+  NTPSIM_CHECK(k >= 0 && static_cast<size_t>(k) < p.strategies().size() && reps > 0);
   EngineSummary out;
   out.goodput.resize(static_cast<size_t>(reps));
   out.per_gpu_goodput.resize(static_cast<size_t>(reps));
   out.worst_throughput.resize(static_cast<size_t>(reps));
   out.failed_mean.resize(static_cast<size_t>(reps));
-  std::atomic<int> next{0};
-  std::mutex mu;
-  std::optional<Error> error;
-  auto worker = [&] {
-    sim::Engine engine(p.engine);
-    while (true) {
-      const int i = next.fetch_add(1);
-      if (i >= reps) break;
-      auto ev = events_of(p, static_cast<uint64_t>(i));
-      if (!ev.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = ev.error();
-        break;
+  const sim::Strategy& strategy = *p.strategies()[static_cast<size_t>(k)];
+  sim::ReplicationWork work;
+  work.run = [&](const sim::Replication& rep) {
+    sim::StrategyTimeline tl;
+    tl.limit = 1000000;
+    tl.checkpoint_mark_limit = 0;
+    const auto m = rep.engine.run(strategy, rep.failures, rep.schedule, &tl);
+    double worst = 1.0;
+    for (const auto& seg : tl.segments) {
+      const std::string_view st = seg.state;
+      if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s && seg.end_s > warmup_s) {
+        worst = std::min(worst, seg.throughput);
       }
-      sim::StrategyTimeline tl;
-      tl.limit = 1000000;
-      tl.checkpoint_mark_limit = 0;
-      const auto m = engine.run(*p.strategies[static_cast<size_t>(k)], *ev, &tl);
-      double worst = 1.0;
-      for (const auto& seg : tl.segments) {
-        const std::string_view st = seg.state;
-        if ((st == "running" || st == "degraded") && seg.end_s > seg.t_s && seg.end_s > warmup_s) {
-          worst = std::min(worst, seg.throughput);
-        }
-      }
-      const auto u = static_cast<size_t>(i);
-      out.goodput[u] = sim::at(m, sim::Metric::kGoodput);
-      out.per_gpu_goodput[u] = sim::at(m, sim::Metric::kPerGpuGoodput);
-      out.failed_mean[u] = sim::at(m, sim::Metric::kFailedGpusMean);
-      out.worst_throughput[u] = worst;
     }
+    const auto u = static_cast<size_t>(rep.index);
+    out.goodput[u] = sim::at(m, sim::Metric::kGoodput);
+    out.per_gpu_goodput[u] = sim::at(m, sim::Metric::kPerGpuGoodput);
+    out.failed_mean[u] = sim::at(m, sim::Metric::kFailedGpusMean);
+    out.worst_throughput[u] = worst;
+    return rep.engine.events_processed();
   };
-  const int n = std::max(1, std::min(threads, reps));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) return *error;
+  sim::RunnerOptions options;
+  options.threads = std::max(1, threads);
+  auto ran = sim::run_replications(p, sim::ReplicationCount::exactly(reps), options, work);
+  if (!ran.ok()) return ran.error();
   return out;
 }
 

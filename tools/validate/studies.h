@@ -10,9 +10,9 @@
 //    (Fig. 4, Fig. 7, checkpoint intervals, Little's law, trace replays).
 // Every random draw goes through models/base/random.h with the caller's seed, so results are
 // reproducible; nothing here is tuned to a published value.
-// Ownership: Prepared owns everything it points to; results are plain values.
-// Thread safety: functions are reentrant; a Prepared is read-only after prepare() and may be
-// shared by threads.
+// Ownership: a Prepared (a sim::Simulation) owns everything it points to; results are plain
+// values.
+// Thread safety: functions are reentrant; a Prepared is immutable and may be shared by threads.
 #pragma once
 
 #include <cstdint>
@@ -21,33 +21,16 @@
 #include <vector>
 
 #include "models/base/status.h"
-#include "models/step_model.h"
-#include "sim/cluster/topology.h"
-#include "sim/engine/engine.h"
-#include "sim/engine/layout.h"
-#include "sim/failures/failure_source.h"
-#include "sim/scenario/scenario.h"
-#include "sim/strategies/strategy.h"
+#include "sim/simulation/simulation.h"
 
 namespace ntpsim::validate {
 
-// A scenario loaded with overrides and turned into the engine's parts (as run_monte_carlo does).
-struct Prepared {
-  sim::Scenario scenario;
-  sim::JobLayout layout;
-  std::unique_ptr<sim::Topology> topology;
-  std::unique_ptr<models::StepModel> model;
-  std::vector<std::unique_ptr<sim::Strategy>> strategies;  // in scenario order
-  std::shared_ptr<const sim::TraceData> trace;             // null without a trace
-  sim::EngineConfig engine;
-  double interruption_rate_per_s = 0;  // expected job interruptions (Young/Daly's 1/M)
+// A scenario loaded with overrides and prepared for simulation (sim/simulation/simulation.h),
+// as `ntpsim run` prepares it.
+using Prepared = sim::Simulation;
 
-  // Index of the strategy with this label (or name); -1 when absent.
-  int strategy_index(const std::string& label) const;
-};
-
-Result<std::unique_ptr<Prepared>> prepare(const std::string& file,
-                                          const std::vector<std::string>& overrides);
+Result<std::shared_ptr<const Prepared>> prepare(const std::string& file,
+                                                const std::vector<std::string>& overrides);
 
 // ---- static studies -------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-#include "sim/engine/layout.h"
+#include "sim/cluster/layout.h"
 
 #include <fmt/format.h>
 

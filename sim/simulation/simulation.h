@@ -1,0 +1,84 @@
+// A prepared simulation (DESIGN.md §3): everything a replication needs, built once from a
+// Scenario, in the one order every caller used to repeat by hand:
+//   job layout -> topology -> step model -> trace -> expected interruption rate -> engine config
+//   -> strategies -> a probe failure source (bad failure parameters show up here).
+// `ntpsim run`, `sweep`, the planner's screen and confirm stages, `ntpsim validate` and the
+// benchmarks all start from one; replications then run through sim/simulation/runner.h.
+//
+// Ownership: a Simulation owns its copy of the scenario and every part built from it (the step
+// model, topology, trace and strategies); the strategies refer to the step model and layout it
+// holds, so a Simulation neither copies nor moves: prepare() hands out a shared_ptr to const.
+// Thread safety: immutable after prepare(); any number of threads may read it and call
+// failure_source() at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "models/step_model.h"
+#include "sim/cluster/layout.h"
+#include "sim/cluster/topology.h"
+#include "sim/engine/engine.h"
+#include "sim/failures/failure_source.h"
+#include "sim/scenario/scenario.h"
+#include "sim/strategies/strategy.h"
+
+namespace ntpsim::sim {
+
+class Simulation {
+ public:
+  // Errors (bad input) as the first failing step gives them: an impossible layout, a bad cluster,
+  // an unknown step model or one with no positive healthy iteration time, an unreadable trace, a
+  // bad checkpoint or budget setting, no strategy or a bad strategy parameter, bad failure
+  // process parameters.
+  static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario);
+
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+  ~Simulation();
+
+  const Scenario& scenario() const { return scenario_; }
+  const JobLayout& layout() const { return layout_; }
+  const Topology& topology() const { return *topology_; }
+  const models::StepModel& step_model() const { return *model_; }
+  // The loaded trace; null when the scenario replays none.
+  const std::shared_ptr<const TraceData>& trace() const { return trace_; }
+  const EngineConfig& engine_config() const { return config_; }
+  // In scenario order.
+  const std::vector<std::unique_ptr<Strategy>>& strategies() const { return strategies_; }
+  // The strategy with this label (or name); -1 when absent.
+  int strategy_index(const std::string& label) const;
+
+  // Healthy iteration time of the step model (> 0) and the ideal token rate it gives.
+  double healthy_iteration_s() const { return healthy_iteration_s_; }
+  double ideal_tokens_per_s() const { return ideal_tokens_per_s_; }
+  // Expected job interruptions per second (Young/Daly's 1/M; expected_interruption_rate_per_s).
+  double interruption_rate_per_s() const { return interruption_rate_per_s_; }
+  // Failure events one replication is expected to draw: its stochastic processes
+  // (expected_process_failures) and the trace's faults, looped over the run when it loops.
+  double expected_failures_per_replication() const;
+
+  // Replication `replication`'s failure source (seed from the scenario). Cannot fail for a
+  // replication other than the probe's: the parameters were checked by prepare().
+  Result<FailureSource> failure_source(uint64_t replication) const;
+
+ private:
+  Simulation() = default;
+
+  Scenario scenario_;
+  JobLayout layout_;
+  std::optional<Topology> topology_;
+  std::unique_ptr<models::StepModel> model_;
+  std::shared_ptr<const TraceData> trace_;
+  EngineConfig config_;
+  std::vector<std::unique_ptr<Strategy>> strategies_;
+  double healthy_iteration_s_ = 0;
+  double ideal_tokens_per_s_ = 0;
+  double interruption_rate_per_s_ = 0;
+};
+
+}  // namespace ntpsim::sim
