@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/base/check.h"
+#include "models/base/statistics.h"
 
 namespace ntpsim::calibrate {
 
@@ -68,27 +69,14 @@ int latency_steps(CollectiveKind kind, int n) {
   return 1;
 }
 
-namespace {
-
-// Percentile q in [0, 1] of sorted values, linear interpolation between closest ranks.
-double percentile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
-
-}  // namespace
-
 TimeStats summarize(std::vector<double> samples) {
   NTPSIM_CHECK(!samples.empty());
   std::sort(samples.begin(), samples.end());
   TimeStats s;
   s.reps = static_cast<int>(samples.size());
-  s.median_s = percentile(samples, 0.5);
-  s.p10_s = percentile(samples, 0.1);
-  s.p90_s = percentile(samples, 0.9);
+  s.median_s = percentile_sorted(samples, 0.5);
+  s.p10_s = percentile_sorted(samples, 0.1);
+  s.p90_s = percentile_sorted(samples, 0.9);
   s.min_s = samples.front();
   s.max_s = samples.back();
   double sum = 0.0;

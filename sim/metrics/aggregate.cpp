@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/base/check.h"
+#include "models/base/statistics.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -52,13 +53,6 @@ double t_cdf(double t, double dof) {
   return 1.0 - 0.5 * incomplete_beta(0.5 * dof, 0.5, dof / (dof + t * t));
 }
 
-double percentile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 }  // namespace
 
 double student_t_quantile(double p, double dof) {
@@ -101,9 +95,9 @@ Stat summarize(const std::vector<double>& values) {
   std::sort(v.begin(), v.end());
   s.min = v.front();
   s.max = v.back();
-  s.p5 = percentile(v, 0.05);
-  s.p50 = percentile(v, 0.50);
-  s.p95 = percentile(v, 0.95);
+  s.p5 = percentile_sorted(v, 0.05);
+  s.p50 = percentile_sorted(v, 0.50);
+  s.p95 = percentile_sorted(v, 0.95);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "models/base/check.h"
+#include "models/base/statistics.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan_progress.h"
@@ -22,14 +23,6 @@ namespace {
 
 constexpr double kDay = 86400.0;
 constexpr double kZ = 1.959964;  // Wilson interval, 95%
-
-// The q-quantile of `v` (nearest rank). REQUIRES: !v.empty().
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const auto n = static_cast<double>(v.size());
-  const auto k = static_cast<size_t>(std::clamp(std::ceil(q * n) - 1, 0.0, n - 1));
-  return v[k];
-}
 
 // Wilson score interval of a proportion k / n at 95%.
 void wilson(int k, int n, double& lo, double& hi) {
@@ -313,14 +306,14 @@ struct Searcher {
       c.replications = n;
       c.p_meet = static_cast<double>(k) / n;
       c.goodput_mean = std::accumulate(goodput.begin(), goodput.end(), 0.0) / n;
-      c.goodput_q = quantile(goodput, 1 - t.confidence);
+      c.goodput_q = nearest_rank_quantile(goodput, 1 - t.confidence);
       c.energy_mwh = std::accumulate(energy.begin(), energy.end(), 0.0) / n;
       const double hours = t.time_to_train()
                                ? std::accumulate(days.begin(), days.end(), 0.0) / n * 24
                                : s.horizon_s / 3600;
       if (t.time_to_train()) {
-        c.days_p50 = quantile(days, 0.5);
-        c.days_q = quantile(days, t.confidence);
+        c.days_p50 = nearest_rank_quantile(days, 0.5);
+        c.days_q = nearest_rank_quantile(days, t.confidence);
       }
       c.cost = c.domain_hour * hours + c.energy_mwh * plan.prices.energy_per_mwh;
       c.compute_cost = c.domain_hour * hours;

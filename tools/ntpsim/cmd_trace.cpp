@@ -6,6 +6,7 @@
 #include <map>
 
 #include "models/base/atomic_file.h"
+#include "models/base/statistics.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace.h"
 #include "tools/ntpsim/command.h"
@@ -16,13 +17,9 @@ namespace {
 
 constexpr double kDay = 86400.0;
 
-// The q-quantile of sorted values (nearest rank, linear between neighbours).
+// The type-7 q-quantile of sorted values; 0 for none.
 double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0.0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+  return sorted.empty() ? 0.0 : percentile_sorted(sorted, q);
 }
 
 class TraceCommand final : public Command {

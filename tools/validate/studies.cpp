@@ -8,6 +8,7 @@
 
 #include "models/base/check.h"
 #include "models/base/random.h"
+#include "models/base/statistics.h"
 #include "sim/engine/job_state.h"
 #include "sim/metrics/metrics.h"
 #include "sim/scenario/loader.h"
@@ -101,13 +102,9 @@ Result<std::vector<sim::FailureEvent>> events_of(const Prepared& p, uint64_t rep
   return out;
 }
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(v.size() - 1, lo + 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+// The type-7 q-quantile of sorted values; 0 for none.
+double quantile(const std::vector<double>& sorted, double q) {
+  return sorted.empty() ? 0.0 : percentile_sorted(sorted, q);
 }
 
 }  // namespace
