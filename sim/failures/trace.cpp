@@ -11,6 +11,7 @@
 
 #include "models/base/utf8.h"
 #include "sim/failures/failure_source.h"
+#include "sim/failures/trace_formats.h"
 #include "sim/failures/trace_util.h"
 
 namespace ntpsim::sim {
@@ -273,8 +274,10 @@ Result<std::string> to_csv_trace(const TraceData& trace) {
 }
 
 Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
-  if (cfg.format != "infinitehbd" && cfg.format != "csv") {
-    return Error::bad_input("failures.trace.format: unknown format '" + cfg.format + "' (expected infinitehbd or csv)");
+  const TraceFormat* format = find_trace_format(cfg.format);
+  if (format == nullptr) {
+    return Error::bad_input("failures.trace.format: unknown format '" + cfg.format + "' (expected " +
+                            trace_format_list() + ")");
   }
   std::error_code ec;
   const auto size = std::filesystem::file_size(cfg.file, ec);
@@ -288,7 +291,7 @@ Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
   std::string text(static_cast<size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   if (!in) return Error::bad_input(cfg.file + ": cannot read trace");
-  Result<TraceData> r = cfg.format == "csv" ? parse_csv_trace(text, cfg.file) : parse_infinitehbd_trace(text, cfg.file);
+  Result<TraceData> r = format->parse(text, cfg.file);
   if (!r.ok()) return r.error();
   return std::shared_ptr<const TraceData>(std::make_shared<TraceData>(std::move(r).value()));
 }

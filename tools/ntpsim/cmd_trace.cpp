@@ -9,6 +9,7 @@
 #include "models/base/statistics.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace.h"
+#include "sim/failures/trace_formats.h"
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/outputs.h"
 
@@ -27,8 +28,19 @@ class TraceCommand final : public Command {
   CLI::App* setup(CLI::App& app) override {
     CLI::App* sub = app.add_subcommand("trace", "Check a failure trace, print its statistics, convert it to CSV");
     sub->add_option("file", file_, "Trace file (InfiniteHBD JSON or ntpsim CSV)")->required();
-    sub->add_option("--format", format_, "infinitehbd | csv (default: from the extension, .json or .csv)")
-        ->check(CLI::IsMember({"infinitehbd", "csv"}));
+    // "infinitehbd | csv (default: from the extension, .json or .csv)", from the format table.
+    std::string names, extensions;
+    std::vector<std::string_view> all_extensions;
+    for (const sim::TraceFormat& f : sim::trace_formats()) {
+      names += (names.empty() ? "" : " | ") + std::string(f.name);
+      all_extensions.insert(all_extensions.end(), f.extensions.begin(), f.extensions.end());
+    }
+    for (size_t i = 0; i < all_extensions.size(); ++i) {
+      if (i > 0) extensions += i + 1 == all_extensions.size() ? " or " : ", ";
+      extensions += all_extensions[i];
+    }
+    sub->add_option("--format", format_, names + " (default: from the extension, " + extensions + ")")
+        ->check(CLI::IsMember(sim::trace_format_names()));
     sub->add_option("--nodes", nodes_,
                     "Nodes the trace observed, for faults per 1000 node-days "
                     "(default: the nodes that appear)")
@@ -43,10 +55,9 @@ class TraceCommand final : public Command {
     cfg.file = file_;
     cfg.format = format_;
     if (cfg.format.empty()) {
-      const bool json = file_.size() >= 5 && file_.compare(file_.size() - 5, 5, ".json") == 0;
-      const bool csv = file_.size() >= 4 && file_.compare(file_.size() - 4, 4, ".csv") == 0;
-      if (!json && !csv) return report_error(Error::bad_input(file_ + ": cannot tell the format from the extension; pass --format"));
-      cfg.format = json ? "infinitehbd" : "csv";
+      const sim::TraceFormat* guess = sim::trace_format_for_file(file_);
+      if (guess == nullptr) return report_error(Error::bad_input(file_ + ": cannot tell the format from the extension; pass --format"));
+      cfg.format = std::string(guess->name);
     }
     OutputSet outputs;  // the converted trace may not replace the trace it converts
     outputs.add_input(file_, "trace");
