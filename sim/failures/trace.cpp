@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <tuple>
 
 #include "models/base/utf8.h"
 #include "sim/failures/failure_source.h"
@@ -208,6 +209,7 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
     TraceFault f;
     f.start_s = start * unit_s;
     f.repair_s = end < 0.0 ? -1.0 : (end - start) * unit_s;
+    f.source = line_no;
     f.node = builder.node(std::string(fields[2]));
     const int32_t kind = builder.kind(std::string(fields[3]));
     if (kind < 0) return at(line_no, "more than " + std::to_string(kMaxTraceKinds) + " distinct kinds");
@@ -234,10 +236,16 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
   for (TraceFault& f : out.faults) {
     if (f.repair_s < 0.0) {
       f.repair_s = out.span_s - f.start_s;
+      f.open = true;
       ++out.open_faults;
     }
   }
   return out;
+}
+
+std::string trace_location(const TraceData& trace, const TraceFault& f) {
+  return trace.numbered_entries ? trace.file + ": entry " + std::to_string(f.source)
+                                : trace.file + ":" + std::to_string(f.source);
 }
 
 Result<std::string> to_csv_trace(const TraceData& trace) {
@@ -273,6 +281,57 @@ Result<std::string> to_csv_trace(const TraceData& trace) {
   return out;
 }
 
+Status check_trace(TraceData& trace) {
+  for (const TraceFault& f : trace.faults) {
+    if (!(f.start_s + f.repair_s <= kMaxTraceTimeS)) {
+      return Error::bad_input(trace_location(trace, f) + ": a fault from " +
+                              format_number(f.start_s / 86400.0) + " d to " +
+                              format_number((f.start_s + f.repair_s) / 86400.0) +
+                              " d reaches past the 1000-year limit on trace times");
+    }
+  }
+  if (!(trace.span_s <= kMaxTraceTimeS)) {
+    return Error::bad_input(trace.file + ": span " + format_number(trace.span_s / 86400.0) +
+                            " d is past the 1000-year limit on trace times");
+  }
+  // Faults are sorted by start: identical faults sit in one run of equal starts.
+  trace.duplicates = 0;
+  const TraceFault* first = nullptr;
+  const TraceFault* first_original = nullptr;
+  auto key = [](const TraceFault& f) {
+    return std::make_tuple(f.repair_s, f.node, f.kind, f.cause, f.has_component, f.component,
+                           f.open);
+  };
+  std::vector<size_t> run;
+  for (size_t i = 0; i < trace.faults.size();) {
+    size_t j = i;
+    while (j < trace.faults.size() && trace.faults[j].start_s == trace.faults[i].start_s) ++j;
+    run.clear();
+    for (size_t a = i; a < j; ++a) run.push_back(a);
+    // Sorted by the other fields (file order among equals): a repeat follows its original.
+    std::stable_sort(run.begin(), run.end(), [&](size_t a, size_t b) {
+      return key(trace.faults[a]) < key(trace.faults[b]);
+    });
+    for (size_t r = 1; r < run.size(); ++r) {
+      const TraceFault& f = trace.faults[run[r]];
+      if (key(f) != key(trace.faults[run[r - 1]])) continue;
+      ++trace.duplicates;
+      if (first == nullptr || f.source < first->source) {
+        first = &f;
+        first_original = &trace.faults[run[r - 1]];
+      }
+    }
+    i = j;
+  }
+  if (first != nullptr) {
+    trace.warnings.push_back(trace_location(trace, *first) + ": " +
+                             std::to_string(trace.duplicates) +
+                             " fault(s) repeat an earlier row exactly (first: this one repeats " +
+                             trace_location(trace, *first_original) + "); each counts as a fault");
+  }
+  return Status::Ok();
+}
+
 Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
   const TraceFormat* format = find_trace_format(cfg.format);
   if (format == nullptr) {
@@ -293,6 +352,7 @@ Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
   if (!in) return Error::bad_input(cfg.file + ": cannot read trace");
   Result<TraceData> r = format->parse(text, cfg.file);
   if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(check_trace(*r));
   return std::shared_ptr<const TraceData>(std::make_shared<TraceData>(std::move(r).value()));
 }
 

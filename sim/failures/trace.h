@@ -31,6 +31,9 @@ struct TraceFault {
   uint16_t kind = 0;       // index into TraceData::kind_names
   bool has_component = false;  // CSV rows may name their own component class
   Component component = Component::kNode;
+  uint16_t cause = 0;  // index into TraceData::cause_names (InfiniteHBD: fault_type.Class)
+  int32_t source = 0;  // 1-based CSV line or InfiniteHBD entry of the fault's start
+  bool open = false;   // no end in the trace: repair_s runs to the span (a lower bound)
 };
 
 struct TraceData {
@@ -38,13 +41,30 @@ struct TraceData {
   std::vector<TraceFault> faults;       // sorted by start_s (stable in file order)
   std::vector<std::string> node_names;  // trace node ids, index = TraceFault::node
   std::vector<std::string> kind_names;  // index = TraceFault::kind
+  std::vector<std::string>
+      cause_names;                      // index = TraceFault::cause; empty when the format has none
+  bool numbered_entries = false;        // TraceFault::source is a JSON entry, not a line
   double span_s = 0.0;                  // trace length: loop period; >= every start and end
   int64_t open_faults = 0;              // faults without an end (repair runs to span_s)
+  int64_t duplicates = 0;               // faults identical to an earlier one (load_trace counts)
+  std::vector<std::string> warnings;    // load_trace's findings that are not errors
 };
+
+// Trace times beyond this are refused (bad input): the scenario's longest horizon
+// (sim/scenario/sections.h kMaxHorizonS, 1000 years); no replay can reach them.
+inline constexpr double kMaxTraceTimeS = 1000.0 * 365 * 86400;
+
+// "file:line" or "file: entry N" for the fault's start, for messages about one fault.
+std::string trace_location(const TraceData& trace, const TraceFault& f);
 
 // Parsers behind load_trace; `file` is used in messages only. Exposed for tests and tools.
 Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::string& file);
 Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file);
+
+// The checks load_trace applies to every format after parsing: times past kMaxTraceTimeS are an
+// error naming the fault's line or entry; exact duplicate faults are counted in `duplicates` with
+// one warning (O(n log n): each run of equal starts is sorted by the other fields).
+Status check_trace(TraceData& trace);
 
 // The trace in the ntpsim CSV format (time unit s, the span as a directive, times printed so they
 // parse back exactly; a component column only when some fault names its own class). Open faults

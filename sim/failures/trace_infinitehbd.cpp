@@ -116,7 +116,9 @@ Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::stri
 
   TraceData out;
   out.file = file;
+  out.numbered_entries = true;
   TraceBuilder builder(out);
+  std::unordered_map<std::string, uint16_t> causes;
   // Open faults per (node, fault type) -> index into out.faults, oldest first.
   std::map<std::tuple<int32_t, std::string, std::string, std::string>, std::vector<size_t>> open;
   double previous_d = 0.0;
@@ -142,6 +144,19 @@ Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::stri
       const int32_t kind = builder.kind(e.level);
       if (kind < 0) return entry_error(file, i, &e, "more than " + std::to_string(kMaxTraceKinds) + " distinct fault kinds");
       f.kind = static_cast<uint16_t>(kind);
+      f.source = static_cast<int32_t>(i + 1);
+      // Causes are bounded like kinds (an entry past the bound is an error).
+      auto [cause, added] =
+          causes.try_emplace(e.cls, static_cast<uint16_t>(out.cause_names.size()));
+      if (added) {
+        if (out.cause_names.size() >= static_cast<size_t>(kMaxTraceKinds)) {
+          return entry_error(
+              file, i, &e,
+              "more than " + std::to_string(kMaxTraceKinds) + " distinct fault classes");
+        }
+        out.cause_names.push_back(e.cls);
+      }
+      f.cause = cause->second;
       open[key].push_back(out.faults.size());
       out.faults.push_back(f);
     } else {
@@ -159,6 +174,7 @@ Result<TraceData> parse_infinitehbd_trace(std::string_view text, const std::stri
   for (TraceFault& f : out.faults) {
     if (f.repair_s < 0.0) {  // never closed: unavailable until the end of the trace
       f.repair_s = out.span_s - f.start_s;
+      f.open = true;
       ++out.open_faults;
     }
   }

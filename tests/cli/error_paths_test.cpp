@@ -424,6 +424,20 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
                {"--to-csv d: is a directory; outputs are written only as regular files"}});
   t.push_back({"trace_to_csv_folder_missing", "trace t.csv --to-csv nodir/x.csv", {trace}, 1,
                {"nodir/x.csv: cannot create the output file"}});
+  t.push_back({"trace_past_time_limit", "trace h.csv",
+               {text("h.csv", "#! time_unit: d\nstart,end,unit,kind\n1,1e300,n0,hard\n")}, 2,
+               {"h.csv:3: a fault from 1 d to 1e+300 d reaches past the 1000-year limit on trace times"}});
+  t.push_back({"trace_strict_duplicate", "trace d.csv --strict",
+               {text("d.csv", "start,end,unit,kind\n0,5,n0,hard\n0,5,n0,hard\n")}, 2,
+               {"d.csv:3: 1 fault(s) repeat an earlier row exactly (first: this one repeats d.csv:2)",
+                "(--strict refuses repeated faults)"}});
+  t.push_back({"trace_fit_overlap", "trace o.csv --fit",
+               {text("o.csv", "start,end,unit,kind\n0,10,n0,hard\n8,9,n0,hard\n")}, 2,
+               {"o.csv:3: node n0: a hard fault at", "inside the same node's repair of the same cause (line 2"}});
+  t.push_back({"trace_fit_too_few_nodes", "trace t.csv --fit --nodes 1", {trace}, 2,
+               {"t.csv: --nodes 1 is fewer than the 2 nodes the trace names"}});
+  t.push_back({"trace_fit_out_is_directory", "trace t.csv --fit -o d", {trace, dir("d")}, 1,
+               {"d: cannot move the finished file into place"}});
 }
 
 // Output paths: only regular files, never an input or another output, never an empty name, and a

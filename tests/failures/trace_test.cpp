@@ -342,5 +342,40 @@ TEST(TraceTest, ReplayValidatesItsConfiguration) {
   EXPECT_NE(r.error().message.find("failures.trace.time_scale"), std::string::npos);
 }
 
+TEST(TraceSanity, TimesPastTheHorizonLimitAreRefused) {
+  // 1e300 days is finite in seconds (the parser accepts it) but no replay can reach it.
+  expect_bad(load_text("csv", "far.csv",
+                       "#! time_unit: d\nstart,end,unit,kind\n1,2,n0,hard\n1e300,,n1,hard\n"),
+             {"far.csv:4: a fault from 1e+300 d to 1e+300 d reaches past the 1000-year limit"});
+  expect_bad(load_text("csv", "span.csv",
+                       "#! time_unit: d\n#! span: 4e5\nstart,end,unit,kind\n1,2,n0,hard\n"),
+             {"span.csv: span 400000 d is past the 1000-year limit"});
+  expect_bad(load_text("infinitehbd", "far.json",
+                       R"([{"node_id": "a", "event_time": 1e300, "event_type": "fault_start",
+                            "fault_type": {"Level": "Hardware Failure"}}])"),
+             {"far.json: entry 1: a fault from 1e+300 d"});
+  // 999 years is within the limit.
+  auto ok =
+      load_text("csv", "near.csv", "#! time_unit: d\nstart,end,unit,kind\n1,364635,n0,hard\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+}
+
+TEST(TraceSanity, ExactDuplicateRowsAreCountedAndWarnedAbout) {
+  auto r = load_text(
+      "csv", "dup.csv",
+      "start,end,unit,kind\n0,5,n0,hard\n0,5,n1,hard\n0,5,n0,hard\n0,6,n0,hard\n3,4,n2,soft\n"
+      "3,4,n2,soft\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)->duplicates, 2);
+  ASSERT_EQ((*r)->warnings.size(), 1u);
+  EXPECT_EQ((*r)->warnings[0],
+            (*r)->file + ":4: 2 fault(s) repeat an earlier row exactly (first: this one repeats " +
+                (*r)->file + ":2); each counts as a fault");
+  auto clean = load_text("csv", "clean.csv", "start,end,unit,kind\n0,5,n0,hard\n0,5,n1,hard\n");
+  ASSERT_TRUE(clean.ok());
+  EXPECT_EQ((*clean)->duplicates, 0);
+  EXPECT_TRUE((*clean)->warnings.empty());
+}
+
 }  // namespace
 }  // namespace ntpsim::sim

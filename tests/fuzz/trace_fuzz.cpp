@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sim/failures/fit.h"
 #include "sim/failures/trace.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -73,6 +74,30 @@ void check_round_trip(const sim::TraceData& t) {
   }
 }
 
+// load_trace's checks and the model fit (ntpsim trace --fit) on the parsed trace: each either
+// succeeds or is bad input, and a fit writes a model with finite rates.
+void check_fit(const sim::TraceData& parsed) {
+  sim::TraceData t = parsed;
+  const Status checked = sim::check_trace(t);
+  if (!checked.ok()) {
+    fuzz::require_bad_input(checked.error());
+    return;
+  }
+  sim::FitOptions o;
+  o.bootstrap = 0;  // the p-values' refits are the same code as the fit itself
+  const Result<sim::TraceFit> f = sim::fit_trace(t, o);
+  if (!f.ok()) {
+    fuzz::require_bad_input(f.error());
+    return;
+  }
+  FUZZ_REQUIRE(f->kinds.size() == t.kind_names.size(), "one fitted process per kind");
+  for (const sim::KindFit& k : f->kinds) {
+    FUZZ_REQUIRE(std::isfinite(k.process_rate.per_s) && k.process_rate.per_s >= 0, "finite rate");
+  }
+  FUZZ_REQUIRE(sim::fitted_failures_yaml(*f).find("failures:\n  processes:\n") != std::string::npos,
+               "yaml");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -86,5 +111,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   check_invariants(*t);
   check_round_trip(*t);
+  check_fit(*t);
   return 0;
 }

@@ -1,13 +1,18 @@
-// `ntpsim trace FILE`: validates a failure trace, prints its statistics, and converts it to the
-// ntpsim CSV trace format (docs/trace-format.md) with --to-csv.
+// `ntpsim trace FILE`: validates a failure trace, prints its statistics, converts it to the
+// ntpsim CSV trace format (docs/trace-format.md) with --to-csv, and fits a failure model from it
+// with --fit (sim/failures/fit.h).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "models/base/atomic_file.h"
+#include "models/base/random.h"
 #include "models/base/statistics.h"
 #include "sim/failures/failure_source.h"
+#include "sim/failures/fit.h"
 #include "sim/failures/trace.h"
 #include "sim/failures/trace_formats.h"
 #include "tools/ntpsim/command.h"
@@ -47,6 +52,24 @@ class TraceCommand final : public Command {
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
     sub->add_option("--to-csv", csv_out_, "Write the trace in the ntpsim CSV format to this path")
         ->check(output_path());
+    sub->add_flag("--strict", strict_,
+                  "Refuse a trace with exactly repeated faults (default: warn)");
+    sub->add_flag("--fit", fit_, "Fit a failure model (one process per kind) from the trace");
+    CLI::Option* out = sub->add_option(
+        "-o,--out", fit_out_, "With --fit: write the model, a scenario fragment for include:");
+    out->check(output_path());
+    out->needs(sub->get_option("--fit"));
+    sub->add_option(
+           "--burst-window", burst_window_,
+           "With --fit: faults starting within this many seconds of the previous form a burst")
+        ->check(CLI::Range(1.0, 86400.0 * 30))
+        ->needs(sub->get_option("--fit"));
+    sub->add_option("--bootstrap", bootstrap_,
+                    "With --fit: bootstrap replicates of the goodness-of-fit p-values")
+        ->check(CLI::Range(0, 10000))
+        ->needs(sub->get_option("--fit"));
+    sub->add_option("--seed", seed_, "With --fit: seed of the bootstrap draws")
+        ->needs(sub->get_option("--fit"));
     return sub;
   }
 
@@ -61,23 +84,47 @@ class TraceCommand final : public Command {
     }
     OutputSet outputs;  // the converted trace may not replace the trace it converts
     outputs.add_input(file_, "trace");
-    if (!csv_out_.empty()) {
-      const Status st = outputs.declare(csv_out_, "--to-csv");
+    for (const auto& [path, what] :
+         {std::pair{csv_out_, "--to-csv"}, std::pair{fit_out_, "-o"}}) {
+      if (path.empty()) continue;
+      const Status st = outputs.declare(path, what);
       if (!st.ok()) return report_error(st.error());
     }
     auto loaded = sim::load_trace(cfg);
     if (!loaded.ok()) return report_error(loaded.error());
     const sim::TraceData& t = **loaded;
-    // The conversion first: a failed run prints only its error.
+    if (strict_ && t.duplicates > 0) {
+      return report_error(
+          Error::bad_input(t.warnings.front() + " (--strict refuses repeated faults)"));
+    }
+    // Every output is computed before any is written: a failed run prints only its error.
+    std::string csv_text, fit_text;
     if (!csv_out_.empty()) {
       auto text = sim::to_csv_trace(t);
       if (!text.ok()) return report_error(text.error());
-      Status st = outputs.stage(csv_out_, *text);
-      if (st.ok()) st = outputs.commit();
+      csv_text = std::move(text).value();
+    }
+    if (fit_) {
+      auto text = fit_model(t);
+      if (!text.ok()) return report_error(text.error());
+      fit_text = std::move(text).value();
+    }
+    if (!csv_out_.empty()) {
+      const Status st = outputs.stage(csv_out_, csv_text);
       if (!st.ok()) return report_error(st.error());
     }
+    if (fit_ && !fit_out_.empty()) {
+      const Status st = outputs.stage(fit_out_, fit_text);
+      if (!st.ok()) return report_error(st.error());
+    }
+    if (const Status st = outputs.commit(); !st.ok()) return report_error(st.error());
+    for (const std::string& w : t.warnings) fmt::print(stderr, "warning: {}\n", w);
+    for (const std::string& n : fit_notes_) fmt::print(stderr, "note: {}\n", n);
     print_summary(t);
     if (!csv_out_.empty()) fmt::print("wrote {} ({} faults)\n", csv_out_, t.faults.size());
+    if (fit_ && fit_out_.empty()) fmt::print("{}", fit_text);
+    if (fit_ && !fit_out_.empty())
+      fmt::print("wrote {} (fitted failure model, {} kinds)\n", fit_out_, t.kind_names.size());
     return 0;
   }
 
@@ -110,8 +157,37 @@ class TraceCommand final : public Command {
     }
   }
 
+  // The fitted model as YAML; the log's hash is FNV-1a 64 of its bytes.
+  Result<std::string> fit_model(const sim::TraceData& t) const {
+    std::ifstream in(file_, std::ios::binary);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (!in) return Error::bad_input(file_ + ": cannot read trace");
+    const std::string bytes = std::move(buffer).str();
+    sim::FitOptions o;
+    o.nodes = nodes_;
+    o.burst_window_s = burst_window_;
+    o.bootstrap = bootstrap_;
+    o.seed = seed_;
+    o.source_hash = fmt::format("fnv1a64:{:016x} ({} bytes)", fnv1a64(bytes), bytes.size());
+    auto fit = sim::fit_trace(t, o);
+    if (!fit.ok()) return fit.error();
+    for (const sim::KindFit& k : fit->kinds) {
+      for (const std::string& n : k.notes) fit_notes_.push_back("kind " + k.name + ": " + n);
+    }
+    return sim::fitted_failures_yaml(*fit);
+  }
+
+  mutable std::vector<std::string> fit_notes_;  // printed once every output is written
+
   std::string file_;
   std::string format_;
+  bool strict_ = false;
+  bool fit_ = false;
+  std::string fit_out_;
+  double burst_window_ = 3600.0;
+  int bootstrap_ = 99;
+  uint64_t seed_ = 1;
   int64_t nodes_ = 0;
   std::string csv_out_;
 };

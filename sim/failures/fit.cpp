@@ -1,0 +1,653 @@
+// fit_trace: failure models learned from a fault log (fit.h states the statistics).
+#include "sim/failures/fit.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "models/base/random.h"
+#include "sim/failures/trace_util.h"
+
+namespace ntpsim::sim {
+namespace {
+
+constexpr double kDay = 86400.0;
+constexpr double kMinTimeS = 1.0;  // times and repairs are floored here (scenario resolution)
+// The two-sided 95% normal quantile.
+const double kZ95 =
+    boost::math::quantile(boost::math::normal_distribution<double>(0.0, 1.0), 0.975);
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The bootstrap refits every interval 99 times; beyond this many it is skipped (and said so).
+constexpr double kMaxBootstrapIntervals = 200'000;
+
+enum class Law { kExponential, kWeibull, kLognormal };
+
+const char* law_name(Law l) {
+  switch (l) {
+    case Law::kExponential:
+      return "exponential";
+    case Law::kWeibull:
+      return "weibull";
+    case Law::kLognormal:
+      return "lognormal";
+  }
+  return "?";
+}
+
+// log of the standard normal survival function, finite for every finite z.
+double log_normal_sf(double z) {
+  static const boost::math::normal_distribution<double> kStd(0.0, 1.0);
+  const double q = boost::math::cdf(boost::math::complement(kStd, z));
+  return q > 0.0 ? std::log(q) : -0.5 * z * z - std::log(z * std::sqrt(2.0 * M_PI));
+}
+
+// Censored log-likelihood of a two-parameter law in its working parameters:
+// weibull (log k, log scale), lognormal (mu, log sigma).
+double log_likelihood(Law law, const Eigen::Vector2d& th, const std::vector<Interval>& data) {
+  double ll = 0.0;
+  if (law == Law::kWeibull) {
+    const double k = std::exp(th[0]), log_lambda = th[1];
+    for (const Interval& x : data) {
+      const double lt = std::log(x.t_s) - log_lambda;
+      const double z = std::exp(k * lt);
+      ll += x.weight * (x.failed ? th[0] - log_lambda + (k - 1.0) * lt - z : -z);
+    }
+  } else {
+    const double mu = th[0], sigma = std::exp(th[1]);
+    for (const Interval& x : data) {
+      const double lt = std::log(x.t_s);
+      const double z = (lt - mu) / sigma;
+      ll += x.weight *
+            (x.failed ? -0.5 * z * z - th[1] - lt - 0.5 * std::log(2.0 * M_PI) : log_normal_sf(z));
+    }
+  }
+  return std::isfinite(ll) ? ll : -kInf;
+}
+
+struct Numeric {
+  Eigen::Vector2d g;
+  Eigen::Matrix2d h;
+};
+
+Numeric derivatives(Law law, const Eigen::Vector2d& th, const std::vector<Interval>& data) {
+  constexpr double e = 1e-4;
+  Numeric n;
+  const double f0 = log_likelihood(law, th, data);
+  Eigen::Vector2d u[2] = {Eigen::Vector2d(e, 0), Eigen::Vector2d(0, e)};
+  for (int i = 0; i < 2; ++i) {
+    const double fp = log_likelihood(law, th + u[i], data),
+                 fm = log_likelihood(law, th - u[i], data);
+    n.g[i] = (fp - fm) / (2 * e);
+    n.h(i, i) = (fp - 2 * f0 + fm) / (e * e);
+  }
+  const double fpp = log_likelihood(law, th + u[0] + u[1], data);
+  const double fpm = log_likelihood(law, th + u[0] - u[1], data);
+  const double fmp = log_likelihood(law, th - u[0] + u[1], data);
+  const double fmm = log_likelihood(law, th - u[0] - u[1], data);
+  n.h(0, 1) = n.h(1, 0) = (fpp - fpm - fmp + fmm) / (4 * e * e);
+  return n;
+}
+
+// Newton's method with backtracking (gradient ascent where the Hessian is not negative definite).
+LawFit maximise(Law law, Eigen::Vector2d th, const std::vector<Interval>& data) {
+  LawFit out;
+  out.law = law_name(law);
+  out.parameters = 2;
+  double ll = log_likelihood(law, th, data);
+  for (int iter = 0; iter < 200 && std::isfinite(ll); ++iter) {
+    const Numeric d = derivatives(law, th, data);
+    Eigen::Vector2d step;
+    const Eigen::LLT<Eigen::Matrix2d> llt(-d.h);
+    if (llt.info() == Eigen::Success) {
+      step = llt.solve(d.g);
+    } else {
+      step = d.g / std::max(1.0, d.g.norm());
+    }
+    double scale = 1.0;
+    bool improved = false;
+    for (int half = 0; half < 40; ++half, scale *= 0.5) {
+      const Eigen::Vector2d next = th + scale * step;
+      const double l = log_likelihood(law, next, data);
+      if (l >= ll) {
+        improved = l - ll > 1e-10 || (scale * step).norm() > 1e-9;
+        th = next;
+        ll = l;
+        break;
+      }
+    }
+    if (!improved || (scale * step).norm() < 1e-10) {
+      out.converged =
+          d.g.norm() < 1e-3 * std::max(1.0, std::sqrt(static_cast<double>(data.size())));
+      break;
+    }
+  }
+  out.log_likelihood = ll;
+  out.aic = 2.0 * out.parameters - 2.0 * ll;
+  Eigen::Matrix2d cov = Eigen::Matrix2d::Constant(kInf);
+  const Numeric d = derivatives(law, th, data);
+  const Eigen::LLT<Eigen::Matrix2d> llt(-d.h);
+  if (llt.info() == Eigen::Success) cov = (-d.h).inverse();
+  const double se0 = std::sqrt(std::max(0.0, cov(0, 0))), se1 = std::sqrt(std::max(0.0, cov(1, 1)));
+  if (law == Law::kWeibull) {
+    out.a = std::exp(th[0]);
+    out.b = std::exp(th[1]);
+    out.a_lo = std::exp(th[0] - kZ95 * se0);
+    out.a_hi = std::exp(th[0] + kZ95 * se0);
+    out.b_lo = std::exp(th[1] - kZ95 * se1);
+    out.b_hi = std::exp(th[1] + kZ95 * se1);
+    out.mean_s = out.b * boost::math::tgamma(1.0 + 1.0 / out.a);
+  } else {
+    out.a = std::exp(th[1]);
+    out.b = th[0];
+    out.a_lo = std::exp(th[1] - kZ95 * se1);
+    out.a_hi = std::exp(th[1] + kZ95 * se1);
+    out.b_lo = th[0] - kZ95 * se0;
+    out.b_hi = th[0] + kZ95 * se0;
+    out.mean_s = std::exp(out.b + 0.5 * out.a * out.a);
+  }
+  if (!std::isfinite(out.mean_s)) out.converged = false;
+  return out;
+}
+
+double cdf(const LawFit& f, double t) {
+  if (f.law == "exponential") return -std::expm1(-t / f.a);
+  if (f.law == "weibull") return -std::expm1(-std::pow(t / f.b, f.a));
+  static const boost::math::normal_distribution<double> kStd(0.0, 1.0);
+  return boost::math::cdf(kStd, (std::log(t) - f.b) / f.a);
+}
+
+double draw(const LawFit& f, Stream& s) {
+  if (f.law == "exponential") return s.exponential(f.a);
+  if (f.law == "weibull") return s.weibull(f.a, f.b);
+  return s.lognormal(f.b, f.a);
+}
+
+// sup_t |F_KM(t) - F(t)| over the failure times (both sides of each step).
+double ks_distance(const LawFit& f, std::vector<Interval> data) {
+  std::sort(data.begin(), data.end(),
+            [](const Interval& x, const Interval& y) { return x.t_s < y.t_s; });
+  double survival = 1.0, d = 0.0, at_risk = 0.0;
+  for (const Interval& x : data) at_risk += x.weight;
+  for (size_t i = 0; i < data.size();) {
+    size_t j = i;
+    double deaths = 0.0, leaving = 0.0;
+    for (; j < data.size() && data[j].t_s == data[i].t_s; ++j) {
+      deaths += data[j].failed ? data[j].weight : 0.0;
+      leaving += data[j].weight;
+    }
+    if (deaths > 0) {
+      const double before = 1.0 - survival;
+      survival *= 1.0 - deaths / at_risk;
+      const double model = cdf(f, data[i].t_s);
+      d = std::max({d, std::fabs(before - model), std::fabs(1.0 - survival - model)});
+    }
+    at_risk -= leaving;
+    i = j;
+  }
+  return d;
+}
+
+LawFit fit_law(Law law, const std::vector<Interval>& data);
+
+// The fraction of bootstrap samples from `f` (same censoring limits) whose refitted distance is at
+// least the observed one, counting the observation itself.
+double bootstrap_p(const LawFit& f, Law law, const std::vector<Interval>& data, int replicates,
+                   uint64_t seed, const std::string& stream) {
+  if (replicates <= 0) return std::numeric_limits<double>::quiet_NaN();  // not computed
+  int at_least = 0;
+  std::vector<Interval> sample;
+  for (int b = 0; b < replicates; ++b) {
+    Stream s(seed, static_cast<uint64_t>(b), stream);
+    sample.clear();
+    for (const Interval& x : data) {
+      // A weighted row stands for `weight` intervals, each drawn on its own.
+      for (double w = 0; w < x.weight; w += 1.0) {
+        Interval y;
+        const double v = std::max(kMinTimeS, draw(f, s));
+        y.limit_s = x.limit_s;
+        y.failed = v < x.limit_s;
+        y.t_s = y.failed ? v : x.limit_s;
+        sample.push_back(y);
+      }
+    }
+    const LawFit refit = fit_law(law, sample);
+    if (!refit.converged || ks_distance(refit, sample) >= f.ks_distance) ++at_least;
+  }
+  return static_cast<double>(1 + at_least) / static_cast<double>(1 + replicates);
+}
+
+LawFit fit_law(Law law, const std::vector<Interval>& data) {
+  if (law == Law::kExponential) return fit_exponential(data);
+  return law == Law::kWeibull ? fit_weibull(data) : fit_lognormal(data);
+}
+
+// Fits every law, each with its KS distance and bootstrap p-value.
+std::vector<LawFit> fit_all(const std::vector<Interval>& data, const FitOptions& o,
+                            const std::string& stream) {
+  std::vector<LawFit> out;
+  for (const Law law : {Law::kExponential, Law::kWeibull, Law::kLognormal}) {
+    LawFit f = fit_law(law, data);
+    if (f.converged) {
+      f.ks_distance = ks_distance(f, data);
+      f.ks_p = bootstrap_p(f, law, data, o.bootstrap, o.seed, stream + "." + f.law);
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+int best_aic(const std::vector<LawFit>& fits, double min_shape, double max_shape) {
+  int best = -1;
+  for (size_t i = 0; i < fits.size(); ++i) {
+    const LawFit& f = fits[i];
+    if (!f.converged) continue;
+    if (f.law != "exponential" && !(f.a >= min_shape && f.a <= max_shape)) continue;
+    if (best < 0 || f.aic < fits[static_cast<size_t>(best)].aic) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+double quantile_sorted(const std::vector<double>& v, double q) {
+  if (v.empty()) return 0.0;
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// Per-node failure counts and up-times, grouped (identical nodes share a row with a weight).
+struct NodeGroup {
+  int64_t failures = 0;
+  double exposure_s = 0.0;
+  double weight = 1.0;
+};
+
+double log_sum_exp(double x, double y) {
+  const double m = std::max(x, y);
+  return m == -kInf ? -kInf : m + std::log(std::exp(x - m) + std::exp(y - m));
+}
+
+// Two-class exponential mixture over nodes (EM); `ll0` is the one-class log-likelihood.
+LemonFit fit_lemons(const std::vector<NodeGroup>& groups, double ll0, int64_t nodes) {
+  LemonFit best;
+  best.log_likelihood = ll0;
+  double total_d = 0, total_t = 0;
+  for (const NodeGroup& g : groups) {
+    total_d += g.weight * static_cast<double>(g.failures);
+    total_t += g.weight * g.exposure_s;
+  }
+  if (total_d <= 0 || total_t <= 0) return best;
+  const double a0 = total_d / total_t;
+  auto node_ll = [](const NodeGroup& g, double rate) {
+    return static_cast<double>(g.failures) * std::log(rate) - rate * g.exposure_s;
+  };
+  for (const double f_init : {0.05, 0.2}) {
+    for (const double m_init : {3.0, 10.0}) {
+      double f = f_init, a = a0 / (1 - f + f * m_init), b = a * m_init, ll = -kInf;
+      for (int iter = 0; iter < 2000; ++iter) {
+        double sw = 0, swd = 0, swt = 0, snd = 0, snt = 0, l = 0;
+        for (const NodeGroup& g : groups) {
+          const double la = std::log1p(-f) + node_ll(g, a), lb = std::log(f) + node_ll(g, b);
+          const double tot = log_sum_exp(la, lb);
+          const double w = std::exp(lb - tot);
+          l += g.weight * tot;
+          sw += g.weight * w;
+          swd += g.weight * w * static_cast<double>(g.failures);
+          swt += g.weight * w * g.exposure_s;
+          snd += g.weight * (1 - w) * static_cast<double>(g.failures);
+          snt += g.weight * (1 - w) * g.exposure_s;
+        }
+        const double total_w = static_cast<double>(nodes);
+        f = std::clamp(sw / total_w, 1e-9, 1 - 1e-9);
+        a = std::max(snd / snt, 1e-300);
+        b = std::max(swd / swt, 1e-300);
+        if (l - ll < 1e-10 && iter > 0) {
+          ll = l;
+          break;
+        }
+        ll = l;
+      }
+      if (b < a) {  // the "lemons" are the better class: relabel
+        std::swap(a, b);
+        f = 1 - f;
+      }
+      if (ll > best.log_likelihood || best.multiplier == 1.0) {
+        best.fraction = f;
+        best.multiplier = b / a;
+        best.log_likelihood = ll;
+      }
+    }
+  }
+  best.aic = 2.0 * 3 - 2.0 * best.log_likelihood;
+  best.lr_statistic = std::max(0.0, 2.0 * (best.log_likelihood - ll0));
+  best.p_value = boost::math::cdf(boost::math::complement(
+      boost::math::chi_squared_distribution<double>(2.0), best.lr_statistic));
+  return best;
+}
+
+}  // namespace
+
+RateEstimate poisson_rate(int64_t events, double exposure_s) {
+  RateEstimate r;
+  r.events = events;
+  r.exposure_s = exposure_s;
+  if (!(exposure_s > 0)) return r;
+  const auto d = static_cast<double>(events);
+  r.per_s = d / exposure_s;
+  using boost::math::chi_squared_distribution;
+  r.lo_per_s = events == 0 ? 0.0
+                           : boost::math::quantile(chi_squared_distribution<double>(2 * d), 0.025) /
+                                 (2 * exposure_s);
+  r.hi_per_s =
+      boost::math::quantile(chi_squared_distribution<double>(2 * d + 2), 0.975) / (2 * exposure_s);
+  return r;
+}
+
+LawFit fit_exponential(const std::vector<Interval>& data) {
+  LawFit out;
+  out.law = "exponential";
+  out.parameters = 1;
+  double d = 0, t = 0;
+  for (const Interval& x : data) {
+    d += x.failed ? x.weight : 0.0;
+    t += x.weight * x.t_s;
+  }
+  if (d == 0 || !(t > 0)) return out;
+  const RateEstimate r = poisson_rate(std::llround(d), t);
+  out.a = t / d;
+  out.a_lo = 1.0 / r.hi_per_s;
+  out.a_hi = 1.0 / r.lo_per_s;
+  out.mean_s = out.a;
+  out.log_likelihood = -d * std::log(out.a) - t / out.a;
+  out.aic = 2.0 - 2.0 * out.log_likelihood;
+  out.converged = true;
+  return out;
+}
+
+LawFit fit_weibull(const std::vector<Interval>& data) {
+  const LawFit e = fit_exponential(data);
+  if (!e.converged) return LawFit{.law = "weibull", .parameters = 2};
+  return maximise(Law::kWeibull, Eigen::Vector2d(0.0, std::log(e.mean_s)), data);
+}
+
+LawFit fit_lognormal(const std::vector<Interval>& data) {
+  double s = 0, s2 = 0, n = 0;
+  for (const Interval& x : data) {
+    if (!x.failed) continue;
+    const double l = std::log(x.t_s);
+    s += x.weight * l;
+    s2 += x.weight * l * l;
+    n += x.weight;
+  }
+  if (n == 0) return LawFit{.law = "lognormal", .parameters = 2};
+  const double mu = s / n;
+  const double sd = std::sqrt(std::max(1e-4, s2 / n - mu * mu));
+  return maximise(Law::kLognormal, Eigen::Vector2d(mu, std::log(sd)), data);
+}
+
+Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
+  TraceFit fit;
+  fit.file = trace.file;
+  fit.source_hash = o.source_hash;
+  fit.options = o;
+  fit.span_s = trace.span_s;
+  fit.faults = static_cast<int64_t>(trace.faults.size());
+  fit.nodes_seen = static_cast<int64_t>(trace.node_names.size());
+  fit.nodes = o.nodes > 0 ? o.nodes : fit.nodes_seen;
+  if (fit.nodes < fit.nodes_seen) {
+    return Error::bad_input(trace.file + ": --nodes " + std::to_string(fit.nodes) +
+                            " is fewer than the " + std::to_string(fit.nodes_seen) +
+                            " nodes the trace names");
+  }
+  if (!(trace.span_s > 0))
+    return Error::bad_input(trace.file + ": the trace spans no time; nothing to fit");
+  const double span = trace.span_s;
+  const double node_seconds = static_cast<double>(fit.nodes) * span;
+
+  for (uint16_t kind = 0; kind < trace.kind_names.size(); ++kind) {
+    KindFit k;
+    k.name = trace.kind_names[kind];
+    std::vector<const TraceFault*> faults;
+    for (const TraceFault& f : trace.faults) {
+      if (f.kind == kind) faults.push_back(&f);
+    }
+    k.faults = static_cast<int64_t>(faults.size());
+    k.rate = poisson_rate(k.faults, node_seconds);
+    std::map<std::string, int64_t> causes;
+    for (const TraceFault* f : faults) {
+      static constexpr const char* kComponents[] = {"gpu", "node", "domain", "pod"};
+      const std::string cause = !trace.cause_names.empty() ? trace.cause_names[f->cause]
+                                : f->has_component ? kComponents[static_cast<int>(f->component)]
+                                                   : "unspecified";
+      ++causes[cause];
+    }
+    for (const auto& [cause, n] : causes)
+      k.by_cause.emplace_back(cause, poisson_rate(n, node_seconds));
+
+    // A fault starting inside its node's repair of the same kind: the same cause is a broken log
+    // (one process cannot fail a unit twice at once); another cause is a second problem found
+    // during the outage: counted in the rate, not as a time between failures.
+    std::vector<double> up_at(trace.node_names.size(), 0.0);
+    std::vector<const TraceFault*> holder(trace.node_names.size(), nullptr);
+    std::vector<bool> inside(faults.size(), false);
+    for (size_t x = 0; x < faults.size(); ++x) {
+      const TraceFault* f = faults[x];
+      const auto n = static_cast<size_t>(f->node);
+      if (f->start_s < up_at[n]) {
+        if (f->cause == holder[n]->cause) {
+          const std::string other =
+              (trace.numbered_entries ? "entry " : "line ") + std::to_string(holder[n]->source);
+          return Error::bad_input(
+              trace_location(trace, *f) + ": node " + trace.node_names[n] + ": a " + k.name +
+              " fault at " + format_number(f->start_s / kDay) + " d starts inside the same " +
+              "node's repair of the same cause (" + other + ", until " +
+              format_number(up_at[n] / kDay) + " d): overlapping events of one node");
+        }
+        inside[x] = true;
+        if (f->start_s + f->repair_s > up_at[n]) {
+          up_at[n] = f->start_s + f->repair_s;
+          holder[n] = f;
+        }
+        continue;
+      }
+      up_at[n] = f->start_s + f->repair_s;
+      holder[n] = f;
+    }
+    const auto n_inside = std::count(inside.begin(), inside.end(), true);
+    if (n_inside > 0) {
+      k.notes.push_back(std::to_string(n_inside) +
+                        " fault(s) start inside the same node's repair of another "
+                        "cause: counted in the rate, not as times between failures");
+    }
+
+    // Bursts: chains of starts within the window; partners are the other nodes of a chain.
+    std::vector<bool> partner(faults.size(), false);
+    {
+      BurstFit& b = k.bursts;
+      size_t i = 0;
+      int64_t multi_nodes = 0;
+      while (i < faults.size()) {
+        std::set<int32_t> nodes = {faults[i]->node};
+        size_t j = i + 1;
+        while (j < faults.size() &&
+               faults[j]->start_s - faults[j - 1]->start_s <= o.burst_window_s) {
+          if (!nodes.insert(faults[j]->node).second) break;  // the same node again: a new event
+          partner[j] = true;
+          ++j;
+        }
+        ++b.clusters;
+        if (nodes.size() > 1) {
+          ++b.multi;
+          multi_nodes += static_cast<int64_t>(nodes.size());
+        }
+        i = j;
+      }
+      for (size_t x = 1; x < faults.size(); ++x) {
+        b.close_gaps += faults[x]->start_s - faults[x - 1]->start_s <= o.burst_window_s ? 1 : 0;
+      }
+      if (faults.size() >= 2) {
+        const double trials = static_cast<double>(faults.size() - 1);
+        const double p0 =
+            -std::expm1(-static_cast<double>(faults.size()) / span * o.burst_window_s);
+        b.expected_close_gaps = trials * p0;
+        if (b.close_gaps > 0 && p0 < 1.0) {
+          b.p_value = boost::math::cdf(
+              boost::math::complement(boost::math::binomial_distribution<double>(trials, p0),
+                                      static_cast<double>(b.close_gaps - 1)));
+        }
+      }
+      b.mean_size =
+          b.multi > 0 ? static_cast<double>(multi_nodes) / static_cast<double>(b.multi) : 1.0;
+      b.bursty = b.p_value < 0.01 && b.multi >= 3;
+      if (b.bursty) {
+        b.probability = static_cast<double>(b.multi) / static_cast<double>(b.clusters);
+        b.size = std::max(2, static_cast<int>(std::lround(b.mean_size)));
+      } else {
+        std::fill(partner.begin(), partner.end(), false);
+      }
+    }
+
+    // Times between failures per node (partners end a lifetime early: censored).
+    std::vector<Interval> lifetimes;
+    std::vector<NodeGroup> groups(trace.node_names.size());
+    std::vector<double> t0(trace.node_names.size(), 0.0);
+    for (size_t x = 0; x < faults.size(); ++x) {
+      const TraceFault& f = *faults[x];
+      const auto n = static_cast<size_t>(f.node);
+      if (inside[x]) {
+        t0[n] = std::max(t0[n], f.start_s + f.repair_s);
+        continue;
+      }
+      Interval iv;
+      iv.t_s = std::max(kMinTimeS, f.start_s - t0[n]);
+      iv.failed = !partner[x];
+      iv.limit_s = std::max(kMinTimeS, span - t0[n]);
+      lifetimes.push_back(iv);
+      groups[n].failures += iv.failed ? 1 : 0;
+      groups[n].exposure_s += iv.t_s;
+      t0[n] = f.start_s + f.repair_s;
+    }
+    std::vector<bool> has_kind(trace.node_names.size(), false);
+    for (const TraceFault* f : faults) has_kind[static_cast<size_t>(f->node)] = true;
+    int64_t untouched = fit.nodes - fit.nodes_seen;
+    for (size_t n = 0; n < t0.size(); ++n) {
+      if (!has_kind[n]) {
+        ++untouched;
+        continue;
+      }
+      if (span - t0[n] > 0) {
+        lifetimes.push_back({span - t0[n], false, span - t0[n]});
+        groups[n].exposure_s += span - t0[n];
+      }
+    }
+    std::vector<NodeGroup> lemon_groups;
+    for (const NodeGroup& g : groups) {
+      if (g.failures > 0 || g.exposure_s > 0) lemon_groups.push_back(g);
+    }
+    if (untouched > 0) {
+      // Nodes without a fault of this kind: one censored span each (one row with a weight).
+      lemon_groups.push_back({0, span, static_cast<double>(untouched)});
+    }
+    int64_t leaders = 0;
+    double up_s = 0;
+    for (const Interval& iv : lifetimes) {
+      leaders += iv.failed ? 1 : 0;
+      up_s += iv.t_s;
+    }
+    up_s += static_cast<double>(untouched) * span;
+    k.process_rate = poisson_rate(leaders, up_s);
+
+    if (leaders < o.min_events) {
+      k.notes.push_back(std::to_string(leaders) + " independent faults, fewer than the " +
+                        std::to_string(o.min_events) +
+                        " needed to fit a law: exponential assumed, not tested");
+    } else {
+      // Nodes without a fault of this kind: one censored span each, as one weighted row.
+      std::vector<Interval> all = lifetimes;
+      if (untouched > 0) all.push_back(Interval{span, false, span, static_cast<double>(untouched)});
+      FitOptions lo = o;
+      if (static_cast<double>(fit.nodes) + static_cast<double>(leaders) > kMaxBootstrapIntervals) {
+        lo.bootstrap = 0;
+        k.notes.push_back("over " + format_number(kMaxBootstrapIntervals) +
+                          " intervals: the lifetime laws' KS p-values are not computed");
+      }
+      k.lifetime = fit_all(all, lo, "fit." + k.name + ".lifetime");
+      k.lifetime_choice = best_aic(k.lifetime, 0.05, 100.0);
+      const double ll0 = k.lifetime[0].log_likelihood;
+      k.lemons = fit_lemons(lemon_groups, ll0, fit.nodes);
+      double best = kInf;
+      if (k.lifetime_choice >= 0) best = k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic;
+      k.lemons.supported = k.lemons.p_value < 0.01 && k.lemons.aic < best &&
+                           k.lemons.fraction * static_cast<double>(fit.nodes) >= 1.0;
+      if (k.lemons.supported) {
+        // The engine's lemon model: the base rate is the other nodes' rate.
+        const double a = k.process_rate.per_s /
+                         (1.0 - k.lemons.fraction + k.lemons.fraction * k.lemons.multiplier);
+        k.process_rate.per_s = a;
+        k.lifetime_choice = 0;
+      }
+      if (k.lifetime_choice >= 0 &&
+          k.lifetime[static_cast<size_t>(k.lifetime_choice)].ks_p < 0.05) {
+        k.notes.push_back(
+            std::string("the chosen lifetime law fails the KS test at 5%: the log's times between "
+                        "failures follow none of the laws closely"));
+      }
+    }
+
+    // Repairs: open faults (no end in the log) are censored at the span.
+    std::vector<Interval> repairs;
+    int64_t floored = 0;
+    for (const TraceFault* f : faults) {
+      const bool open = f->open;
+      Interval iv;
+      iv.t_s = std::max(kMinTimeS, f->repair_s);
+      floored += f->repair_s < kMinTimeS ? 1 : 0;
+      iv.failed = !open;
+      iv.limit_s = open ? iv.t_s : kInf;
+      repairs.push_back(iv);
+      k.repair_values_s.push_back(iv.t_s);
+    }
+    std::sort(k.repair_values_s.begin(), k.repair_values_s.end());
+    k.repair_median_s = quantile_sorted(k.repair_values_s, 0.5);
+    k.repair_p90_s = quantile_sorted(k.repair_values_s, 0.9);
+    double sum = 0;
+    for (const double v : k.repair_values_s) sum += v;
+    k.repair_mean_s = sum / static_cast<double>(k.repair_values_s.size());
+    if (floored > 0)
+      k.notes.push_back(std::to_string(floored) + " repairs under 1 s counted as 1 s");
+    // Equal repairs (to the log's recording precision, 1e-6 relative) are a fixed repair time.
+    if (k.repair_values_s.back() <= k.repair_values_s.front() * (1 + 1e-6)) {
+      k.repair_law = "fixed";
+    } else if (static_cast<int>(repairs.size()) < o.min_events) {
+      k.repair_law = "empirical";
+      k.notes.push_back(std::to_string(repairs.size()) + " repairs, fewer than the " +
+                        std::to_string(o.min_events) +
+                        " needed to fit a law: the recorded repairs are replayed (empirical)");
+    } else {
+      k.repair = fit_all(repairs, o, "fit." + k.name + ".repair");
+      k.repair_choice = best_aic(k.repair, 0.05, 10.0);
+      const bool fits = k.repair_choice >= 0 &&
+                        k.repair[static_cast<size_t>(k.repair_choice)].ks_p >= 0.05 &&
+                        k.repair[static_cast<size_t>(k.repair_choice)].mean_s <= 3650.0 * kDay;
+      if (fits) {
+        k.repair_law = k.repair[static_cast<size_t>(k.repair_choice)].law;
+      } else {
+        k.repair_law = "empirical";
+        k.notes.push_back(
+            "no repair law passes the KS test at 5%: the recorded repairs are replayed "
+            "(empirical)");
+      }
+    }
+    fit.kinds.push_back(std::move(k));
+  }
+  return fit;
+}
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,139 @@
+// Failure models learned from a fault log: `ntpsim trace FILE --fit` (docs/trace-format.md,
+// "Fitting a failure model").
+//
+// fit_trace turns a parsed trace into one failure process per fault kind, in the terms the engine
+// samples (failure_source.h): a per-node rate, a lifetime law (exponential, Weibull or lognormal,
+// by maximum likelihood on the nodes' censored times between failures, chosen by AIC), a repair
+// law (fixed, exponential, Weibull, lognormal or, when no law passes the goodness-of-fit test, the
+// empirical distribution), bursts (faults of several nodes within a window, when they are more
+// frequent than independent arrivals allow) and lemon nodes (a two-class rate mixture, when a
+// likelihood-ratio test and AIC support it).
+//
+// Statistics (docs/trace-format.md states each):
+// - times between failures of one node and kind: from 0 or the end of the node's previous repair
+//   of that kind to its next fault; the last one censored at the span; nodes without a fault of
+//   the kind contribute one censored span each (`nodes` gives how many nodes the log observed);
+// - rates: events / up-time with exact Poisson (chi-squared) 95% intervals;
+// - Weibull and lognormal: Newton's method on the censored log-likelihood, 95% Wald intervals
+//   from the observed information (Eigen), Boost.Math for every distribution function;
+// - goodness of fit: the Kolmogorov-Smirnov distance between the Kaplan-Meier estimate and the
+//   fitted law, with a parametric-bootstrap p-value (parameters are estimated, so the textbook
+//   Kolmogorov distribution would be too lenient); bootstrap draws come from models/base/random.h.
+// A kind with fewer than FitOptions::min_events faults gets its rate and interval only: no law is
+// claimed, and the fit says so in its notes.
+//
+// Thread safety: pure functions of their arguments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/base/status.h"
+#include "sim/failures/trace.h"
+
+namespace ntpsim::sim {
+
+struct FitOptions {
+  int64_t nodes = 0;             // nodes the log observed; 0 = the nodes that appear in it
+  double burst_window_s = 3600;  // faults of one kind starting within this of the previous: a burst
+  int min_events = 10;           // fewer faults than this: no law is fitted
+  int bootstrap = 99;            // parametric-bootstrap replicates for the KS p-values
+  uint64_t seed = 1;             // of the bootstrap streams ("fit.<kind>.<what>")
+  std::string source_hash;       // the log's hash, for provenance ("" = not given)
+};
+
+// A Poisson rate estimate: `events` in `exposure_s` unit-seconds of up-time.
+struct RateEstimate {
+  int64_t events = 0;
+  double exposure_s = 0.0;
+  double per_s = 0.0, lo_per_s = 0.0, hi_per_s = 0.0;  // estimate and exact 95% interval
+};
+
+// One candidate law fitted by maximum likelihood.
+struct LawFit {
+  std::string law;     // exponential | weibull | lognormal | fixed
+  int parameters = 0;  // free parameters, for AIC
+  double log_likelihood = 0.0;
+  double aic = 0.0;
+  // exponential: a = mean; weibull: a = shape k, b = scale; lognormal: a = sigma, b = mu.
+  double a = 0.0, b = 0.0;
+  double a_lo = 0.0, a_hi = 0.0, b_lo = 0.0, b_hi = 0.0;  // 95% Wald intervals
+  double mean_s = 0.0;                                    // the law's mean
+  double ks_distance = 0.0;                               // sup |Kaplan-Meier - fitted CDF|
+  double ks_p = 0.0;  // parametric-bootstrap p-value of ks_distance
+  bool converged = false;
+};
+
+struct BurstFit {
+  int64_t clusters = 0;    // groups of faults, each starting within the window of the previous
+  int64_t multi = 0;       // clusters of two or more nodes
+  double mean_size = 1.0;  // nodes per multi-node cluster
+  int64_t close_gaps = 0;  // consecutive starts closer than the window
+  double expected_close_gaps = 0.0;  // the same for independent (Poisson) arrivals at this rate
+  double p_value = 1.0;              // binomial upper tail of close_gaps under independence
+  bool bursty = false;               // p_value < 0.01 and at least 3 multi-node clusters
+  double probability = 0.0;          // engine burst model: multi / clusters
+  int size = 1;                      // engine burst model: round(mean_size)
+};
+
+struct LemonFit {
+  double fraction = 0.0;        // share of nodes in the high-rate class
+  double multiplier = 1.0;      // their rate over the others'
+  double log_likelihood = 0.0;  // of the exponential two-class model
+  double aic = 0.0;
+  double lr_statistic = 0.0;  // 2 (ll_mixture - ll_exponential)
+  double p_value = 1.0;       // chi-squared, 2 degrees of freedom
+  bool supported = false;     // p < 0.01 and a lower AIC than every single law
+};
+
+struct KindFit {
+  std::string name;
+  int64_t faults = 0;
+  RateEstimate rate;                                           // per node (all faults of the kind)
+  std::vector<std::pair<std::string, RateEstimate>> by_cause;  // per node, by class/component
+  BurstFit bursts;
+  std::vector<LawFit> lifetime;  // candidates (empty: too few events)
+  int lifetime_choice = -1;      // index into lifetime, -1 = none
+  LemonFit lemons;
+  RateEstimate process_rate;            // the engine's rate: burst leaders, non-lemons
+  std::vector<LawFit> repair;           // parametric candidates
+  std::string repair_law;               // fixed | exponential | weibull | lognormal | empirical
+  int repair_choice = -1;               // index into repair when parametric
+  std::vector<double> repair_values_s;  // sorted, floored at 1 s
+  double repair_median_s = 0.0, repair_mean_s = 0.0, repair_p90_s = 0.0;
+  std::vector<std::string> notes;  // what the fit could not claim, and why
+};
+
+struct TraceFit {
+  std::string file;
+  std::string source_hash;
+  int64_t nodes = 0;       // observed population
+  int64_t nodes_seen = 0;  // nodes with at least one fault
+  double span_s = 0.0;
+  int64_t faults = 0;
+  FitOptions options;
+  std::vector<KindFit> kinds;
+};
+
+// Errors (bad input, naming the file and the line or entry): fewer nodes than the trace names, a
+// zero span, a fault of one node starting inside that node's earlier repair of the same kind.
+Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& options);
+
+// The fit as a scenario fragment for `include:` (failures.processes, one per kind, component
+// node), with the provenance and every test result in comments.
+std::string fitted_failures_yaml(const TraceFit& fit);
+
+// Building blocks, exposed for tests. Intervals are (time, failed); failed = false is censored.
+struct Interval {
+  double t_s = 0.0;
+  bool failed = true;
+  double limit_s = 0.0;  // the latest time this interval could have run to (for the bootstrap)
+  double weight = 1.0;   // identical intervals counted once (fault-free nodes)
+};
+LawFit fit_exponential(const std::vector<Interval>& data);
+LawFit fit_weibull(const std::vector<Interval>& data);
+LawFit fit_lognormal(const std::vector<Interval>& data);
+RateEstimate poisson_rate(int64_t events, double exposure_s);
+
+}  // namespace ntpsim::sim

@@ -1,0 +1,190 @@
+// fitted_failures_yaml: a TraceFit as an includable scenario fragment (fit.h).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "sim/failures/fit.h"
+
+namespace ntpsim::sim {
+namespace {
+
+constexpr double kDay = 86400.0;
+constexpr double kNodeDays1000 = 1000.0 * kDay;  // "per 1000 node-days" from per node-second
+
+// A YAML double-quoted scalar (every name is valid UTF-8: the trace parsers check it).
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02X}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Text safe inside a YAML comment: control characters shown as '?'.
+std::string comment_safe(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+std::string days(double s) {
+  return fmt::format("{:.4g} d", s / kDay);
+}
+
+std::string per1000(const RateEstimate& r) {
+  return fmt::format("{:.3g} per 1000 node-days (95% CI {:.3g}-{:.3g})", r.per_s * kNodeDays1000,
+                     r.lo_per_s * kNodeDays1000, r.hi_per_s * kNodeDays1000);
+}
+
+std::string p_text(double p) {
+  return std::isnan(p) ? "not computed" : fmt::format("{:.3g}", p);
+}
+
+std::string law_text(const LawFit& f) {
+  if (!f.converged) return fmt::format("{:<12} did not converge", f.law);
+  std::string params;
+  if (f.law == "exponential") {
+    params = fmt::format("mean {} (95% CI {}-{})", days(f.a), days(f.a_lo), days(f.a_hi));
+  } else if (f.law == "weibull") {
+    params = fmt::format("shape {:.3g} (95% CI {:.3g}-{:.3g}), scale {}, mean {}", f.a, f.a_lo,
+                         f.a_hi, days(f.b), days(f.mean_s));
+  } else {
+    params = fmt::format(
+        "sigma {:.3g} (95% CI {:.3g}-{:.3g}), mu {:.4g} (95% CI {:.4g}-{:.4g}), mean {}", f.a,
+        f.a_lo, f.a_hi, f.b, f.b_lo, f.b_hi, days(f.mean_s));
+  }
+  return fmt::format("{:<12} {}; AIC {:.1f}; KS {:.3f}, p {}", f.law, params, f.aic, f.ks_distance,
+                     p_text(f.ks_p));
+}
+
+std::string duration(double s) {
+  return fmt::format("\"{:.3f}s\"", s);
+}
+
+}  // namespace
+
+std::string fitted_failures_yaml(const TraceFit& fit) {
+  std::string y;
+  y += "# Failure model fitted by `ntpsim trace --fit` (docs/trace-format.md, \"Fitting a failure "
+       "model\").\n";
+  y += "# Use it with `include: <this file>`. One process per fault kind; rates are per node, so "
+       "the model\n";
+  y += "# runs on a cluster of any size (the scenario's cluster.gpus_per_node says what a node "
+       "is).\n";
+  y += "#\n# provenance: measured (fitted from a fault log)\n";
+  y += fmt::format("#   log      {}\n", comment_safe(fit.file));
+  y += fmt::format("#   hash     {}\n", fit.source_hash.empty() ? "not given" : fit.source_hash);
+  y += fmt::format("#   nodes    {} observed, {} with faults; span {}; {} faults\n", fit.nodes,
+                   fit.nodes_seen, days(fit.span_s), fit.faults);
+  y += fmt::format(
+      "#   method   MLE on censored per-node times between faults; law by AIC; KS distance to "
+      "Kaplan-Meier\n"
+      "#            with a parametric-bootstrap p ({} replicates, seed {}); bursts: starts within "
+      "{} s;\n"
+      "#            lemons: two-class rate mixture, likelihood-ratio test; at least {} faults to "
+      "fit a law\n",
+      fit.options.bootstrap, fit.options.seed, fit.options.burst_window_s, fit.options.min_events);
+  for (const KindFit& k : fit.kinds) {
+    y += fmt::format("#\n# kind {}: {} faults, {}\n", comment_safe(quoted(k.name)), k.faults,
+                     per1000(k.rate));
+    for (const auto& [cause, r] : k.by_cause) {
+      y += fmt::format("#   cause {:<30} {:>5} faults, {}\n", comment_safe(cause), r.events,
+                       per1000(r));
+    }
+    const BurstFit& b = k.bursts;
+    y += fmt::format(
+        "#   bursts: {} consecutive starts within the window vs {:.3g} for independent arrivals (p "
+        "{:.3g}); "
+        "{} multi-node clusters of {:.3g} nodes on average: {}\n",
+        b.close_gaps, b.expected_close_gaps, b.p_value, b.multi, b.mean_size,
+        b.bursty ? "bursty" : "not bursty (no burst model)");
+    if (!k.lifetime.empty()) {
+      y += "#   time between faults (per node, while up):\n";
+      for (size_t i = 0; i < k.lifetime.size(); ++i) {
+        y += fmt::format(
+            "#     {}{}\n", law_text(k.lifetime[i]),
+            static_cast<int>(i) == k.lifetime_choice && !k.lemons.supported ? "  <- chosen" : "");
+      }
+      const LemonFit& l = k.lemons;
+      y += fmt::format(
+          "#     exponential with lemons: {:.3g} of nodes at {:.3g}x the rate; LR {:.3g}, p "
+          "{:.3g}; AIC {:.1f}{}\n",
+          l.fraction, l.multiplier, l.lr_statistic, l.p_value, l.aic,
+          l.supported ? "  <- chosen" : "");
+    }
+    y += fmt::format("#   repair: median {}, mean {}, p90 {}; law {}\n", days(k.repair_median_s),
+                     days(k.repair_mean_s), days(k.repair_p90_s), k.repair_law);
+    for (size_t i = 0; i < k.repair.size(); ++i) {
+      y += fmt::format("#     {}{}\n", law_text(k.repair[i]),
+                       static_cast<int>(i) == k.repair_choice && k.repair_law != "empirical"
+                           ? "  <- chosen"
+                           : "");
+    }
+    for (const std::string& n : k.notes) y += "#   note: " + comment_safe(n) + "\n";
+  }
+  y += "failures:\n  processes:\n";
+  for (const KindFit& k : fit.kinds) {
+    const LawFit* law =
+        k.lifetime_choice >= 0 ? &k.lifetime[static_cast<size_t>(k.lifetime_choice)] : nullptr;
+    const bool renewal = law != nullptr && law->law != "exponential" && !k.lemons.supported;
+    const double rate_s = renewal ? 1.0 / law->mean_s : k.process_rate.per_s;
+    y += "    - component: node\n";
+    // Renewal laws: the rate is 1 / the law's mean (the long-run rate; every node starts new at
+    // time 0, so a shape below 1 front-loads faults as the log did). Otherwise the Poisson rate.
+    y += fmt::format(
+        "      rate: \"{:.6g}/h\"   # {}; observed {} faults in {:.4g} node-days up: {:.3g}/h (95% "
+        "CI {:.3g}-{:.3g}){}\n",
+        rate_s * 3600.0,
+        renewal              ? "per node, 1 / the law's mean"
+        : k.lemons.supported ? "per non-lemon node while up"
+                             : "per node while up",
+        k.process_rate.events, k.process_rate.exposure_s / kDay,
+        k.process_rate.events / k.process_rate.exposure_s * 3600.0,
+        k.process_rate.lo_per_s * 3600.0, k.process_rate.hi_per_s * 3600.0,
+        law == nullptr ? "; too few faults to fit a law" : "");
+    if (renewal) {
+      y += fmt::format("      distribution: {}\n      shape: {:.6g}\n", law->law, law->a);
+    } else {
+      y += "      distribution: exponential\n";
+    }
+    y += fmt::format("      kinds:\n        - name: {}\n          share: 1\n", quoted(k.name));
+    y += "          repair:";
+    if (k.repair_law == "fixed") {
+      y += fmt::format(" {{distribution: fixed, mean: {}}}\n", duration(k.repair_median_s));
+    } else if (k.repair_law == "empirical") {
+      y += "\n            distribution: empirical\n            values: [";
+      for (size_t i = 0; i < k.repair_values_s.size(); ++i) {
+        y += (i == 0 ? "" : (i % 6 == 0 ? ",\n                     " : ", ")) +
+             duration(k.repair_values_s[i]);
+      }
+      y += "]\n";
+    } else {
+      const LawFit& r = k.repair[static_cast<size_t>(k.repair_choice)];
+      y += fmt::format(" {{distribution: {}, mean: {}", r.law, duration(r.mean_s));
+      if (r.law == "lognormal") y += fmt::format(", sigma: {:.6g}", r.a);
+      if (r.law == "weibull") y += fmt::format(", shape: {:.6g}", r.a);
+      y += "}\n";
+    }
+    if (k.lemons.supported) {
+      y += fmt::format("      lemon: {{fraction: {:.6g}, multiplier: {:.6g}}}\n", k.lemons.fraction,
+                       k.lemons.multiplier);
+    }
+    if (k.bursts.bursty) {
+      y += fmt::format("      burst: {{probability: {:.6g}, size: {}}}\n", k.bursts.probability,
+                       k.bursts.size);
+    }
+  }
+  return y;
+}
+
+}  // namespace ntpsim::sim
