@@ -335,8 +335,8 @@ Status check_trace(TraceData& trace) {
 Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
   const TraceFormat* format = find_trace_format(cfg.format);
   if (format == nullptr) {
-    return Error::bad_input("failures.trace.format: unknown format '" + cfg.format + "' (expected " +
-                            trace_format_list() + ")");
+    return Error::bad_input("failures.trace.format: unknown format '" + cfg.format +
+                            "' (expected " + trace_format_list() + ")");
   }
   std::error_code ec;
   const auto size = std::filesystem::file_size(cfg.file, ec);

@@ -44,7 +44,8 @@ class TraceCommand final : public Command {
       if (i > 0) extensions += i + 1 == all_extensions.size() ? " or " : ", ";
       extensions += all_extensions[i];
     }
-    sub->add_option("--format", format_, names + " (default: from the extension, " + extensions + ")")
+    sub->add_option("--format", format_,
+                    names + " (default: from the extension, " + extensions + ")")
         ->check(CLI::IsMember(sim::trace_format_names()));
     sub->add_option("--nodes", nodes_,
                     "Nodes the trace observed, for faults per 1000 node-days "
@@ -79,7 +80,9 @@ class TraceCommand final : public Command {
     cfg.format = format_;
     if (cfg.format.empty()) {
       const sim::TraceFormat* guess = sim::trace_format_for_file(file_);
-      if (guess == nullptr) return report_error(Error::bad_input(file_ + ": cannot tell the format from the extension; pass --format"));
+      if (guess == nullptr)
+        return report_error(
+            Error::bad_input(file_ + ": cannot tell the format from the extension; pass --format"));
       cfg.format = std::string(guess->name);
     }
     OutputSet outputs;  // the converted trace may not replace the trace it converts
