@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "reports/report.h"
 #include "sim/io/results_json.h"
 #include "sim/planner/plan.h"
 #include "sim/planner/plan_output.h"
