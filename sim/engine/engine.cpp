@@ -94,6 +94,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<Failu
 ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                                const EventSchedule& schedule, StrategyTimeline* timeline) {
   strategy_ = &strategy;
+  rejoins_on_repair_ = strategy.recovery(false) != RecoveryKind::kRestart;
   tl_ = timeline;
   state_.reset(strategy.rules());
   now_ = Time::start();
@@ -112,7 +113,12 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<Failu
   hash_ = 0xcbf29ce484222325ULL;
   record_segment();
 
-  for (const ScheduledEvent& ev : schedule.events()) {
+  const std::vector<ScheduledEvent>& events = schedule.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    const ScheduledEvent& ev = events[i];
+    if (i + 1 < events.size()) {
+      state_.prefetch(failures[static_cast<size_t>(events[i + 1].failure)].gpus);
+    }
     if (!advance(ev.time)) break;
     const FailureEvent& e = failures[static_cast<size_t>(ev.failure)];
     ++events_;
@@ -376,7 +382,7 @@ void Engine::on_repair(const FailureEvent& e) {
         record_segment();
       }
     }
-  } else if (strategy_->recovery(false) != RecoveryKind::kRestart) {
+  } else if (rejoins_on_repair_) {
     state_.reassign();
     if (membership_changed()) {
       // Planned rejoin: reconfigure at an iteration boundary, nothing lost.

@@ -26,12 +26,14 @@ void JobState::reset(const MembershipRules& rules) {
   NTPSIM_CHECK(rules.degree_by_failed[0] == tp_);
   rules_ = &rules;
   const int G = layout_.gpus_per_domain, gpd = layout_.groups_per_domain;
+  // Domain d: GPU q*T + t belongs to group d*gpd + q; the G mod T GPUs after them are idle.
   for (int d = 0; d < layout_.domains(); ++d) {
     Gpu* base = &gpu_[static_cast<size_t>(d) * G];
-    for (int i = 0; i < G; ++i) {
-      base[i].owner = i < gpd * tp_ ? static_cast<int32_t>(d * gpd + i / tp_) : -1;
-      base[i].down = 0;
+    for (int q = 0; q < gpd; ++q) {
+      const auto owner = static_cast<int32_t>(d * gpd + q);
+      for (int t = 0; t < tp_; ++t) base[q * tp_ + t] = Gpu{owner, 0};
     }
+    for (int i = gpd * tp_; i < G; ++i) base[i] = Gpu{-1, 0};
   }
   std::fill(k_.begin(), k_.end(), 0);
   std::fill(bucket_.begin(), bucket_.end(), -1);
@@ -126,16 +128,19 @@ void JobState::repair(GpuRange gpus) {
 void JobState::swap_in_domain_spares(int64_t g) {
   const int G = layout_.gpus_per_domain;
   Gpu* base = &gpu_[static_cast<size_t>(layout_.domain_of_group(g)) * G];
+  const auto owner = static_cast<int32_t>(g);
+  int left = k_[g];  // a local: the GPU array's stores cannot alias it, so it stays in a register
   int j = 0;
-  for (int i = 0; i < G && k_[g] > 0; ++i) {
-    if (base[i].owner != g || base[i].down == 0) continue;
+  for (int i = 0; i < G && left > 0; ++i) {
+    if (base[i].owner != owner || base[i].down == 0) continue;
     while (j < G && !(base[j].owner == -1 && base[j].down == 0)) ++j;
     if (j == G) break;
-    base[j].owner = static_cast<int32_t>(g);
+    base[j].owner = owner;
     base[i].owner = -1;
-    --k_[g];
+    --left;
     ++j;
   }
+  k_[g] = static_cast<int16_t>(left);
   rebucket(g);
 }
 
@@ -179,6 +184,10 @@ void JobState::reassign() {
   }
   // Unusable members leave.
   while (any_in(bucket_for(true, 0)) >= 0) place(any_in(bucket_for(true, 0)), bucket_for(false, 0));
+  if (!rules_->needs_full_job && members_ < layout_.job_groups && all_usable_at_full_degree()) {
+    fill_whole_replicas_at_full_degree();
+    return;
+  }
   // Fill up to R*P with the best free groups, and trade worse members for better free groups.
   while (true) {
     const int bf = best_free_degree();
@@ -200,6 +209,38 @@ void JobState::reassign() {
       const int wm = worst_member_degree();
       place(any_in(bucket_for(true, wm)), bucket_for(false, wm));
     }
+  }
+}
+
+bool JobState::all_usable_at_full_degree() const {
+  const size_t top = static_cast<size_t>(tp_ / 64);
+  const uint64_t top_bit = uint64_t{1} << (tp_ % 64);
+  for (size_t w = 0; w < job_mask_.size(); ++w) {
+    uint64_t allowed = w == top ? top_bit : 0;
+    if (w == 0) allowed |= 1;  // degree 0: unusable, never a member here, ignored when free
+    if ((job_mask_[w] & ~allowed) != 0 || (free_mask_[w] & ~allowed) != 0) return false;
+  }
+  return true;
+}
+
+// The general loops of reassign, with every usable group at degree T, move the first
+// n = min(free groups at T, R*P - members) free groups into the job (trades never happen: all
+// degrees are equal), then move members - keep back, keep = (members + n) rounded down to whole
+// replicas. Both bucket lists are LIFO, so the trim first takes back the groups just added, in
+// reverse order, which restores both lists exactly. The net effect, done here directly, is
+// therefore the same state, list order included: add the first keep - members free groups when
+// keep >= members, else drop members - keep from the head of the job's list.
+void JobState::fill_whole_replicas_at_full_degree() {
+  const int job_b = bucket_for(true, tp_), free_b = bucket_for(false, tp_);
+  const int64_t m = members_;
+  const int64_t room = layout_.job_groups - m;
+  int64_t n = 0;
+  for (int32_t g = head_[free_b]; g >= 0 && n < room; g = next_[g]) ++n;
+  const int64_t keep = (m + n) / layout_.pp * layout_.pp;
+  if (keep >= m) {
+    for (int64_t i = m; i < keep; ++i) place(any_in(free_b), job_b);
+  } else {
+    while (members_ > keep) place(any_in(job_b), free_b);
   }
 }
 

@@ -39,6 +39,13 @@ class JobState {
   void repair(GpuRange gpus);
   // Re-picks the job's groups (see top).
   void reassign();
+  // A hint, no effect on the state: starts loading the first GPU of `gpus` (the next event's) so
+  // that its cache miss overlaps the work before that event is applied.
+  void prefetch(GpuRange gpus) const {
+    if (gpus.first >= 0 && gpus.first < layout_.cluster_gpus) {
+      __builtin_prefetch(&gpu_[static_cast<size_t>(gpus.first)], 1);
+    }
+  }
 
   // Job members per degree, index 0..T (0 = unusable members, only between fail and reassign).
   const std::vector<int32_t>& histogram() const { return hist_; }
@@ -61,6 +68,10 @@ class JobState {
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
   int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
   int next_member_degree(int d) const; // lowest degree > d with a member, T + 1 = none
+  // True when every usable group, member or free, runs at the full degree T.
+  bool all_usable_at_full_degree() const;
+  // reassign's fill and whole-replica trim for that case, without the moves that cancel.
+  void fill_whole_replicas_at_full_degree();
 
   JobLayout layout_;
   int tp_;
