@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "models/base/random.h"
@@ -74,6 +75,64 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
         ASSERT_EQ(js.domain_failed_gpus(d), n);
       }
     }
+  }
+}
+
+// dp_drop's rules (a damaged group is unusable, the job may shrink to whole replicas): after
+// every reassign the job holds as many whole replicas as the usable groups allow, and a damaged
+// domain's groups are out of it (its lowest job degree is 0).
+TEST(JobState, ShrinkingJobKeepsMostWholeReplicas) {
+  // 4 job domains + 2 spare domains of 10 GPUs, TP 4: 12 groups; the job is 3 replicas x PP 2.
+  Scenario sc = testing::small_scenario(2, 10, 4);
+  sc.cluster.domains = 4;
+  sc.layout.pp = 2;
+  sc.layout.dp = 3;
+  auto layout = JobLayout::make(sc);
+  ASSERT_TRUE(layout.ok());
+  ASSERT_EQ(layout->total_groups, 12);
+  const MembershipRules rules = rules_for(4, false, true, false, false);
+  JobState js(*layout);
+  js.reset(rules);
+  std::vector<int> down(static_cast<size_t>(layout->cluster_gpus), 0);
+  std::vector<GpuRange> open;
+  Stream rng(11, 0, "jobstate-shrink");
+  for (int step = 0; step < 4000; ++step) {
+    if (open.empty() || rng.uniform01() < 0.5) {
+      const GpuRange r{static_cast<int64_t>(rng.uniform_int(60)), 1};
+      js.fail(r);
+      ++down[static_cast<size_t>(r.first)];
+      open.push_back(r);
+    } else {
+      const size_t i = rng.uniform_int(open.size());
+      js.repair(open[i]);
+      --down[static_cast<size_t>(open[i].first)];
+      open[i] = open.back();
+      open.pop_back();
+    }
+    js.reassign();
+    // Group q of domain d owns GPUs d*10 + q*4 .. + 4 (no in-domain swaps under these rules).
+    int64_t usable = 0;
+    for (int d = 0; d < 6; ++d) {
+      bool any_down = false;
+      for (int q = 0; q < 2; ++q) {
+        bool up = true;
+        for (int t = 0; t < 4; ++t) up = up && down[static_cast<size_t>(d * 10 + q * 4 + t)] == 0;
+        usable += up ? 1 : 0;
+        any_down = any_down || !up;
+      }
+      if (any_down) {
+        // A domain with a damaged group: the damaged group is not in the job, so the domain's
+        // lowest degree is that of its other group (4) or none (0); never a reduced degree.
+        const int m = js.domain_min_degree(d);
+        ASSERT_TRUE(m == 0 || m == 4) << "step " << step;
+      }
+    }
+    const int64_t expect = std::min<int64_t>(layout->job_groups, usable) / 2 * 2;
+    ASSERT_EQ(js.job_members(), expect) << "step " << step;
+    ASSERT_EQ(js.histogram()[4], expect) << "step " << step;
+    const std::vector<int32_t> before = js.histogram();
+    js.reassign();  // nothing changed: a second pick keeps the job as it is
+    ASSERT_EQ(js.histogram(), before) << "step " << step;
   }
 }
 
