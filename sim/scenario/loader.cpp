@@ -33,7 +33,10 @@ const std::vector<std::string>& top_keys() {
   static const std::vector<std::string> kKeys = {
       "name",     "description", "include",      "cluster",    "workload", "layout",
       "hardware", "model",       "failures",     "checkpoint", "recovery", "strategies",
-      "horizon",  "train",       "replications", "seed",       "outputs"};
+      "horizon",  "train",       "replications", "seed",       "outputs",
+      // Read by `ntpsim sensitivity` (sim/sensitivity/sensitivity.h); every other command
+      // ignores it.
+      "uncertain"};
   return kKeys;
 }
 
@@ -298,6 +301,7 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "outputs", [&](const YAML::Node& n) {
     return read_outputs(n, "outputs", ctx, s.outputs);
   }));
+  r->mark_used("uncertain");
   NTPSIM_RETURN_IF_ERROR(r->finish());
 
   NTPSIM_RETURN_IF_ERROR(check_layout(root, ctx, s));
