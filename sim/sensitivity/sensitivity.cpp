@@ -426,7 +426,15 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
     in.lo = 0.5 * in.base;
     in.hi = 1.5 * in.base;
     if (path.ends_with("efficiency")) in.hi = std::min(in.hi, 1.0);
-    if (path == "hardware.max_power") in.lo = std::max(in.lo, base->hardware.tdp_w);
+    if (path == "hardware.max_power") {
+      // A cap at TDP is the profile saying the board cannot be boosted: no range to vary.
+      if (!(in.base > base->hardware.tdp_w)) {
+        out.notes.push_back(
+            fmt::format("{}: equals TDP in the profile (no boost headroom), left out", path));
+        continue;
+      }
+      in.lo = std::max(in.lo, base->hardware.tdp_w);
+    }
     if (!(in.lo < in.hi)) {
       out.notes.push_back(fmt::format("{}: no room to vary, left out", path));
       continue;

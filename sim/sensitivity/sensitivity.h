@@ -12,7 +12,9 @@
 // "file:line:col: uncertain.<path>: ...". Without the section, the default inputs are the fields
 // the scenario has among the recovery costs, checkpoint write and restore, failure rates, repair
 // times, the power cap and (analytic step model) the GEMM and network efficiencies, each
-// over +-50% of its resolved value (efficiencies capped at 1, the power cap kept >= TDP).
+// over +-50% of its resolved value (efficiencies capped at 1; the power cap kept >= TDP, and
+// left out when the profile puts it at TDP). A default bound the field rejects leaves the input
+// out with a note.
 // Ranges are sampled uniformly.
 //
 // Every evaluation loads the scenario with the inputs' overrides and runs it through
