@@ -240,6 +240,44 @@ void sweep_rows(std::vector<Row>& t) {
                {scenario()}, 1, {"nodir/r.html: cannot create the output file"}});
 }
 
+void sensitivity_rows(std::vector<Row>& t) {
+  const std::string sens =
+      "sensitivity s.yaml -q --threads 1 --set 'strategies=[checkpoint_restart,ntp]' ";
+  const std::string u = std::string(kScenario) + "uncertain:\n";  // the entry is line 21
+  t.push_back({"sensitivity_one_strategy", "sensitivity s.yaml -q --samples 0 --bisection-steps 1",
+               {scenario()}, 2, {"s.yaml: strategies: sensitivity needs at least two"}});
+  t.push_back({"sensitivity_unknown_field", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restrat: [5min, 20min]\n")}, 2,
+               {"u.yaml:21:3: uncertain.recovery.restrat: no such scalar field"}});
+  t.push_back({"sensitivity_wrong_unit", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: [5min, 20W]\n")}, 2,
+               {"u.yaml:21:28: uncertain.recovery.restart: unknown duration unit \"W\"",
+                "(a duration like the field)"}});
+  t.push_back({"sensitivity_not_a_range", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: 5min\n")}, 2,
+               {"u.yaml:21:21: uncertain.recovery.restart: expected a range [low, high]"}});
+  t.push_back({"sensitivity_reversed_range", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: [20min, 5min]\n")}, 2,
+               {"u.yaml:21:21: uncertain.recovery.restart: low must be below high"}});
+  t.push_back({"sensitivity_bound_out_of_range", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: [5min, 20y]\n")}, 2,
+               {"u.yaml:21:21: uncertain.recovery.restart: bound 20y is not valid for the field",
+                "must be between 0s and 1y"}});
+  t.push_back({"sensitivity_misspelt_section", "sensitivity u.yaml -q",
+               {text("u.yaml", std::string(kScenario) + "uncertian:\n  recovery.restart: [5min, 20min]\n")},
+               2, {"u.yaml:20:1: uncertian: unknown key (did you mean \"uncertain\"?)"}});
+  t.push_back({"sensitivity_too_many_evaluations", sens + "--max-evaluations 10", {scenario()}, 2,
+               {"evaluations, over the limit of 10"}});
+  t.push_back({"sensitivity_too_few_samples", "sensitivity s.yaml --samples 3", {scenario()}, 2,
+               {"sensitivity: --samples must be 0 or at least 8"}});
+  t.push_back({"sensitivity_out_is_directory", sens + "--samples 8 --bisection-steps 1 --out d",
+               {scenario(), dir("d")}, 1, {"d: cannot move the finished file into place"}});
+  // The JSON written first is removed when the CSV then fails: all outputs or none.
+  t.push_back({"sensitivity_csv_fails_after_out",
+               sens + "--samples 8 --bisection-steps 1 --out o.json --csv nodir/t.csv",
+               {scenario()}, 1, {"nodir/t.csv: cannot create the output file"}});
+}
+
 void step_rows(std::vector<Row>& t) {
   const std::string flags = "step --workload llama3-8b --profile h100-sxm --tp 8 --pp 1";
   t.push_back({"step_json_and_csv", "step s.yaml --json --csv", {scenario()}, 2,
@@ -499,6 +537,7 @@ std::vector<Row> rows() {
   check_rows(t);
   run_rows(t);
   sweep_rows(t);
+  sensitivity_rows(t);
   step_rows(t);
   plan_rows(t);
   report_rows(t);
@@ -696,8 +735,8 @@ TEST_F(CliFrame, VersionHelpAndNoSubcommandExitZeroOnStdout) {
   const RunResult none = run("");
   EXPECT_EQ(none.exit_code, 0);
   EXPECT_NE(none.out.find("Usage:"), std::string::npos) << none.out;
-  for (const char* cmd : {"check", "run", "sweep", "step", "plan", "report", "validate", "fit",
-                          "trace", "strategies"}) {
+  for (const char* cmd : {"check", "run", "sweep", "sensitivity", "step", "plan", "report",
+                          "validate", "fit", "trace", "strategies"}) {
     EXPECT_NE(none.out.find(std::string("  ") + cmd), std::string::npos) << cmd << ": " << none.out;
   }
   EXPECT_EQ(none.err, "");
