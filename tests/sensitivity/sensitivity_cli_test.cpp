@@ -1,0 +1,53 @@
+// `ntpsim sensitivity` as a user meets it (the built binary NTPSIM_BIN): outputs written together
+// and the summary verdict first; Ctrl-C stops it cleanly with no output file.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "cli_harness.h"
+
+namespace {
+
+using ntpsim::cli_test::CliTest;
+using ntpsim::cli_test::read_text;
+using ntpsim::cli_test::RunResult;
+
+const std::string kQuick = NTPSIM_SOURCE_DIR "/scenarios/quickstart.yaml";
+
+class SensitivityCli : public CliTest {
+ protected:
+  SensitivityCli() : CliTest("sensitivity") {}
+};
+
+TEST_F(SensitivityCli, WritesJsonAndCsvAndPrintsTheVerdictFirst) {
+  const RunResult r = run("sensitivity '" + kQuick +
+                          "' --replications 2 --samples 8 --bisection-steps 2 --threads 2 "
+                          "--out s.json --csv s.csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Verdict first: "<strategy> wins in P% (lo-hi%) of 8 sampled worlds; decisive input: <path>".
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_NE(first.find(" wins in "), std::string::npos) << r.out;
+  EXPECT_NE(first.find("of 8 sampled worlds; decisive input: "), std::string::npos) << r.out;
+  const std::string json = read_text(work() / "s.json");
+  EXPECT_NE(json.find("\"kind\": \"sensitivity\""), std::string::npos);
+  const std::string csv = read_text(work() / "s.csv");
+  EXPECT_EQ(csv.rfind("input,strategy,low,high,goodput_low,goodput_high,", 0), 0u) << csv;
+  // 13 default inputs x 5 strategies, plus the header.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13 * 5) << csv;
+}
+
+TEST_F(SensitivityCli, InterruptedBySigintWritesNothing) {
+  const RunResult r = interrupt({"sensitivity", kQuick, "--replications", "100000", "--threads",
+                                 "2", "-q", "--out", "s.json", "--csv", "s.csv"},
+                                SIGINT);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("interrupted after 0 of at most"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; no output file written"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream((work() / "s.json").string()).good());
+  EXPECT_FALSE(std::ifstream((work() / "s.csv").string()).good());
+}
+
+}  // namespace
