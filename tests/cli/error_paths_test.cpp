@@ -271,7 +271,7 @@ void sensitivity_rows(std::vector<Row>& t) {
   t.push_back({"sensitivity_too_few_samples", "sensitivity s.yaml --samples 3", {scenario()}, 2,
                {"sensitivity: --samples must be 0 or at least 8"}});
   t.push_back({"sensitivity_out_is_directory", sens + "--samples 8 --bisection-steps 1 --out d",
-               {scenario(), dir("d")}, 1, {"d: cannot move the finished file into place"}});
+               {scenario(), dir("d")}, 2, {"--out d: is a directory"}});
   // The JSON written first is removed when the CSV then fails: all outputs or none.
   t.push_back({"sensitivity_csv_fails_after_out",
                sens + "--samples 8 --bisection-steps 1 --out o.json --csv nodir/t.csv",

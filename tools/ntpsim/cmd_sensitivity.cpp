@@ -2,19 +2,22 @@
 //  [--samples N] [--bisection-steps N] [--max-evaluations N] [--out sensitivity.json]
 //  [--csv tornado.csv] [-q]`: which uncertain input decides which strategy wins
 // (sim/sensitivity/sensitivity.h, docs/sensitivity.md). Prints the summary verdict first; writes
-// the JSON (kind "sensitivity") and the tornado CSV, all or none. Ctrl-C stops after the running
+// the JSON (kind "sensitivity") and the tornado CSV, all or none; progress on a terminal's stderr
+// (progress_display.h); "ntpsim: wrote FILE" lines unless -q. Ctrl-C stops after the running
 // replications and writes nothing.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <utility>
 
+#include "sim/scenario/loader.h"
 #include "sim/sensitivity/sensitivity.h"
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
 #include "tools/ntpsim/outputs.h"
+#include "tools/ntpsim/progress_display.h"
 
 namespace ntpsim::cli {
 namespace {
@@ -44,8 +47,8 @@ class SensitivityCommand final : public Command {
     sub->add_option("--max-evaluations", options_.max_evaluations,
                     "Refuse a plan of more scenario evaluations than this (default 2000)")
         ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
-    sub->add_option("--out", out_, "Write the sensitivity JSON here");
-    sub->add_option("--csv", csv_, "Write the tornado CSV here");
+    sub->add_option("--out", out_, "Write the sensitivity JSON here")->check(output_path());
+    sub->add_option("--csv", csv_, "Write the tornado CSV here")->check(output_path());
     sub->add_flag("-q,--quiet", quiet_, "Print no summary");
     return sub;
   }
@@ -57,31 +60,43 @@ class SensitivityCommand final : public Command {
     options_.threads = threads_;
     install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
     options_.cancel = interrupt_flag();
-    const bool show_progress = !quiet_ && isatty(fileno(stderr)) != 0;
-    if (show_progress) {
-      options_.progress = [](int done, int planned) {
-        fmt::print(stderr, "\rntpsim sensitivity: evaluation {} (at most {})", done, planned);
-        std::fflush(stderr);
+    // Every output or none, checked before the analysis: none may be the scenario or another
+    // output.
+    auto base = sim::load_scenario(file_, overrides);
+    if (!base.ok()) return report_error(base.error());
+    OutputSet outputs;
+    add_scenario_inputs(outputs, *base);
+    for (const auto& [path, what] : {std::pair{out_, "--out"}, std::pair{csv_, "--csv"}}) {
+      const auto st = declare_if_given(outputs, path, what);
+      if (!st.ok()) return report_error(st.error());
+    }
+    // Progress on a terminal only (progress_display.h): evaluations, the planned count a bound.
+    ProgressDisplay progress("sensitivity", "evaluations", progress_wanted(quiet_, true));
+    if (progress.enabled()) {
+      options_.progress = [&progress](int done, int planned) {
+        progress.set_total(planned, /*is_bound=*/true);
+        progress.set_done(done);
       };
     }
     auto result = sim::run_sensitivity(file_, overrides, options_);
-    if (show_progress) fmt::print(stderr, "\n");
+    progress.finish();
     if (!result.ok()) {
       if (interrupt_flag()->load()) {
         return report_error(Error::runtime(result.error().message + "; no output file written"));
       }
       return report_error(result.error());
     }
-    OutputSet outputs;  // every output or none
     if (!out_.empty()) {
-      const auto st = outputs.write(out_, sim::sensitivity_json(*result).dump(1) + "\n");
+      const auto st = outputs.stage(out_, sim::sensitivity_json(*result).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv_.empty()) {
-      const auto st = outputs.write(csv_, sim::sensitivity_csv(*result));
+      const auto st = outputs.stage(csv_, sim::sensitivity_csv(*result));
       if (!st.ok()) return report_error(st.error());
     }
+    if (const auto st = outputs.commit(); !st.ok()) return report_error(st.error());
     if (!quiet_) std::fputs(sim::sensitivity_summary(*result).c_str(), stdout);
+    print_written({out_, csv_}, quiet_);
     return 0;
   }
 

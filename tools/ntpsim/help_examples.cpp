@@ -19,6 +19,10 @@ std::string help_examples(const std::string& command) {
         "--report r.html",
         "ntpsim run scenarios/quickstart.yaml --set cluster.spare_domains=4 --seed 7 -q --csv "
         "r.csv --timeline t.json"}},
+      {"sensitivity",
+       {"ntpsim sensitivity scenarios/quickstart.yaml --replications 10 --samples 32",
+        "ntpsim sensitivity scenarios/quickstart.yaml --set strategies=[spare_substitution,ntp] "
+        "--out s.json --csv tornado.csv"}},
       {"sweep",
        {"ntpsim sweep scenarios/quickstart.yaml --vary cluster.spare_domains=0:4:1 --out s.json",
         "ntpsim sweep scenarios/quickstart.yaml --vary checkpoint.interval=10min,30min,1h --vary "
