@@ -106,7 +106,7 @@ const char* kind_name(QuantityKind kind) {
 // own units): the first parser that reads it, most specific first.
 std::optional<QuantityKind> kind_of(const std::string& text) {
   if (units::parse_number(text).ok()) return QuantityKind::kNumber;
-  if (text.ends_with('%')) return QuantityKind::kFraction;
+  if (text.ends_with('%') && units::parse_fraction(text).ok()) return QuantityKind::kFraction;
   for (QuantityKind k : {QuantityKind::kDuration, QuantityKind::kPower, QuantityKind::kBandwidth,
                          QuantityKind::kSize, QuantityKind::kRate}) {
     if (parse_kind(k, text).ok()) return k;
@@ -116,6 +116,16 @@ std::optional<QuantityKind> kind_of(const std::string& text) {
 
 std::string plain(double v) {
   return fmt::format("{:.17g}", v);
+}
+
+// A plain whole number as written: optional sign, then digits only.
+bool is_integer_text(const std::string& t) {
+  size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
+  if (i >= t.size()) return false;
+  for (; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  return true;
 }
 
 // Emits `n` as one-line flow YAML (for an override value).
@@ -302,7 +312,7 @@ std::string format_quantity(QuantityKind kind, double value) {
 }
 
 std::string uncertain_override(const UncertainInput& in, double value) {
-  std::string text = plain(value);
+  std::string text = in.integer ? fmt::format("{}", std::llround(value)) : plain(value);
   switch (in.kind) {
     case QuantityKind::kDuration:
       text += "s";
@@ -352,7 +362,13 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
       return Error::at(ctx.locate(section, "uncertain"), "uncertain",
                        "expected a map of field paths to ranges [low, high]");
     }
-    for (const auto& kv : section) paths.push_back(kv.first.as<std::string>());
+    for (const auto& kv : section) {
+      if (!kv.first.IsScalar()) {
+        return Error::at(ctx.locate(kv.first, "uncertain"), "uncertain",
+                         "expected a field path as the key");
+      }
+      paths.push_back(kv.first.Scalar());
+    }
   } else {
     paths = default_paths(resolved, *base);
   }
@@ -363,7 +379,7 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
 
   if (section.IsDefined() && !section.IsNull()) {
     for (const auto& kv : section) {
-      const std::string path = kv.first.as<std::string>();
+      const std::string path = kv.first.Scalar();
       const std::string field = "uncertain." + path;
       const auto where = ctx.locate(kv.second, field);
       const YAML::Node value = find_path(resolved, path);
@@ -385,6 +401,7 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
       in.kind = *kind;
       in.declared = true;
       in.base = *parse_kind(*kind, value.Scalar());
+      in.integer = *kind == QuantityKind::kNumber && is_integer_text(value.Scalar());
       double bound[2] = {0, 0};
       for (size_t b = 0; b < 2; ++b) {
         auto v = parse_kind(*kind, kv.second[b].Scalar());
@@ -394,6 +411,11 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
               fmt::format("{} (a {} like the field)", v.error().message, kind_name(*kind)));
         }
         bound[b] = *v;
+        if (in.integer && !is_integer_text(kv.second[b].Scalar())) {
+          return Error::at(
+              ctx.locate(kv.second[b], field), field,
+              fmt::format("\"{}\" is not a whole number like the field", kv.second[b].Scalar()));
+        }
       }
       if (!(bound[0] < bound[1])) {
         return Error::at(where, field, "low must be below high");

@@ -15,7 +15,7 @@
 // over +-50% of its resolved value (efficiencies capped at 1; the power cap kept >= TDP, and
 // left out when the profile puts it at TDP). A default bound the field rejects leaves the input
 // out with a note.
-// Ranges are sampled uniformly.
+// Ranges are sampled uniformly; whole-number fields take the nearest integer.
 //
 // Every evaluation loads the scenario with the inputs' overrides and runs it through
 // run_monte_carlo with the scenario's seed, so all evaluations and strategies share common
@@ -64,6 +64,9 @@ struct UncertainInput {
   double lo = 0, hi = 0;  // SI units (seconds, per second, watts, bytes, fractions)
   double base = 0;        // the resolved value
   bool declared = false;  // from `uncertain:` (else a default +-50% range)
+  // A whole-number field (resolved as a plain integer, e.g. cluster.spare_domains): values are
+  // rounded to the nearest integer when applied, and its bounds must be whole numbers.
+  bool integer = false;
 };
 
 // The override "path=<value>" setting `in` to `value` (SI), in a form its parser reads back.

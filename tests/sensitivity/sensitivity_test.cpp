@@ -210,6 +210,25 @@ TEST_F(Sensitivity, HardwareFieldsOfANamedProfileCanBeUncertain) {
   EXPECT_EQ(s->hardware.name, "h100-sxm");
 }
 
+TEST_F(Sensitivity, WholeNumberFieldsTakeTheNearestInteger) {
+  const std::string head =
+      std::string(kPauseOnly).substr(0, std::string(kPauseOnly).find("uncertain:"));
+  auto in = read_uncertain_inputs(
+      write("s.yaml", head + "uncertain:\n  cluster.spare_domains: [0, 2]\n"), {});
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  ASSERT_EQ(in->inputs.size(), 1u);
+  EXPECT_TRUE(in->inputs[0].integer);
+  EXPECT_EQ(uncertain_override(in->inputs[0], 1.4), "cluster.spare_domains=1");
+  EXPECT_EQ(uncertain_override(in->inputs[0], 1.6), "cluster.spare_domains=2");
+  auto bad = read_uncertain_inputs(
+      write("b.yaml", head + "uncertain:\n  cluster.spare_domains: [0, 1.5]\n"), {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find(
+                ":21:30: uncertain.cluster.spare_domains: \"1.5\" is not a whole number"),
+            std::string::npos)
+      << bad.error().message;
+}
+
 TEST_F(Sensitivity, BadUncertainEntriesNameFileLineAndField) {
   const std::string head =
       std::string(kPauseOnly).substr(0, std::string(kPauseOnly).find("uncertain:"));
