@@ -4,6 +4,7 @@
 #
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 60 s, all targets
 #   targets: units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan
+#            uncertain
 #
 # Each target runs alone (one core), with -timeout=10 s per input and -rss_limit_mb=2048. Any crash,
 # sanitizer report, leak, timeout or out-of-memory fails the script (exit 1) after the remaining
@@ -20,7 +21,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
-all=(units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan)
+all=(units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan
+     uncertain)
 if [ $# -eq 0 ]; then targets=("${all[@]}"); else targets=("$@"); fi
 for t in "${targets[@]}"; do
   if [ ! -d "tests/fuzz/corpus/$t" ]; then
