@@ -474,8 +474,8 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
                {"o.csv:3: node n0: a hard fault at", "inside the same node's repair of the same cause (line 2"}});
   t.push_back({"trace_fit_too_few_nodes", "trace t.csv --fit --nodes 1", {trace}, 2,
                {"t.csv: --nodes 1 is fewer than the 2 nodes the trace names"}});
-  t.push_back({"trace_fit_out_is_directory", "trace t.csv --fit -o d", {trace, dir("d")}, 1,
-               {"d: cannot move the finished file into place"}});
+  t.push_back({"trace_fit_out_is_directory", "trace t.csv --fit -o d", {trace, dir("d")}, 2,
+               {"-o d: is a directory; outputs are written only as regular files"}});
 }
 
 // Output paths: only regular files, never an input or another output, never an empty name, and a

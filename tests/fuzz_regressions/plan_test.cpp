@@ -1,7 +1,9 @@
 // Fuzz finding (fuzz_plan): a plan whose `base:` was one path component longer than the OS allows
 // (a folded multi-line string, over 255 bytes) made std::filesystem::exists throw
 // filesystem_error ("File name too long") out of read_plan, which terminated `ntpsim plan`.
-// read_plan now asks with an error_code and reports such a path as bad input at `base`.
+// read_plan now asks with an error_code and reports such a path as bad input at `base`
+// (PlanBaseFiles.OverlongNameIsBadInput below). The fuzzer's own input also holds a NUL byte, which
+// the YAML reader now refuses first, at its line: still one bad-input message, never a crash.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,9 +24,8 @@ TEST(PlanBase, ReproducerIsBadInput) {
   const Result<Plan> p = read_plan(path);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().exit_code, ExitCode::kBadInput);
-  EXPECT_NE(p.error().message.find(path + ":1:"), std::string::npos) << p.error().message;
-  EXPECT_NE(p.error().message.find("base: base scenario"), std::string::npos) << p.error().message;
-  EXPECT_NE(p.error().message.find("cannot be read"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find(path + ":10:14: a NUL byte"), std::string::npos)
+      << p.error().message;
 }
 
 class PlanBaseFiles : public ::testing::Test {

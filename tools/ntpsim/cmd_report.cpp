@@ -20,8 +20,8 @@ class ReportCommand final : public Command {
     CLI::App* sub = app.add_subcommand(
         "report", "Write an HTML or Markdown report (and a Perfetto timeline) from results JSON");
     sub->add_option("results", results_,
-                    "Results JSON written by `ntpsim run` or `sweep`, or a plan JSON written by "
-                    "`ntpsim plan --out` (reports .html or .md)")
+                    "Results JSON written by `ntpsim run` or `sweep`, or the plan JSON that "
+                    "`ntpsim plan` writes (reports .html or .md)")
         ->required();
     sub->add_option("-o,--output", output_,
                     "Report file; .md gives Markdown (charts as SVG files beside it), .csv the "
