@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "models/base/units.h"
+#include "sim/scenario/recovery_costs.h"
 #include "sim/scenario/sections.h"
 #include "sim/scenario/tree.h"
 
@@ -283,6 +284,13 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "failures", [&](const YAML::Node& n) {
     return read_failures(n, "failures", ctx, s.failures);
   }));
+  // The recovery profile sets checkpoint and recovery defaults, so it applies before either
+  // section is read; read_recovery checks the name and reports a bad one at its line.
+  if (const YAML::Node rec = r->node()["recovery"]; rec.IsDefined() && rec.IsMap()) {
+    if (const YAML::Node profile = rec["profile"]; profile.IsDefined() && profile.IsScalar()) {
+      apply_recovery_profile(profile.Scalar(), s.checkpoint, s.recovery);
+    }
+  }
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "checkpoint", [&](const YAML::Node& n) {
     return read_checkpoint(n, "checkpoint", ctx, s.checkpoint);
   }));

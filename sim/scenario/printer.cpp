@@ -7,6 +7,7 @@
 
 #include "models/base/random.h"
 #include "models/base/units.h"
+#include "sim/scenario/recovery_costs.h"
 #include "sim/strategies/registry.h"
 
 namespace ntpsim::sim {
@@ -370,6 +371,14 @@ std::string check_text(const Scenario& s) {
   out += fmt::format("# workload: {} parameters, {} tokens per iteration\n",
                      units::format_count(s.workload.parameters()),
                      units::format_count(s.workload.tokens_per_iteration()));
+  out += fmt::format("# recovery costs ({}): value [plausible range], source\n",
+                     recovery_profile_of(s));
+  const std::string lines = recovery_cost_lines(s);
+  for (size_t b = 0; b < lines.size();) {
+    const size_t e = lines.find('\n', b);
+    out += "#   " + lines.substr(b, e - b) + "\n";
+    b = e + 1;
+  }
   return out + to_yaml_text(s);
 }
 

@@ -23,7 +23,8 @@ std::string to_yaml_text(const Scenario& s);
 nlohmann::json to_json(const Scenario& s);
 std::string scenario_hash(const Scenario& s);
 // What `ntpsim check` prints: comment lines with the hash and derived facts (GPUs, layout,
-// parameters), then to_yaml_text(s).
+// parameters), the recovery profile with each recovery cost's value, plausible range and source
+// (recovery_costs.h), then to_yaml_text(s).
 std::string check_text(const Scenario& s);
 
 }  // namespace ntpsim::sim

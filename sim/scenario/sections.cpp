@@ -7,10 +7,12 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <set>
 
 #include "models/base/units.h"
 #include "sim/failures/trace_formats.h"
+#include "sim/scenario/recovery_costs.h"
 
 namespace ntpsim::sim::scenario_internal {
 namespace {
@@ -387,6 +389,12 @@ Status read_recovery(const YAML::Node& node, const std::string& path, const Yaml
                      RecoveryConfig& out) {
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
+  // The profile was applied before the checkpoint section was read (loader.cpp); here its name
+  // is checked, at its line.
+  std::string profile;
+  NTPSIM_RETURN_IF_ERROR(r->choice(
+      "profile", profile,
+      std::vector<std::string>(std::begin(kRecoveryProfiles), std::end(kRecoveryProfiles)), false));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "detection", out.detection_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restart", out.restart_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(
