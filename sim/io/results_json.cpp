@@ -12,6 +12,7 @@
 #include "models/base/build_info.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/scenario/printer.h"
+#include "sim/scenario/recovery_costs.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -308,6 +309,21 @@ ojson results_context(const Scenario& s, const RunResult& r) {
   c["ideal_tokens_per_s"] = r.ideal_tokens_per_s;
   c["ideal_tokens_per_s_per_gpu"] =
       r.layout.job_gpus > 0 ? r.ideal_tokens_per_s / r.layout.job_gpus : 0.0;
+  // Each recovery and checkpoint cost as used, with its plausible range and source, so a report
+  // can say where the numbers that decide the ranking come from.
+  c["recovery_profile"] = recovery_profile_of(s);
+  ojson costs = ojson::array();
+  for (const auto& row : recovery_cost_ranges()) {
+    ojson e;
+    e["field"] = row.field;
+    e["value"] = recovery_cost_value(s, row.field).value_or(row.value);
+    e["low"] = row.low;
+    e["high"] = row.high;
+    e["unit"] = row.unit;
+    e["source"] = row.source;
+    costs.push_back(std::move(e));
+  }
+  c["recovery_costs"] = std::move(costs);
   return c;
 }
 

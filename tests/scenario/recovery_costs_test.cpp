@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/io/results_json.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
 #include "test_util.h"
@@ -114,6 +115,27 @@ TEST(RecoveryCostsTest, CheckShowsEachCostWithItsRangeAndSource) {
   EXPECT_NE(text.find("#   recovery.reconfigure 1min [1s-3min], source: not published for NTP"),
             std::string::npos)
       << text;
+}
+
+TEST(RecoveryCostsTest, ResultsContextCarriesEveryCostWithItsRangeAndSource) {
+  ScratchDir dir;
+  const std::string file =
+      dir.write("s.yaml", with_minimal("recovery: {profile: sourced, restart: \"7min\"}\n"));
+  auto s = load_scenario(file, std::vector<std::string>{});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto c = results_context(*s, RunResult{});
+  EXPECT_EQ(c.at("recovery_profile"), "custom");
+  const auto& costs = c.at("recovery_costs");
+  ASSERT_EQ(costs.size(), recovery_cost_ranges().size());
+  for (size_t i = 0; i < costs.size(); ++i) {
+    const auto& row = recovery_cost_ranges()[i];
+    EXPECT_EQ(costs[i].at("field"), std::string(row.field));
+    EXPECT_EQ(costs[i].at("low"), row.low);
+    EXPECT_EQ(costs[i].at("high"), row.high);
+    EXPECT_EQ(costs[i].at("source"), std::string(row.source));
+  }
+  EXPECT_EQ(costs[4].at("field"), "recovery.restart");
+  EXPECT_EQ(costs[4].at("value"), 420.0);  // the value used, not the table's default
 }
 
 }  // namespace
