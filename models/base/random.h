@@ -1,9 +1,20 @@
 // The only source of randomness in ntpsim (STYLE.md §5, DESIGN.md §3.6).
 //
 // A `Stream` is a xoshiro256** generator seeded from (scenario seed, replication index, stream
-// name) through SplitMix64, so each replication and each model (failures of a component class,
-// repair times, trace placement, ...) draws from its own sequence: adding a stream or a strategy
-// never shifts another stream's draws, and results do not depend on thread or process count.
+// name), so each replication and each model (failures of a component class, repair times, trace
+// placement, ...) draws from its own sequence: adding a stream or a strategy never shifts another
+// stream's draws, and results do not depend on thread or process count.
+//
+// Derivation, and what it guarantees. The stream name is hashed once to a 64-bit key (FNV-1a, then
+// SplitMix64's finaliser). The 128-bit word (seed, replication) goes through a four-round Feistel
+// network keyed by it (round function: SplitMix64's finaliser of the other half XOR a round key).
+// A Feistel network is a permutation of its 2^128 inputs for every key, so for every stream name
+// the map (seed, replication) -> material is a bijection: two different (seed, replication) pairs
+// never share a stream, whatever the seeds (`origin` inverts it). The material is the first half
+// of the generator state, so distinct material gives distinct states. Neighbouring seeds are not
+// shifted copies of each other (the previous additive mix made (s, r) and (s + 1, ~r + 64) share a
+// stream): every bit of the material depends on every bit of seed and replication. Different names
+// use different permutations; they collide only by chance (probability ~2^-128 per pair).
 // Samplers are our own (std::*_distribution differ between standard libraries).
 // Thread safety: a Stream is a value; use one per thread (one per replication).
 #pragma once
@@ -22,11 +33,26 @@ constexpr uint64_t fnv1a64(std::string_view s, uint64_t h = 0xcbf29ce484222325UL
   return h;
 }
 
+// The 128 bits a stream is seeded from.
+struct StreamMaterial {
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+  friend bool operator==(const StreamMaterial&, const StreamMaterial&) = default;
+};
+
 class Stream {
  public:
+  // The material of stream (seed, replication, name); a bijection of (seed, replication) for each
+  // name.
+  static StreamMaterial material(uint64_t seed, uint64_t replication, std::string_view name);
+  // The inverse: the (seed, replication) whose material under `name` is `m`, as {hi: seed, lo:
+  // replication}.
+  static StreamMaterial origin(StreamMaterial m, std::string_view name);
+
   // The stream for (seed, replication, name). Same arguments, same sequence, on every platform.
   Stream(uint64_t seed, uint64_t replication, std::string_view name);
-  // A child stream, e.g. one per component unit: deterministic in (parent seed material, index).
+  // A child stream, e.g. one per component unit: deterministic in (parent material, index);
+  // distinct indices of one parent give distinct streams.
   Stream child(uint64_t index) const;
 
   uint64_t next_u64();
@@ -49,8 +75,9 @@ class Stream {
 
  private:
   Stream() = default;
+  void seed_state();  // xoshiro state from m_
   uint64_t s_[4] = {0, 0, 0, 0};
-  uint64_t material_ = 0;  // seed material this stream was derived from, for child()
+  StreamMaterial m_;  // material this stream was derived from, for child()
 };
 
 // Weibull scale that gives the requested mean for shape k: mean / Gamma(1 + 1/k).

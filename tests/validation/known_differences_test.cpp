@@ -63,9 +63,9 @@ TEST(KnownDifference, Fig7DpDropSparesToNeverPause) {
 
 // Fig. 7, NTP: 16 spare domains (2 replicas) in the paper. In ntpsim a spare domain only replaces
 // a damaged domain one for one; spares never run as extra DP replicas that take over the batch
-// share NTP's damaged replicas give up. So NTP keeps damaged replicas in the job until spares
-// replace enough of them that the lost share plus the reshard overhead on healthy replicas (0.73%
-// of an iteration for TP 30 in the analytic model) stays under 1%: about 43 spares.
+// share NTP's damaged replicas give up, so ntpsim needs more spares than the paper. With the
+// current seeds the estimate (21) is inside the tolerance and ctest runs this one without
+// WILL_FAIL; it is a noisy estimate from 20 replications, near the edge of the tolerance.
 TEST(KnownDifference, Fig7NtpSparesToNeverPause) {
   auto n = spares_needed(scenario("paper/b200-nvl32.yaml"), kFiveDay20, "ntp", 256,
                          testing::kFig7Reps, pub::kNoPauseTolerance, 2, kWarmup);
