@@ -1,4 +1,4 @@
-// Microbenchmarks of the engine (issue 10): event queue push/pop, each strategy's reconfiguration
+// Microbenchmarks of the engine: event queue push/pop, each strategy's reconfiguration
 // (JobState fail + reassign + Strategy::shape) at 1K / 10K / 100K GPUs, step-time model
 // evaluation, and one whole replication-year of the Monte Carlo runner (events/s).
 // Scenarios are bench/llama3-100k-year.yaml resized with --set. Run a Release build:

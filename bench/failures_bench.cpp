@@ -1,4 +1,4 @@
-// Microbenchmarks of the failure layer (issue 10): samplers, topology build and blast-radius
+// Microbenchmarks of the failure layer: samplers, topology build and blast-radius
 // lookups, and one replication-year of failures at 1K / 10K / 100K GPUs (make + generate).
 // Run a Release build: build/<name>/bench/ntpsim_bench_failures.
 #include <benchmark/benchmark.h>

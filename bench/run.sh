@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-run benchmarks (issue 10): runs ntpsim on the bench/*.yaml scenarios and prints wall time,
+# Whole-run benchmarks: runs ntpsim on the bench/*.yaml scenarios and prints wall time,
 # CPU time, events/s, replications/s and peak memory (GNU time -v). Not a test.
 # Usage: bench/run.sh [NTPSIM_BINARY] [THREADS]   (default: build/bench-rel/tools/ntpsim, all cores)
 #   REPS_100K=N overrides the 100K scenario's 1,000 replications (e.g. a short CI run).

@@ -1,5 +1,5 @@
 // The analytic step-time model of a dense decoder transformer under Megatron-style TP × PP × DP
-// (DESIGN.md §4; issue 4). Implements StepModel and also exposes the full breakdown.
+// (DESIGN.md §4). Implements StepModel and also exposes the full breakdown.
 //
 // Per micro-batch on the busiest GPU of the busiest pipeline stage, at TP degree t with
 // ceil(units/t) shards (transformer_shapes.h):

@@ -14,7 +14,7 @@ namespace {
 Error bad(const std::string& path, const std::string& what) { return Error::bad_input(path + ": " + what); }
 
 // A looped trace may yield at most this many events per replication (the scenario loader's bound
-// for the stochastic processes); beyond it a run would not finish (issue 11, limits).
+// for the stochastic processes); beyond it a run would not finish (limits).
 constexpr double kMaxLoopedTraceEvents = 1e7;
 
 bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }

@@ -16,7 +16,7 @@ namespace ntpsim::sim {
 namespace {
 
 constexpr int kMaxListValues = 64;
-// Search size limits (issue 11, docs/limits.md). Each candidate is the base scenario loaded
+// Search size limits (docs/limits.md). Each candidate is the base scenario loaded
 // again and screened: about 1.1 ms of CPU and 2 KB each (20,480 candidates of the quick start,
 // release build: 23 CPU-seconds, 54 MB peak), so 10^5 candidates take about 2 CPU-minutes and
 // 250 MB; without a limit the lists allow 64^8 (about 3e14).

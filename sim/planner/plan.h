@@ -1,4 +1,4 @@
-// A capacity plan (`ntpsim plan`, DESIGN.md §6, issue 8): the search space, the target and the
+// A capacity plan (`ntpsim plan`, DESIGN.md §6): the search space, the target and the
 // prices, read strictly from a plan YAML file.
 //
 // A plan names a base scenario (a path relative to the plan file) and `--set`-style overrides for

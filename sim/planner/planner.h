@@ -1,4 +1,4 @@
-// The capacity planner (`ntpsim plan`, DESIGN.md §6, issue 8): the cheapest configuration per
+// The capacity planner (`ntpsim plan`, DESIGN.md §6): the cheapest configuration per
 // strategy family that meets a plan's target at its confidence, and the Pareto frontier of time
 // to train against cost.
 //

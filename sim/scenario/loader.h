@@ -1,4 +1,4 @@
-// Loading a scenario file into a validated `Scenario` (DESIGN.md §3, issue 2).
+// Loading a scenario file into a validated `Scenario` (DESIGN.md §3).
 //
 // `load_scenario` reads the file, merges its `include:` bases (tree.h), applies `--set`
 // overrides, reads every section strictly (unknown keys, types, units, ranges; "did you mean"),
@@ -31,7 +31,7 @@ std::string default_data_dir();
 
 Result<Scenario> load_scenario(const std::string& path, const LoadOptions& options);
 
-// Simulation size limits (issue 11, docs/limits.md): the loader refuses a scenario expecting more
+// Simulation size limits (docs/limits.md): the loader refuses a scenario expecting more
 // failures than this per replication, or over all its replications (an adaptive run counted at its
 // max); run_monte_carlo applies the second to a replication count given on the command line.
 inline constexpr double kMaxFailuresPerReplication = 1e7;

@@ -1,4 +1,4 @@
-// Every error path of the `ntpsim` CLI (issue 11), run as a user meets it (the built binary
+// Every error path of the `ntpsim` CLI, run as a user meets it (the built binary
 // NTPSIM_BIN, cli_harness.h). One table row per path: the arguments, the files to create first, the
 // expected exit code (2 bad input, 1 runtime failure) and substrings of the message. Every row
 // also checks the shape of a failure: nothing on stdout, exactly one stderr line starting

@@ -1,4 +1,4 @@
-// `ntpsim step` as a user runs it (owner: models): the built binary (NTPSIM_BIN), its exit codes
+// `ntpsim step` as a user runs it: the built binary (NTPSIM_BIN), its exit codes
 // and its table, JSON and CSV output for the NTP paper's scenario.
 #include <gtest/gtest.h>
 

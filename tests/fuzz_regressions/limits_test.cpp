@@ -1,4 +1,4 @@
-// Absurd sizes (issue 11 "Limits", docs/limits.md): each is refused up front with a bad-input
+// Absurd sizes (docs/limits.md): each is refused up front with a bad-input
 // Error that names the field and the limit, or handled within a stated memory budget, instead of
 // running out of memory or time.
 //

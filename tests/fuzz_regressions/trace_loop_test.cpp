@@ -1,4 +1,4 @@
-// Hostile trace replay (issue 11, limits): a looped trace with a tiny span repeats without end
+// Hostile trace replay (limits): a looped trace with a tiny span repeats without end
 // (a span of 1 ms over a one-year horizon is 3e10 events per replication, a run that never
 // finishes). FailureSource::make refuses a loop that yields more than 1e7 events per replication
 // with a bad-input Error naming failures.trace.loop; ordinary loops are unaffected.

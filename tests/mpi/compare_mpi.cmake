@@ -1,4 +1,4 @@
-# `mpirun -np 2 ntpsim run|sweep|plan` must write the same bytes as a single-process run (issue 10).
+# `mpirun -np 2 ntpsim run|sweep|plan` must write the same bytes as a single-process run.
 # Invoked by ctest with -DNTPSIM=... -DMPIEXEC=... -DSCENARIO=... -DPROJECT_DIR=... -DWORK=...
 # -DMODE=run|sweep|plan.
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)

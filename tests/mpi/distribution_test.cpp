@@ -1,4 +1,4 @@
-// Determinism of the Monte Carlo runner across thread counts and MPI rank counts (issue 10).
+// Determinism of the Monte Carlo runner across thread counts and MPI rank counts.
 // Ranks are simulated in one process: each "rank" runs its block through run_monte_carlo with an
 // exchange that records the block, and the blocks merged must equal a single-process run
 // bit for bit. The real 2-rank mpirun comparison is tests/mpi/compare_mpi.cmake.

@@ -1,4 +1,4 @@
-// Published statements ntpsim does NOT reproduce within the stated tolerance (issue 9). Each test
+// Published statements ntpsim does NOT reproduce within the stated tolerance. Each test
 // keeps the paper's number and tolerance (tools/validate/claims.h) and is registered in ctest with
 // WILL_FAIL, so the suite stays green while the difference stands and fails loudly the day the
 // model starts agreeing (then move the test to paper_test.cpp). docs/VALIDATION.md explains each.

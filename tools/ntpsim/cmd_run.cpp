@@ -76,7 +76,7 @@ class RunCommand final : public Command {
     opts.replications = replications_;
     opts.threads = threads_;
     // The results JSON document (per-replication rows) counts in the memory budget only when
-    // it will be built (issue 11, docs/limits.md).
+    // it will be built (docs/limits.md).
     opts.results_document = !out_.empty() || !s.outputs.results_json.empty() || !csv_.empty() ||
                             !s.outputs.results_csv.empty() || !report_.empty() ||
                             !s.outputs.report.empty() || !timeline_.empty() ||

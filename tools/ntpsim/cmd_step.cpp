@@ -1,4 +1,4 @@
-// `ntpsim step`: the step-time model's answer for one workload, layout and profile (issue 4).
+// `ntpsim step`: the step-time model's answer for one workload, layout and profile.
 //
 //   ntpsim step --workload W --profile P --tp T --pp P --dp R [--vp V] [--json|--csv]
 //   ntpsim step SCENARIO [--set k=v]... [--json|--csv]

@@ -1,5 +1,5 @@
 // `ntpsim validate [--out docs/VALIDATION.md] [--quick] [--threads N] [--source DIR]`: runs the
-// validation studies against the NTP paper and the reliability literature (issue 9) and writes
+// validation studies against the NTP paper and the reliability literature and writes
 // the Markdown document with its SVG charts beside it (tools/validate/document.h).
 // The document depends only on the source tree and --quick; --threads changes only the speed.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// MPI for `ntpsim run` and `ntpsim sweep` (issue 10, bench/README.md): when the program was
+// MPI for `ntpsim run` and `ntpsim sweep` (bench/README.md): when the program was
 // started by mpirun or srun, replications are split across the ranks (sim::Distribution) and
 // every rank ends with all results; only rank 0 prints and writes files, so the output is
 // byte-identical to a single-process run.

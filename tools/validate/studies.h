@@ -1,4 +1,4 @@
-// The validation studies behind `ntpsim validate` and tests/validation (issue 9): each function
+// The validation studies behind `ntpsim validate` and tests/validation: each function
 // reproduces one published figure or closed-form result with ntpsim's own components (scenario
 // loader, topology, failure sources, JobState, strategies, engine) and returns plain numbers.
 //
