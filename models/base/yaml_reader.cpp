@@ -14,6 +14,8 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "models/base/units.h"
 #include "models/base/utf8.h"
@@ -156,6 +158,51 @@ Status check_quotes(const YAML::Node& n, std::string_view text, const std::strin
 
 }  // namespace
 
+namespace {
+
+// Records where a document's first node starts, if it has one.
+class DocumentCounter final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { seen(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    seen(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    seen(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    seen(mark);
+  }
+  void OnMapEnd() override {}
+  std::optional<YAML::Mark> first_content;  // where the document's first node starts
+
+ private:
+  void seen(const YAML::Mark& mark) {
+    if (!first_content) first_content = mark;
+  }
+};
+
+// Where a second document's content starts, if the text has one with content. Bounded: two documents are
+// parsed at most, whatever the input.
+std::optional<YAML::Mark> second_document_start(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentCounter first;
+  if (!parser.HandleNextDocument(first)) return std::nullopt;
+  DocumentCounter second;
+  if (!parser.HandleNextDocument(second)) return std::nullopt;
+  return second.first_content;
+}
+
+}  // namespace
+
 Result<YAML::Node> load_yaml_string(const std::string& raw, const std::string& name) {
   // A UTF-8 byte order mark is not part of the document (editors on Windows write one).
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
@@ -181,19 +228,21 @@ Result<YAML::Node> load_yaml_string(const std::string& raw, const std::string& n
   }
   try {
     const std::string owned(text);
-    std::vector<YAML::Node> docs = YAML::LoadAll(owned);
-    if (docs.size() > 1) {
-      const YAML::Mark m = docs[1].Mark();
+    const YAML::Node doc = YAML::Load(owned);
+    if (!doc.IsDefined() || doc.IsNull()) {
+      return Error::bad_input(fmt::format("{}: the file is empty", name));
+    }
+    // A second document is looked for with at most two calls of the event parser: yaml-cpp 0.7's
+    // LoadAll never ends on some inputs (", x" yields empty documents forever).
+    if (const auto second = second_document_start(owned)) {
+      const YAML::Mark& m = *second;
       const SourceLocation loc{name, m.line >= 0 ? m.line + 1 : 0, m.line >= 0 ? m.column + 1 : 0};
       return Error::bad_input(
           fmt::format("{}: a second YAML document (after \"---\"); a file holds one document",
                       loc.to_string()));
     }
-    if (docs.empty() || !docs[0].IsDefined() || docs[0].IsNull()) {
-      return Error::bad_input(fmt::format("{}: the file is empty", name));
-    }
-    NTPSIM_RETURN_IF_ERROR(check_quotes(docs[0], owned, name, ""));
-    return docs[0];
+    NTPSIM_RETURN_IF_ERROR(check_quotes(doc, owned, name, ""));
+    return doc;
   } catch (const YAML::Exception& e) {
     // A syntax error always names a line: yaml-cpp leaves some marks unset.
     int line = e.mark.line >= 0 ? e.mark.line + 1 : 0;

@@ -41,8 +41,12 @@ const char* law_name(Law l) {
   return "?";
 }
 
-// log of the standard normal survival function, finite for every finite z.
+// log of the standard normal survival function, finite for every finite z. A non-finite z (a
+// zero-length interval, or a step of the optimiser into overflow) gives its limit, and NaN stays
+// NaN so the optimiser rejects the step: Boost.Math throws on a non-finite variate.
 double log_normal_sf(double z) {
+  if (std::isnan(z)) return z;
+  if (std::isinf(z)) return z > 0 ? -std::numeric_limits<double>::infinity() : 0.0;
   static const boost::math::normal_distribution<double> kStd(0.0, 1.0);
   const double q = boost::math::cdf(boost::math::complement(kStd, z));
   return q > 0.0 ? std::log(q) : -0.5 * z * z - std::log(z * std::sqrt(2.0 * M_PI));
@@ -160,7 +164,10 @@ double cdf(const LawFit& f, double t) {
   if (f.law == "exponential") return -std::expm1(-t / f.a);
   if (f.law == "weibull") return -std::expm1(-std::pow(t / f.b, f.a));
   static const boost::math::normal_distribution<double> kStd(0.0, 1.0);
-  return boost::math::cdf(kStd, (std::log(t) - f.b) / f.a);
+  const double z = (std::log(t) - f.b) / f.a;
+  if (std::isnan(z)) return z;  // Boost.Math throws on a non-finite variate
+  if (std::isinf(z)) return z > 0 ? 1.0 : 0.0;
+  return boost::math::cdf(kStd, z);
 }
 
 double draw(const LawFit& f, Stream& s) {
@@ -327,8 +334,11 @@ LemonFit fit_lemons(const std::vector<NodeGroup>& groups, double ll0, int64_t no
   }
   best.aic = 2.0 * 3 - 2.0 * best.log_likelihood;
   best.lr_statistic = std::max(0.0, 2.0 * (best.log_likelihood - ll0));
-  best.p_value = boost::math::cdf(boost::math::complement(
-      boost::math::chi_squared_distribution<double>(2.0), best.lr_statistic));
+  // Boost.Math throws on a non-finite statistic: an unbounded likelihood ratio has p = 0.
+  best.p_value = std::isfinite(best.lr_statistic)
+                     ? boost::math::cdf(boost::math::complement(
+                           boost::math::chi_squared_distribution<double>(2.0), best.lr_statistic))
+                     : 0.0;
   return best;
 }
 

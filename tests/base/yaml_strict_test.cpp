@@ -39,6 +39,16 @@ TEST(YamlStrict, ASecondDocumentIsAnError) {
   EXPECT_TRUE(load_yaml_string("---\na: 1\n", "f").ok());  // one explicit document is fine
 }
 
+// yaml-cpp 0.7's LoadAll yields empty documents without end for these (a fuzz_plan corpus input
+// hung `ntpsim plan`): each is one bad-input answer.
+TEST(YamlStrict, InputsThatNeverEndForLoadAllAreAnswered) {
+  for (const char* text : {", x", ", deVVVVVVV\x11VVnt7\n"}) {
+    const auto r = load_yaml_string(text, "f.yaml");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput) << text;
+  }
+}
+
 TEST(YamlStrict, AByteOrderMarkIsSkipped) {
   auto r = load_yaml_string("\xEF\xBB\xBFname: x\n", "f");
   ASSERT_TRUE(r.ok()) << r.error().message;
