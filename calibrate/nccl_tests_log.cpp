@@ -385,18 +385,10 @@ Result<RawData> parse_nccl_tests(const std::string& text, const std::string& nam
 }
 
 Result<RawData> read_measurement_file(const std::string& path, const NcclTestsOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Error::bad_input(
-        fmt::format("{}: is a directory, expected a raw measurement file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::bad_input(fmt::format("{}: cannot open raw measurement file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  if (looks_like_nccl_tests(text)) return parse_nccl_tests(text, path, options);
-  return parse_raw(text, path);
+  auto text = read_measurement_text(path);
+  if (!text.ok()) return text.error();
+  if (looks_like_nccl_tests(*text)) return parse_nccl_tests(*text, path, options);
+  return parse_raw(*text, path);
 }
 
 }  // namespace ntpsim::calibrate

@@ -294,7 +294,7 @@ Result<RawData> parse_raw(const std::string& text, const std::string& name) {
   return data;
 }
 
-Result<RawData> read_raw_file(const std::string& path) {
+Result<std::string> read_measurement_text(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return Error::bad_input(
@@ -304,7 +304,13 @@ Result<RawData> read_raw_file(const std::string& path) {
   if (!in) return Error::bad_input(fmt::format("{}: cannot open raw measurement file", path));
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_raw(ss.str(), path);
+  return ss.str();
+}
+
+Result<RawData> read_raw_file(const std::string& path) {
+  auto text = read_measurement_text(path);
+  if (!text.ok()) return text.error();
+  return parse_raw(*text, path);
 }
 
 }  // namespace ntpsim::calibrate

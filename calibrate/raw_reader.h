@@ -53,5 +53,8 @@ struct RawData {
 Result<RawData> parse_raw(const std::string& text, const std::string& name);
 // Reads and parses a file. A missing or unreadable file is a bad-input error.
 Result<RawData> read_raw_file(const std::string& path);
+// The whole text of a measurement file (ntpcal raw CSV or an nccl-tests log); bad input for a
+// directory or an unreadable path.
+Result<std::string> read_measurement_text(const std::string& path);
 
 }  // namespace ntpsim::calibrate
