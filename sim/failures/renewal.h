@@ -21,10 +21,6 @@
 
 namespace ntpsim::sim {
 
-// Φ^-1(p) for p in (0, 1): Acklam's rational approximation refined by one Halley step on erfc
-// (relative error about 1e-15). Returns -inf / +inf at p = 0 / 1.
-double inverse_normal_cdf(double p);
-
 struct LifetimeLaw {
   bool weibull = true;
   double shape = 1.0;  // weibull k, or lognormal sigma

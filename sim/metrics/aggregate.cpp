@@ -7,66 +7,6 @@
 #include "models/base/statistics.h"
 
 namespace ntpsim::sim {
-namespace {
-
-// Continued fraction for the regularized incomplete beta (modified Lentz).
-double beta_cf(double a, double b, double x) {
-  constexpr double kTiny = 1e-300;
-  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-  if (std::abs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= 300; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::abs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::abs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-    d = 1.0 + aa * d;
-    if (std::abs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::abs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::abs(del - 1.0) < 1e-15) break;
-  }
-  return h;
-}
-
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0.0;
-  if (x >= 1) return 1.0;
-  const double ln_front =
-      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  const double front = std::exp(ln_front);
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_cf(a, b, x) / a;
-  return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
-}
-
-// CDF of Student's t at t >= 0.
-double t_cdf(double t, double dof) {
-  return 1.0 - 0.5 * incomplete_beta(0.5 * dof, 0.5, dof / (dof + t * t));
-}
-
-}  // namespace
-
-double student_t_quantile(double p, double dof) {
-  NTPSIM_CHECK(p > 0 && p < 1 && dof > 0);
-  if (p < 0.5) return -student_t_quantile(1.0 - p, dof);
-  double lo = 0.0, hi = 1.0;
-  while (t_cdf(hi, dof) < p) hi *= 2.0;
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(1.0, hi); ++i) {
-    const double mid = 0.5 * (lo + hi);
-    if (t_cdf(mid, dof) < p) lo = mid;
-    else hi = mid;
-  }
-  return 0.5 * (lo + hi);
-}
 
 Stat summarize(const std::vector<double>& values) {
   std::vector<double> v;

@@ -1,9 +1,8 @@
 // Aggregates over replications (DESIGN.md §3.5): mean, sd, 95% CI (Student t), percentiles, and
 // paired differences between strategies run on the same failure realizations.
 //
-// The Student-t quantile is computed here (regularized incomplete beta by continued fraction,
-// then bisection), so no Boost.Math is needed. Percentiles interpolate linearly between order
-// statistics (Hyndman-Fan type 7, as numpy's default). NaN values are skipped.
+// The Student-t quantile and the percentiles come from models/base/statistics.h (Boost.Math;
+// Hyndman-Fan type 7, numpy's default). NaN values are skipped.
 // Thread safety: pure functions.
 #pragma once
 
@@ -18,9 +17,6 @@ struct Stat {
   int64_t n = 0;
   double ci95_halfwidth() const { return 0.5 * (ci95_hi - ci95_lo); }
 };
-
-// REQUIRES: 0 < p < 1, dof > 0. Quantile of Student's t distribution.
-double student_t_quantile(double p, double dof);
 
 // Summary of `values` (NaNs skipped). With n = 1 the sd is 0 and the CI collapses to the value.
 Stat summarize(const std::vector<double>& values);

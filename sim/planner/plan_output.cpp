@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "models/base/build_info.h"
+#include "models/base/statistics.h"
 #include "sim/metrics/aggregate.h"
 
 namespace ntpsim::sim {

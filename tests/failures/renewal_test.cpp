@@ -1,6 +1,7 @@
 // Renewal pieces: the inverse normal CDF, cumulative hazards and their inverses, and the lazily
 // generated first failures (order statistics) against the lifetime law's quantiles.
 #include "sim/failures/renewal.h"
+#include "models/base/statistics.h"
 
 #include <gtest/gtest.h>
 

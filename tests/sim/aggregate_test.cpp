@@ -1,5 +1,6 @@
 // Aggregates: Student-t quantiles against published table values, summaries, paired differences.
 #include "sim/metrics/aggregate.h"
+#include "models/base/statistics.h"
 
 #include <gtest/gtest.h>
 
