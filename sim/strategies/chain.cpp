@@ -181,8 +181,11 @@ Result<Parsed> parse(const std::vector<ChainStep>& chain) {
   const ChainActionInfo* tinfo = find_chain_action(t.action);
   if (!tinfo->only_with.empty()) {
     const auto flag = t.params.find(tinfo->only_with);
-    const bool on = flag != t.params.end() && std::holds_alternative<bool>(flag->second) &&
-                    std::get<bool>(flag->second);
+    if (flag != t.params.end() && !std::holds_alternative<bool>(flag->second)) {
+      return Error::bad_input(
+          fmt::format("chain[{}].{}: wrong value type (true or false)", ti, tinfo->only_with));
+    }
+    const bool on = flag != t.params.end() && std::get<bool>(flag->second);
     for (const auto& key : tinfo->only_with_params) {
       if (!on && t.params.count(key) != 0) {
         return Error::bad_input(

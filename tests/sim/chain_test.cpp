@@ -276,6 +276,9 @@ TEST(Chain, BadChainsAreBadInput) {
   EXPECT_NE(err({step("reduce_tp", {{"max_power", 0.2}})}).find("only with power_boost: true"),
             std::string::npos);
   EXPECT_NE(
+      err({step("reduce_tp", {{"power_boost", std::string("yes")}})}).find("wrong value type"),
+      std::string::npos);
+  EXPECT_NE(
       err({step("replace_with_spare_domain"), step("restart", {{"use_spare_domains", false}})})
           .find("contradicts replace_with_spare_domain"),
       std::string::npos);
