@@ -12,6 +12,7 @@
 #include "models/base/random.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/job_state.h"
+#include "sim/io/results_json.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/strategies/plugin.h"
 #include "sim_fixture.h"
@@ -370,6 +371,20 @@ TEST(Chain, GoodputAndBadputsSumToOne) {
       EXPECT_GT(at(m, Metric::kInterruptions), 0.0);
     }
   }
+}
+
+// A chain that wins the verdict names its actions and options in the setting line.
+TEST(Chain, VerdictSettingNamesTheChain) {
+  Scenario s = mc_scenario(8, 10, 4, 1, 2e-3, 2 * 86400.0);
+  s.strategies = {chain("swap_then_ntp", {step("swap_in_domain"),
+                                          step("reduce_tp", {{"rule", std::string("parity")}})})};
+  const RunResult r = run(s);
+  const auto v = run_verdict(s, r);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->winner, "swap_then_ntp");
+  EXPECT_NE(v->setting.find("; chain: swap_in_domain -> reduce_tp (rule=parity)"),
+            std::string::npos)
+      << v->setting;
 }
 
 // The composed closed form: a one-action chain screens as its strategy; a spares-first chain
