@@ -173,12 +173,10 @@ Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, St
     const std::string ip = fmt::format("{}[{}]", cp, problem->index);
     return Error::at(ctx.locate(list[problem->index], ip), ip, problem->message);
   }
-  bool replace = false;
   for (size_t i = 0; i < names.size(); ++i) {
     const ChainActionInfo* info = find_chain_action(names[i]);
     NTPSIM_CHECK(info != nullptr);
     ChainStep step{info->name, defaults_of(info->params)};
-    replace = replace || (!info->terminal && step.action == "replace_with_spare_domain");
     const YAML::Node opts = options[i];
     const std::string op = join_path(fmt::format("{}[{}]", cp, i), info->name);
     if (opts.IsDefined() && !opts.IsNull()) {
@@ -201,12 +199,13 @@ Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, St
           }
         }
       }
-      const auto spares = step.params.find("use_spare_domains");
-      if (replace && info->terminal && spares != step.params.end() &&
-          !std::get<bool>(spares->second)) {
-        return o->error("use_spare_domains",
-                        "false contradicts replace_with_spare_domain earlier in the chain (it "
-                        "uses spare domains)");
+      // An earlier action may need one of this (terminal) action's flags to stay true.
+      for (size_t j = 0; j < i; ++j) {
+        const std::string& flag = find_chain_action(names[j])->needs_terminal_flag;
+        const auto it = step.params.find(flag);
+        if (!flag.empty() && it != step.params.end() && !std::get<bool>(it->second)) {
+          return o->error(flag, fmt::format("false contradicts {} earlier in the chain", names[j]));
+        }
       }
     }
     // Options that apply only with a flag are left out without it (and so are not printed).

@@ -84,12 +84,14 @@ std::vector<ChainActionInfo> build_actions() {
                "detection + spare_swap, the in-flight iteration lost",
                false,
                {}});
-  a.push_back({kReplaceWithSpareDomain,
-               "free healthy TP groups (spare domains', or unused groups of job domains) replace "
-               "damaged groups",
-               "detection + spare_swap, the in-flight iteration lost",
-               false,
-               {}});
+  ChainActionInfo replace{kReplaceWithSpareDomain,
+                          "free healthy TP groups (spare domains', or unused groups of job "
+                          "domains) replace damaged groups",
+                          "detection + spare_swap, the in-flight iteration lost",
+                          false,
+                          {}};
+  replace.needs_terminal_flag = kUseSpareDomains;
+  a.push_back(std::move(replace));
   ChainActionInfo reduce{kReduceTp,
                          "damaged TP groups run at a reduced degree (as ntp; with power_boost as "
                          "ntp_power_boost)",
@@ -205,10 +207,12 @@ Result<Parsed> parse(const std::vector<ChainStep>& chain) {
   if (!params.ok()) {
     return Error::bad_input(fmt::format("chain[{}]: {}", ti, params.error().message));
   }
-  if (out.replace && !params->flag(kUseSpareDomains)) {
-    return Error::bad_input(fmt::format(
-        "chain[{}].{}: false contradicts {} earlier in the chain (it uses spare domains)", ti,
-        kUseSpareDomains, kReplaceWithSpareDomain));
+  for (size_t i = 0; i < ti; ++i) {
+    const std::string& flag = find_chain_action(chain[i].action)->needs_terminal_flag;
+    if (!flag.empty() && !params->flag(flag)) {
+      return Error::bad_input(fmt::format("chain[{}].{}: false contradicts {} earlier in the chain",
+                                          ti, flag, chain[i].action));
+    }
   }
   out.terminal_kind = t.action == kRestart ? RecoveryKind::kRestart : RecoveryKind::kReconfigure;
   return out;

@@ -58,6 +58,9 @@ struct ChainActionInfo {
   // Options valid only when the bool option `only_with` is true (e.g. max_power with power_boost).
   std::string only_with = {};
   std::vector<std::string> only_with_params = {};
+  // Listed before the terminal action, this action needs the terminal's bool option of this name
+  // to stay true (replace_with_spare_domain: use_spare_domains); "" when none.
+  std::string needs_terminal_flag = {};
 };
 
 // The chain actions in the order a chain lists them (non-terminal ones first).
