@@ -24,13 +24,17 @@ namespace {
 
 const std::string kScenario = std::string(NTPSIM_BENCH_DIR) + "/llama3-100k-year.yaml";
 const char* const kStrategies[] = {"checkpoint_restart", "dp_drop", "spare_substitution", "ntp",
-                                   "ntp_power_boost"};
+                                   "ntp_power_boost", "spares_then_ntp",
+                                   "spares_then_ntp_power_boost"};
 
-// The bench scenario at about `gpus` GPUs: NVL72 racks, TP 64, PP 16, one TP group per rack.
-Scenario scenario_of(int64_t gpus) {
+// The bench scenario at about `gpus` GPUs: NVL72 racks, TP 64, PP 16, one TP group per rack;
+// `strategy` non-empty: that strategy only.
+Scenario scenario_of(int64_t gpus, const std::string& strategy = "") {
   const int64_t dp = std::max<int64_t>(1, gpus / (72 * 16));
-  auto s = load_scenario(kScenario, {"cluster.domains=" + std::to_string(dp * 16),
-                                     "layout.dp=" + std::to_string(dp)});
+  std::vector<std::string> set = {"cluster.domains=" + std::to_string(dp * 16),
+                                  "layout.dp=" + std::to_string(dp)};
+  if (!strategy.empty()) set.push_back("strategies=[" + strategy + "]");
+  auto s = load_scenario(kScenario, set);
   NTPSIM_CHECK(s.ok());
   return *s;
 }
@@ -58,8 +62,9 @@ void BM_EventQueuePushPop(benchmark::State& state) {
 BENCHMARK(BM_EventQueuePushPop)->Arg(64)->Arg(4096)->Arg(65536);
 
 // One failure of a random GPU, the job re-picked and reshaped, then its repair and reshape.
-void BM_Reconfigure(benchmark::State& state, const char* strategy) {
-  auto sim = Simulation::prepare(scenario_of(state.range(0)));
+// `entry`: the strategy's YAML entry when it is not just its name.
+void BM_Reconfigure(benchmark::State& state, const char* strategy, const char* entry = nullptr) {
+  auto sim = Simulation::prepare(scenario_of(state.range(0), entry ? entry : strategy));
   NTPSIM_CHECK(sim.ok());
   const int k = (*sim)->strategy_index(strategy);
   NTPSIM_CHECK(k >= 0);
@@ -87,6 +92,15 @@ BENCHMARK_CAPTURE(BM_Reconfigure, dp_drop, kStrategies[1])->Arg(1152)->Arg(10368
 BENCHMARK_CAPTURE(BM_Reconfigure, spare_substitution, kStrategies[2])->Arg(1152)->Arg(10368)->Arg(100224);
 BENCHMARK_CAPTURE(BM_Reconfigure, ntp, kStrategies[3])->Arg(1152)->Arg(10368)->Arg(100224);
 BENCHMARK_CAPTURE(BM_Reconfigure, ntp_power_boost, kStrategies[4])->Arg(1152)->Arg(10368)->Arg(100224);
+// The same rules and shapes as spares_then_ntp through spare_substitution's fallback: the chain
+// must cost no more.
+BENCHMARK_CAPTURE(BM_Reconfigure, spare_substitution_ntp, kStrategies[2],
+                  "{name: spare_substitution, fallback: ntp}")
+    ->Arg(1152)
+    ->Arg(10368)
+    ->Arg(100224);
+BENCHMARK_CAPTURE(BM_Reconfigure, spares_then_ntp, kStrategies[5])->Arg(1152)->Arg(10368)->Arg(100224);
+BENCHMARK_CAPTURE(BM_Reconfigure, spares_then_ntp_power_boost, kStrategies[6])->Arg(1152)->Arg(10368)->Arg(100224);
 
 // The analytic step-time model at every TP degree from nominal down to its minimum.
 void BM_StepModel(benchmark::State& state) {

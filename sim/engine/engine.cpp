@@ -94,7 +94,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<Failu
 ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                                const EventSchedule& schedule, StrategyTimeline* timeline) {
   strategy_ = &strategy;
-  rejoins_on_repair_ = strategy.recovery(false) != RecoveryKind::kRestart;
+  rejoins_on_repair_ = strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
   tl_ = timeline;
   state_.reset(strategy.rules());
   now_ = Time::start();
@@ -315,8 +315,10 @@ void Engine::interrupt() {
   in_pause_ = false;
   state_.reassign();
   const auto& h = state_.histogram();
-  const bool whole = h[cfg_.layout.tp] == cfg_.layout.job_groups;
-  const RecoveryKind kind = strategy_->recovery(whole);
+  const Coverage coverage = h[cfg_.layout.tp] != cfg_.layout.job_groups ? Coverage::kShort
+                            : state_.whole_after_in_domain_swaps()      ? Coverage::kInDomainSpares
+                                                                        : Coverage::kFreeGroups;
+  const RecoveryKind kind = strategy_->recovery(coverage);
   double lost = 0.0;
   if (kind == RecoveryKind::kRestart) {
     lost = work_since_ckpt_;

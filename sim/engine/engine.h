@@ -110,7 +110,7 @@ class Engine {
   JobState state_;
   EventSchedule own_schedule_;  // for run() without a schedule
   const Strategy* strategy_ = nullptr;
-  bool rejoins_on_repair_ = false;  // strategy_->recovery(false) != kRestart, fixed per run
+  bool rejoins_on_repair_ = false;  // recovery(Coverage::kShort) != kRestart, fixed per run
   StrategyTimeline* tl_ = nullptr;
 
   // Clock and job phase.

@@ -43,6 +43,7 @@ void JobState::reset(const MembershipRules& rules) {
   std::fill(job_mask_.begin(), job_mask_.end(), 0);
   members_ = 0;
   failed_gpus_ = 0;
+  whole_after_in_domain_ = false;
   for (int64_t g = 0; g < layout_.total_groups; ++g) {
     if (g < layout_.job_groups) {
       place(g, bucket_for(true, tp_));
@@ -182,6 +183,7 @@ void JobState::reassign() {
     }
     for (int32_t g : damaged) swap_in_domain_spares(g);
   }
+  whole_after_in_domain_ = hist_[static_cast<size_t>(tp_)] == layout_.job_groups;
   // Unusable members leave.
   while (any_in(bucket_for(true, 0)) >= 0) place(any_in(bucket_for(true, 0)), bucket_for(false, 0));
   if (!rules_->needs_full_job && members_ < layout_.job_groups && all_usable_at_full_degree()) {

@@ -39,6 +39,9 @@ class JobState {
   void repair(GpuRange gpus);
   // Re-picks the job's groups (see top).
   void reassign();
+  // Of the last reassign: the job was whole (R*P members at the full degree) right after the
+  // in-domain swaps, before any free group joined (Coverage::kInDomainSpares).
+  bool whole_after_in_domain_swaps() const { return whole_after_in_domain_; }
   // A hint, no effect on the state: starts loading the first GPU of `gpus` (the next event's) so
   // that its cache miss overlaps the work before that event is applied.
   void prefetch(GpuRange gpus) const {
@@ -94,6 +97,7 @@ class JobState {
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
   int64_t members_ = 0;
   int64_t failed_gpus_ = 0;
+  bool whole_after_in_domain_ = false;
 };
 
 }  // namespace ntpsim::sim

@@ -254,6 +254,17 @@ std::optional<Verdict> run_verdict(const Scenario& s, const RunResult& r) {
     if (cfg.name != w.name || cfg.label != w.label) continue;
     for (const auto& [name, value] : cfg.params)
       v.setting += fmt::format("; {}={}", name, param_text(value));
+    // A policy chain: its actions in order, each with its options.
+    for (size_t i = 0; i < cfg.chain.size(); ++i) {
+      const ChainStep& step = cfg.chain[i];
+      v.setting += fmt::format("{}{}", i == 0 ? "; chain: " : " -> ", step.action);
+      std::string opts;
+      for (const auto& [name, value] : step.params) {
+        if (!opts.empty()) opts += ", ";
+        opts += fmt::format("{}={}", name, param_text(value));
+      }
+      if (!opts.empty()) v.setting += " (" + opts + ")";
+    }
   }
   return v;
 }

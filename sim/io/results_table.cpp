@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sim/io/results_json.h"
 #include "sim/metrics/aggregate.h"
 
@@ -26,10 +28,16 @@ std::string badput_header() {
                      "degr", "reshard");
 }
 
-std::string strategy_cells(const RunResult& r, const StrategyRun& st, bool budget) {
+// The strategy column: 20 characters, or the longest label (a chain's own name may be longer).
+size_t label_width(const std::vector<StrategyRun>& runs, size_t width = 20) {
+  for (const auto& st : runs) width = std::max(width, st.label.size());
+  return width;
+}
+
+std::string strategy_cells(const RunResult& r, const StrategyRun& st, bool budget, size_t width) {
   const Stat g = stat_of(st, Metric::kGoodput);
-  std::string row = fmt::format("{:<20} {:>7} ±{:>6}", st.label, pct(g.mean),
-                                pct(g.ci95_halfwidth()));
+  std::string row =
+      fmt::format("{:<{}} {:>7} ±{:>6}", st.label, width, pct(g.mean), pct(g.ci95_halfwidth()));
   for (Metric m : kBadput) row += fmt::format(" {:>8}", pct(stat_of(st, m).mean));
   row += fmt::format(" {:>9.1f} {:>8.1f}/{:<6.0f}", stat_of(st, Metric::kInterruptions).mean,
                      stat_of(st, Metric::kFailedGpusMean).mean,
@@ -43,10 +51,10 @@ std::string strategy_cells(const RunResult& r, const StrategyRun& st, bool budge
   return row;
 }
 
-std::string strategy_header(bool budget) {
-  std::string h =
-      fmt::format("{:<20} {:>16} {} {:>9} {:>15} {:>8} {:>10}", "strategy", "goodput (95% CI)",
-                  badput_header(), "interrupt", "failed mean/peak", "per-GPU", "tok/s/GPU");
+std::string strategy_header(bool budget, size_t width) {
+  std::string h = fmt::format("{:<{}} {:>16} {} {:>9} {:>15} {:>8} {:>10}", "strategy", width,
+                              "goodput (95% CI)", badput_header(), "interrupt", "failed mean/peak",
+                              "per-GPU", "tok/s/GPU");
   if (budget) h += fmt::format(" {:>8}", "TTT days");
   return h;
 }
@@ -61,8 +69,9 @@ std::string run_table(const Scenario& s, const RunResult& r) {
       r.step_model, r.horizon_s / 86400.0, r.replications, r.checkpoint_interval_s);
   if (auto v = run_verdict(s, r)) out += verdict_text(*v);
   const bool budget = s.train_tokens > 0;
-  out += strategy_header(budget) + "\n";
-  for (const auto& st : r.strategies) out += strategy_cells(r, st, budget) + "\n";
+  const size_t width = label_width(r.strategies);
+  out += strategy_header(budget, width) + "\n";
+  for (const auto& st : r.strategies) out += strategy_cells(r, st, budget, width) + "\n";
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }
@@ -88,12 +97,14 @@ std::string sweep_table(const SweepRun& sweep) {
   std::string values_header;
   for (const auto& p : sweep.parameters) values_header += fmt::format("{:<24} ", p);
   const bool budget = !sweep.points.empty() && sweep.points.front().scenario.train_tokens > 0;
-  out += values_header + strategy_header(budget) + "\n";
+  size_t width = 20;
+  for (const auto& p : sweep.points) width = label_width(p.result.strategies, width);
+  out += values_header + strategy_header(budget, width) + "\n";
   for (const auto& p : sweep.points) {
     std::string vals;
     for (const auto& [k, v] : p.values) vals += fmt::format("{:<24} ", v);
     for (const auto& st : p.result.strategies)
-      out += vals + strategy_cells(p.result, st, budget) + "\n";
+      out += vals + strategy_cells(p.result, st, budget, width) + "\n";
   }
   return out;
 }

@@ -82,16 +82,23 @@ Result<PlanStrategy> parse_strategy(std::string_view text) {
   PlanStrategy s;
   const auto at_pos = text.find('@');
   s.name = std::string(text.substr(0, at_pos));
-  if (!find_strategy(s.name)) {
+  const StrategyInfo* info = find_strategy(s.name);
+  if (info == nullptr) {
     std::vector<std::string> names;
-    for (const auto& info : strategy_registry()) names.push_back(info.name);
+    for (const auto& known : strategy_registry()) names.push_back(known.name);
     const std::string near = nearest_key(s.name, names);
     return Error::bad_input(fmt::format("unknown strategy '{}'{}", s.name,
                                         near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
   }
   if (at_pos != std::string_view::npos) {
-    if (s.name != "ntp_power_boost") {
-      return Error::bad_input("a power cap ('@30%') is only for ntp_power_boost");
+    // A cap sets the strategy's max_power: for the strategies that have one (ntp_power_boost,
+    // spares_then_ntp_power_boost).
+    const bool capped = std::any_of(info->params.begin(), info->params.end(),
+                                    [](const ParamSpec& p) { return p.name == "max_power"; });
+    if (!capped) {
+      return Error::bad_input(
+          "a power cap ('@30%') is only for a strategy with max_power (ntp_power_boost, "
+          "spares_then_ntp_power_boost)");
     }
     auto cap = units::parse_fraction(text.substr(at_pos + 1));
     if (!cap.ok()) return cap.error();

@@ -17,10 +17,11 @@
 
 namespace ntpsim::sim {
 
-// One strategy family of the search: a registered strategy, and for ntp_power_boost its cap.
+// One strategy family of the search: a registered strategy (policy chains included), and for a
+// strategy with max_power (ntp_power_boost, spares_then_ntp_power_boost) its cap.
 struct PlanStrategy {
   std::string name;             // registered strategy name
-  std::optional<double> cap;    // ntp_power_boost: max_power (fraction above TDP)
+  std::optional<double> cap;    // max_power (fraction above TDP), where the strategy has one
   std::string label() const;    // "ntp_power_boost@30%" or the name
 };
 

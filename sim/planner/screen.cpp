@@ -74,11 +74,15 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   // Per domain, failed GPUs ~ Poisson(G u); a domain re-forms floor((G - N) / T) groups.
   const int G = l.gpus_per_domain;
   const auto pmf = poisson_pmf(G * r.down_fraction, G);
-  double lost_per_domain = 0, p_damaged = 0;
+  double lost_per_domain = 0, p_damaged = 0, p_covered = 0;
   for (int n = 0; n <= G; ++n) {
     const double pn = pmf[static_cast<size_t>(n)];
     lost_per_domain += pn * std::max(0, l.groups_per_domain - (G - n) / l.tp);
-    if (n > l.idle_per_domain) p_damaged += pn;
+    if (n > l.idle_per_domain) {
+      p_damaged += pn;
+    } else if (n >= 1) {
+      p_covered += pn;
+    }
   }
   const int64_t free_groups = l.total_groups - l.job_groups;
   poisson_tail(lost_per_domain * l.domains(), free_groups, r.short_probability, r.short_groups);
@@ -99,15 +103,15 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   in.short_probability = r.short_probability;
   in.short_groups = r.short_groups;
   in.damaged_domains = r.damaged_domains;
-  // The strategy's own closed form (plugin.h); every registered strategy has one.
-  const StrategyConfig& sc = s.strategies.front();
-  auto params = StrategyParams::make(sc);  // an unknown name is bad input here
-  if (!params.ok()) return params.error();
-  const StrategyPlugin* plugin = find_strategy_plugin(sc.name);
-  NTPSIM_CHECK(plugin != nullptr);
-  const double g = plugin->screen(in, *params);
+  // A domain with a failed GPU (probability 1 - pmf[0]) has its failed GPUs covered by its idle
+  // ones with probability p_covered / (1 - pmf[0]).
+  in.in_domain_cover = 1 - pmf[0] > 0 ? p_covered / (1 - pmf[0]) : 1.0;
+  // The strategy's own closed form (plugin.h), or a chain's composed one; an unknown name is bad
+  // input here.
+  auto g = screen_strategy(in, s.strategies.front());
+  if (!g.ok()) return g.error();
   r.goodput_bound = f_ck;
-  r.goodput_expected = std::clamp(g, 0.0, 1.0) * f_ck;
+  r.goodput_expected = std::clamp(*g, 0.0, 1.0) * f_ck;
   r.power_w = static_cast<double>(l.job_gpus) * m.gpu_power_w(1.0) +
               static_cast<double>(l.cluster_gpus - l.job_gpus) * s.hardware.idle_power_w;
   return r;

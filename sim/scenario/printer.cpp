@@ -83,9 +83,8 @@ const ParamSpec* find_param(const std::string& strategy, const std::string& name
   return nullptr;
 }
 
-// A parameter value as a user writes it, in the unit its registry entry gives.
-std::string param_text(const std::string& strategy, const std::string& name, const ParamValue& v) {
-  const ParamSpec* spec = find_param(strategy, name);
+// A parameter value as a user writes it, in the unit `spec` gives (none when null).
+std::string value_text(const ParamSpec* spec, const ParamValue& v) {
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
@@ -93,6 +92,31 @@ std::string param_text(const std::string& strategy, const std::string& name, con
   if (spec != nullptr && spec->kind == ParamKind::kFraction) return units::format_fraction(d);
   if (spec != nullptr && spec->kind == ParamKind::kDuration) return units::format_duration(d);
   return num(d);
+}
+
+std::string param_text(const std::string& strategy, const std::string& name, const ParamValue& v) {
+  return value_text(find_param(strategy, name), v);
+}
+
+// A policy chain as a user writes it: each action with its options in the action's order.
+YAML::Node chain_yaml(const std::vector<ChainStep>& chain) {
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const auto& step : chain) {
+    const ChainActionInfo* info = find_chain_action(step.action);
+    if (step.params.empty() || info == nullptr) {
+      list.push_back(step.action);
+      continue;
+    }
+    YAML::Node opts(YAML::NodeType::Map);
+    for (const auto& spec : info->params) {
+      const auto it = step.params.find(spec.name);
+      if (it != step.params.end()) opts[spec.name] = value_text(&spec, it->second);
+    }
+    YAML::Node item(YAML::NodeType::Map);
+    item[step.action] = opts;
+    list.push_back(item);
+  }
+  return list;
 }
 
 json param_json(const ParamValue& v) {
@@ -211,6 +235,7 @@ YAML::Node to_yaml(const Scenario& s) {
         if (it != st.params.end()) sn[spec.name] = param_text(st.name, spec.name, it->second);
       }
     }
+    if (!st.chain.empty()) sn["chain"] = chain_yaml(st.chain);
     strategies.push_back(sn);
   }
   n["strategies"] = strategies;
@@ -333,7 +358,17 @@ json to_json(const Scenario& s) {
   for (const auto& st : s.strategies) {
     json params = json::object();
     for (const auto& [k, v] : st.params) params[k] = param_json(v);
-    strategies.push_back({{"name", st.name}, {"label", st.label}, {"params", params}});
+    json one = {{"name", st.name}, {"label", st.label}, {"params", params}};
+    if (!st.chain.empty()) {
+      json chain = json::array();
+      for (const auto& step : st.chain) {
+        json opts = json::object();
+        for (const auto& [k, v] : step.params) opts[k] = param_json(v);
+        chain.push_back({{"action", step.action}, {"params", opts}});
+      }
+      one["chain"] = chain;
+    }
+    strategies.push_back(one);
   }
   j["strategies"] = strategies;
   j["horizon_s"] = s.horizon_s;

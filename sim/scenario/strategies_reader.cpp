@@ -1,7 +1,8 @@
 // The `strategies:` list, validated against the strategy registry (sections.h).
 //
-// An entry is a registered name ("ntp": every parameter at its default) or a map with `name`,
-// an optional `label`, and parameters. Parameters are read with the parser of their kind, so
+// An entry is a registered name ("ntp": every parameter at its default), a map with `name`, an
+// optional `label`, and parameters, or a policy chain: a map with its own `name`, an optional
+// `label` and `chain` (read_chain). Parameters are read with the parser of their kind, so
 // "30%" and "5min" work where the registry says fraction or duration.
 #include <fmt/format.h>
 
@@ -106,14 +107,114 @@ Status read_param(MapReader& r, const ParamSpec& spec, ParamValue& out) {
   return Status::Ok();
 }
 
-std::map<std::string, ParamValue> defaults_of(const StrategyInfo& info) {
+std::map<std::string, ParamValue> defaults_of(const std::vector<ParamSpec>& specs) {
   std::map<std::string, ParamValue> params;
-  for (const auto& spec : info.params) {
+  for (const auto& spec : specs) {
     auto v = parse_param(spec, spec.default_text);
     NTPSIM_CHECK_MSG(v.ok(), "a registered strategy parameter has an unparsable default");
     params.emplace(spec.name, *v);
   }
   return params;
+}
+
+// A chain name shows in tables, CSV and JSON: letters, digits, '_' and '-'.
+bool valid_chain_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// `chain:` of a strategy entry: a non-empty list whose items are an action name or a one-key map
+// {action: {options}} (sim/strategies/README.md, "Policy chains"). The order rules come from
+// check_chain; every error names the item's line.
+Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, StrategyConfig& s) {
+  if (find_strategy(s.name) != nullptr) {
+    return r.error("name", fmt::format("\"{}\" is a registered strategy; a chain needs a name of "
+                                       "its own",
+                                       s.name));
+  }
+  if (!valid_chain_name(s.name)) {
+    return r.error("name", fmt::format("\"{}\": a chain's name uses only letters, digits, '_' "
+                                       "and '-'",
+                                       clip_for_message(s.name)));
+  }
+  const std::string cp = join_path(p, "chain");
+  const YAML::Node list = r.child("chain");
+  if (!list.IsSequence() || list.size() == 0) {
+    return Error::at(ctx.locate(list, cp), cp,
+                     fmt::format("expected a non-empty list of actions, got {}",
+                                 list.IsSequence() ? "an empty list" : yaml_kind(list)));
+  }
+  std::vector<std::string> names;
+  std::vector<YAML::Node> options;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node item = list[i];
+    const std::string ip = fmt::format("{}[{}]", cp, i);
+    if (item.IsScalar()) {
+      names.push_back(item.Scalar());
+      options.emplace_back();
+    } else if (item.IsMap() && item.size() == 1 && item.begin()->first.IsScalar()) {
+      names.push_back(item.begin()->first.Scalar());
+      options.push_back(item.begin()->second);
+    } else {
+      return Error::at(ctx.locate(item, ip), ip,
+                       fmt::format("expected an action name or a one-key map {{action: "
+                                   "{{options}}}}, got {}",
+                                   item.IsMap() ? fmt::format("a map with {} keys", item.size())
+                                                : yaml_kind(item)));
+    }
+  }
+  if (auto problem = check_chain(names)) {
+    if (problem->index >= list.size()) return Error::at(ctx.locate(list, cp), cp, problem->message);
+    const std::string ip = fmt::format("{}[{}]", cp, problem->index);
+    return Error::at(ctx.locate(list[problem->index], ip), ip, problem->message);
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const ChainActionInfo* info = find_chain_action(names[i]);
+    NTPSIM_CHECK(info != nullptr);
+    ChainStep step{info->name, defaults_of(info->params)};
+    const YAML::Node opts = options[i];
+    const std::string op = join_path(fmt::format("{}[{}]", cp, i), info->name);
+    if (opts.IsDefined() && !opts.IsNull()) {
+      auto o = MapReader::make(opts, op, ctx);
+      if (!o.ok()) {
+        return Error::at(ctx.locate(opts, op), op,
+                         info->params.empty()
+                             ? fmt::format("{} has no options, got {}", info->name, yaml_kind(opts))
+                             : fmt::format("expected a map of {}'s options, got {}", info->name,
+                                           yaml_kind(opts)));
+      }
+      for (const auto& spec : info->params) {
+        NTPSIM_RETURN_IF_ERROR(read_param(*o, spec, step.params.at(spec.name)));
+      }
+      NTPSIM_RETURN_IF_ERROR(o->finish());
+      if (!info->only_with.empty() && !std::get<bool>(step.params.at(info->only_with))) {
+        for (const auto& key : info->only_with_params) {
+          if (o->has(key)) {
+            return o->error(key, fmt::format("applies only with {}: true", info->only_with));
+          }
+        }
+      }
+      // An earlier action may need one of this (terminal) action's flags to stay true.
+      for (size_t j = 0; j < i; ++j) {
+        const std::string& flag = find_chain_action(names[j])->needs_terminal_flag;
+        const auto it = step.params.find(flag);
+        if (!flag.empty() && it != step.params.end() && !std::get<bool>(it->second)) {
+          return o->error(flag, fmt::format("false contradicts {} earlier in the chain", names[j]));
+        }
+      }
+    }
+    // Options that apply only with a flag are left out without it (and so are not printed).
+    if (!info->only_with.empty() && !std::get<bool>(step.params.at(info->only_with))) {
+      for (const auto& key : info->only_with_params) step.params.erase(key);
+    }
+    s.chain.push_back(std::move(step));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -129,6 +230,7 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
                                  node.IsSequence() ? "an empty list" : yaml_kind(node)));
   }
   std::set<std::string> labels;
+  std::set<std::string> chain_names;
   out.clear();
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
@@ -139,7 +241,7 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
       if (info == nullptr) return unknown_strategy(ctx.locate(entry, p), p, entry.Scalar());
       s.name = info->name;
       s.label = info->name;
-      s.params = defaults_of(*info);
+      s.params = defaults_of(info->params);
     } else {
       auto r = MapReader::make(entry, p, ctx);
       if (!r.ok()) {
@@ -148,16 +250,33 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
                                      yaml_kind(entry)));
       }
       NTPSIM_RETURN_IF_ERROR(r->string("name", s.name, true));
+      if (r->has("chain")) {
+        s.label = s.name;
+        NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
+        NTPSIM_RETURN_IF_ERROR(read_chain(*r, p, ctx, s));
+        NTPSIM_RETURN_IF_ERROR(r->finish());
+        if (!chain_names.insert(s.name).second) {
+          return r->error("name", fmt::format("the chain name \"{}\" is used twice", s.name));
+        }
+        if (!labels.insert(s.label).second) {
+          return Error::at(ctx.locate(entry, p), p,
+                           fmt::format("label \"{}\" is used twice; give repeated strategies "
+                                       "distinct labels",
+                                       s.label));
+        }
+        out.push_back(std::move(s));
+        continue;
+      }
       const StrategyInfo* info = find_strategy(s.name);
       if (info == nullptr)
         return unknown_strategy(r->location("name"), join_path(p, "name"), s.name);
       s.label = s.name;
       NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
-      s.params = defaults_of(*info);
+      s.params = defaults_of(info->params);
       for (const auto& spec : info->params) {
         NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
       }
-      NTPSIM_RETURN_IF_ERROR(r->finish());
+      NTPSIM_RETURN_IF_ERROR(r->finish({"chain"}));
     }
     if (!labels.insert(s.label).second) {
       return Error::at(ctx.locate(entry, p), p,

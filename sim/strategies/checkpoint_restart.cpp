@@ -17,7 +17,7 @@ class CheckpointRestart final : public Strategy {
     if (hist[ctx().tp] < ctx().job_groups) return JobShape{};
     return full_shape();
   }
-  RecoveryKind recovery(bool) const override { return RecoveryKind::kRestart; }
+  RecoveryKind recovery(Coverage) const override { return RecoveryKind::kRestart; }
 };
 
 std::unique_ptr<Strategy> make(const std::string& label, const StrategyParams& p,
@@ -42,8 +42,15 @@ StrategyPlugin plugin() {
   p.info = {"checkpoint_restart",
             "Any interrupting failure rolls back to the last checkpoint and restarts; needs "
             "R*P healthy TP groups, uses spare domains, else stalls until repairs",
-            {{"use_spare_domains", ParamKind::kBool,
-              "replace failed domains with spare domains at restart", "", "true", 0, 0, {}}}};
+            {{"use_spare_domains",
+              ParamKind::kBool,
+              "replace failed domains with spare domains at restart",
+              "",
+              "true",
+              0,
+              0,
+              {}}},
+            "restart"};
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make(label, params, ctx.shape);

@@ -31,7 +31,7 @@ class DpDrop final : public Strategy {
     s.power_w = static_cast<double>(s.running_gpus) * ctx().nominal_gpu_power_w;
     return s;
   }
-  RecoveryKind recovery(bool) const override { return RecoveryKind::kReconfigure; }
+  RecoveryKind recovery(Coverage) const override { return RecoveryKind::kReconfigure; }
 
  private:
   bool keep_global_batch_;
@@ -58,13 +58,24 @@ StrategyPlugin plugin() {
   p.info = {"dp_drop",
             "Damaged DP replicas leave; healthy domains are repacked into full replicas; "
             "repaired domains rejoin at the next reconfiguration",
-            {{"keep_global_batch", ParamKind::kBool,
+            {{"keep_global_batch",
+              ParamKind::kBool,
               "true: remaining replicas carry the whole global batch (more accumulation, "
               "slower iterations); false: the global batch shrinks with the replicas",
-              "", "true", 0, 0, {}},
-             {"use_spare_domains", ParamKind::kBool,
-              "spare domains fill in for dropped ones at reconfiguration", "", "true", 0, 0,
-              {}}}};
+              "",
+              "true",
+              0,
+              0,
+              {}},
+             {"use_spare_domains",
+              ParamKind::kBool,
+              "spare domains fill in for dropped ones at reconfiguration",
+              "",
+              "true",
+              0,
+              0,
+              {}}},
+            "drop_replica"};
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make(label, params, ctx.shape);

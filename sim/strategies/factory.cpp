@@ -20,6 +20,9 @@ JobShape Strategy::full_shape() const {
 
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const StrategyBuildContext& ctx) {
+  if (!cfg.chain.empty()) {
+    return make_chain_strategy(cfg.name, cfg.label.empty() ? cfg.name : cfg.label, cfg.chain, ctx);
+  }
   auto params = StrategyParams::make(cfg);
   if (!params.ok()) return params.error();
   const StrategyPlugin* plugin = find_strategy_plugin(cfg.name);
@@ -29,12 +32,25 @@ Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
   return plugin->make(cfg.label.empty() ? cfg.name : cfg.label, *params, ctx);
 }
 
+Result<double> screen_strategy(const ScreenInputs& in, const StrategyConfig& cfg) {
+  if (!cfg.chain.empty()) return screen_chain(in, cfg.chain);
+  auto params = StrategyParams::make(cfg);
+  if (!params.ok()) return params.error();
+  const StrategyPlugin* plugin = find_strategy_plugin(cfg.name);
+  if (plugin == nullptr) {
+    return Error::bad_input(fmt::format("strategies: no implementation for '{}'", cfg.name));
+  }
+  return plugin->screen(in, *params);
+}
+
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
                                                 const JobLayout& layout,
                                                 const models::HardwareProfile& hardware) {
-  auto params = StrategyParams::make(cfg);
-  if (!params.ok()) return params.error();
+  if (cfg.chain.empty()) {
+    auto params = StrategyParams::make(cfg);
+    if (!params.ok()) return params.error();
+  }
   if (model.nominal_tp() != layout.tp) {
     return Error::runtime(fmt::format("step model TP {} differs from the layout's TP {}",
                                       model.nominal_tp(), layout.tp));

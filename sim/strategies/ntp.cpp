@@ -15,6 +15,8 @@
 // power budget G x P(TDP) minus the other groups' nominal draw and the idle/failed GPUs' idle draw
 // (assumes one damaged group per domain, the common case). Where the cap is not enough the share is
 // reduced as in ntp at the capped power. Boost energy = extra power over nominal x time.
+#include "sim/strategies/ntp.h"
+
 #include <algorithm>
 
 #include "models/base/check.h"
@@ -137,7 +139,7 @@ class Ntp final : public Strategy {
     return s;
   }
 
-  RecoveryKind recovery(bool) const override { return RecoveryKind::kReconfigure; }
+  RecoveryKind recovery(Coverage) const override { return RecoveryKind::kReconfigure; }
   double power_ratio(int degree) const override {
     return degree >= 1 && degree < static_cast<int>(table_.ratio.size()) ? table_.ratio[degree]
                                                                           : 1.0;
@@ -250,36 +252,12 @@ double screen(const ScreenInputs& in, const StrategyParams& p, bool boost) {
          std::max(0.0, 1 - damaged * (1 - share) / in.dp);
 }
 
-std::vector<ParamSpec> ntp_params() {
-  return {
-      {"rule", ParamKind::kChoice,
-       "per_group: each damaged TP group runs at T-k; parity: every damaged replica runs at one "
-       "shared degree T-max(k) (Megatron-LM's NTP)",
-       "", "per_group", 0, 0, {"per_group", "parity"}},
-      {"min_tp", ParamKind::kInt,
-       "smallest TP degree a damaged group may run at; 0 = from the memory model", "GPUs", "0", 0,
-       4096, {}},
-      {"tp_step", ParamKind::kInt,
-       "reduced degrees are rounded down to a multiple of this (2 = even degrees only)", "GPUs",
-       "1", 1, 64, {}},
-      {"keep_pace", ParamKind::kBool,
-       "true: a damaged replica takes the largest batch share that keeps pace with healthy "
-       "replicas; false: it keeps its full share and the whole job slows to its pace",
-       "", "true", 0, 0, {}},
-      {"pack", ParamKind::kBool,
-       "pack damaged TP groups into as few DP replicas as possible at each reconfiguration", "",
-       "true", 0, 0, {}},
-      {"use_spare_domains", ParamKind::kBool,
-       "spare domains replace damaged domains at reconfiguration", "", "true", 0, 0, {}},
-  };
-}
-
 StrategyPlugin ntp_plugin() {
   StrategyPlugin p;
   p.info = {"ntp",
             "Nonuniform TP: a damaged TP group runs at a reduced degree with a smaller batch "
             "share; healthy replicas reshard gradients on the DP sync",
-            ntp_params()};
+            ntp_param_specs(false), "reduce_tp"};
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp", false, label, params, ctx.shape, ctx.model,
@@ -294,18 +272,11 @@ StrategyPlugin ntp_plugin() {
 
 StrategyPlugin ntp_power_boost_plugin() {
   StrategyPlugin p;
-  auto table = ntp_params();
-  table.push_back({"max_power", ParamKind::kFraction,
-                    "per-GPU power cap of boosted GPUs, above TDP", "fraction of TDP", "30%", 0, 2,
-                    {}});
-  table.push_back({"domain_budget", ParamKind::kBool,
-                    "limit a boosted domain to its nominal power budget, including the failed "
-                    "GPUs' freed share",
-                    "", "true", 0, 0, {}});
+  auto table = ntp_param_specs(true);
   p.info = {"ntp_power_boost",
             "NTP, and the surviving GPUs of damaged domains run at higher power (up to a cap) "
             "to keep their full batch share; energy is accounted",
-            std::move(table)};
+            std::move(table), "reduce_tp (power_boost: true)"};
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp_power_boost", true, label, params, ctx.shape, ctx.model,
@@ -321,4 +292,80 @@ NTPSIM_REGISTER_STRATEGY(ntp_plugin())
 NTPSIM_REGISTER_STRATEGY(ntp_power_boost_plugin())
 
 }  // namespace
+
+std::vector<ParamSpec> ntp_param_specs(bool power_boost) {
+  std::vector<ParamSpec> table = {
+      {"rule",
+       ParamKind::kChoice,
+       "per_group: each damaged TP group runs at T-k; parity: every damaged replica runs at one "
+       "shared degree T-max(k) (Megatron-LM's NTP)",
+       "",
+       "per_group",
+       0,
+       0,
+       {"per_group", "parity"}},
+      {"min_tp",
+       ParamKind::kInt,
+       "smallest TP degree a damaged group may run at; 0 = from the memory model",
+       "GPUs",
+       "0",
+       0,
+       4096,
+       {}},
+      {"tp_step",
+       ParamKind::kInt,
+       "reduced degrees are rounded down to a multiple of this (2 = even degrees only)",
+       "GPUs",
+       "1",
+       1,
+       64,
+       {}},
+      {"keep_pace",
+       ParamKind::kBool,
+       "true: a damaged replica takes the largest batch share that keeps pace with healthy "
+       "replicas; false: it keeps its full share and the whole job slows to its pace",
+       "",
+       "true",
+       0,
+       0,
+       {}},
+      {"pack",
+       ParamKind::kBool,
+       "pack damaged TP groups into as few DP replicas as possible at each reconfiguration",
+       "",
+       "true",
+       0,
+       0,
+       {}},
+      {"use_spare_domains",
+       ParamKind::kBool,
+       "spare domains replace damaged domains at reconfiguration",
+       "",
+       "true",
+       0,
+       0,
+       {}},
+  };
+  if (power_boost) {
+    table.push_back({"max_power",
+                     ParamKind::kFraction,
+                     "per-GPU power cap of boosted GPUs, above TDP",
+                     "fraction of TDP",
+                     "30%",
+                     0,
+                     2,
+                     {}});
+    table.push_back({"domain_budget",
+                     ParamKind::kBool,
+                     "limit a boosted domain to its nominal power budget, including the failed "
+                     "GPUs' freed share",
+                     "",
+                     "true",
+                     0,
+                     0,
+                     {}});
+  }
+  return table;
+}
+
 }  // namespace ntpsim::sim

@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "models/base/status.h"
 
@@ -21,10 +22,19 @@ namespace ntpsim::sim {
 // A strategy parameter value after validation: bool, integer, real (SI units), or text.
 using ParamValue = std::variant<bool, int64_t, double, std::string>;
 
+// One action of a policy chain (chain.cpp): its name and its options (defaults filled).
+struct ChainStep {
+  std::string action;                        // a chain action (chain_actions(), registry.h)
+  std::map<std::string, ParamValue> params;  // the action's options
+  bool operator==(const ChainStep&) const = default;
+};
+
 struct StrategyConfig {
-  std::string name;                          // registered strategy name
+  std::string name;                          // registered strategy name, or a chain's own name
   std::string label;                         // display name (defaults to name)
   std::map<std::string, ParamValue> params;  // every registered parameter, defaults filled
+  // Non-empty: a user's policy chain named `name` (not a registered strategy; params empty).
+  std::vector<ChainStep> chain;
 };
 
 class StrategyParams {

@@ -45,6 +45,9 @@ struct ScreenInputs {
   double short_probability = 0;   // P(fewer healthy TP groups in the cluster than the job needs)
   double short_groups = 0;        // E[groups missing]
   double damaged_domains = 0;     // E[job domains with more failed GPUs than idle ones]
+  // P(a domain's idle GPUs cover all its failed ones | it has a failed GPU): the share of
+  // interruptions an in-domain swap absorbs.
+  double in_domain_cover = 0;
 };
 
 // Builds the strategy; `label` is its display name. Errors are bad input.
@@ -72,9 +75,24 @@ bool register_strategy(const char* file, StrategyPlugin plugin);
 const StrategyPlugin* find_strategy_plugin(const std::string& name);
 
 // make_strategy (strategy.h) with a ready build context: for strategies that build another one
-// (spare_substitution's fallback).
+// (spare_substitution's fallback). A config with a `chain` is built by make_chain_strategy.
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const StrategyBuildContext& ctx);
+
+// A policy chain named `name` (chain.cpp): the actions' rules composed, the terminal action's
+// strategy for shapes, and per Coverage the cost of the first action that resolved it.
+// Errors (bad input): a chain that breaks check_chain (registry.h), an option the action does not
+// have or of the wrong type, an option that needs another one (max_power without power_boost).
+Result<std::unique_ptr<Strategy>> make_chain_strategy(const std::string& name,
+                                                      const std::string& label,
+                                                      const std::vector<ChainStep>& chain,
+                                                      const StrategyBuildContext& ctx);
+
+// The closed-form expected goodput before checkpoint overhead of a strategy config: the
+// registered strategy's screen hook, or for a chain the composition of its actions' closed forms
+// (README.md, "Policy chains"). Errors: as StrategyParams::make and make_chain_strategy.
+Result<double> screen_strategy(const ScreenInputs& in, const StrategyConfig& cfg);
+Result<double> screen_chain(const ScreenInputs& in, const std::vector<ChainStep>& chain);
 
 }  // namespace ntpsim::sim
 

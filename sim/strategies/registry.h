@@ -13,6 +13,8 @@
 // Thread safety: registration happens during static initialisation only; read-only afterwards.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,9 +40,42 @@ struct StrategyInfo {
   std::string name;
   std::string summary;
   std::vector<ParamSpec> params;
+  // The policy chain the strategy runs (or is equivalent to), as `ntpsim strategies` shows it,
+  // e.g. "swap_in_domain -> replace_with_spare_domain -> reduce_tp"; "" when none is stated.
+  std::string chain = {};
 };
 
 const std::vector<StrategyInfo>& strategy_registry();
 const StrategyInfo* find_strategy(const std::string& name);
+
+// A recovery action of a policy chain (chain.cpp, sim/strategies/README.md "Policy chains").
+struct ChainActionInfo {
+  std::string name;
+  std::string meaning;
+  std::string cost;               // the recovery cost it pays: "spare_swap", "reconfigure", ...
+  bool terminal = false;          // always applies (possibly as a stall); ends a chain
+  std::vector<ParamSpec> params;  // its options, with defaults
+  // Options valid only when the bool option `only_with` is true (e.g. max_power with power_boost).
+  std::string only_with = {};
+  std::vector<std::string> only_with_params = {};
+  // Listed before the terminal action, this action needs the terminal's bool option of this name
+  // to stay true (replace_with_spare_domain: use_spare_domains); "" when none.
+  std::string needs_terminal_flag = {};
+};
+
+// The chain actions in the order a chain lists them (non-terminal ones first).
+const std::vector<ChainActionInfo>& chain_actions();
+const ChainActionInfo* find_chain_action(const std::string& name);
+
+// What is wrong with a chain of actions (by name; options are checked by the reader): the index
+// of the offending action (actions.size() when the chain as a whole is wrong) and a message.
+struct ChainProblem {
+  size_t index = 0;
+  std::string message;
+};
+// Checks the rules of README.md "Policy chains": known actions, no duplicates, non-terminal
+// actions in the engine's order, exactly one terminal action and it comes last, reduce_tp and
+// drop_replica never together. Returns nothing when the chain is valid.
+std::optional<ChainProblem> check_chain(const std::vector<std::string>& actions);
 
 }  // namespace ntpsim::sim

@@ -19,8 +19,8 @@ class SpareSubstitution final : public Strategy {
   JobShape shape(const std::vector<int32_t>& hist) const override {
     return fallback_->shape(hist);
   }
-  RecoveryKind recovery(bool job_whole) const override {
-    return job_whole ? RecoveryKind::kSwap : fallback_->recovery(false);
+  RecoveryKind recovery(Coverage c) const override {
+    return c != Coverage::kShort ? RecoveryKind::kSwap : fallback_->recovery(Coverage::kShort);
   }
   double power_ratio(int degree) const override { return fallback_->power_ratio(degree); }
 
@@ -31,7 +31,7 @@ class SpareSubstitution final : public Strategy {
 Result<std::unique_ptr<Strategy>> make(const std::string& label, const StrategyParams& p,
                                        const StrategyBuildContext& ctx) {
   const std::string& fb = p.choice("fallback");
-  auto fallback = make_strategy(StrategyConfig{fb, fb, {}}, ctx);
+  auto fallback = make_strategy(StrategyConfig{fb, fb, {}, {}}, ctx);
   if (!fallback.ok()) return fallback.error();
   MembershipRules r = (*fallback)->rules();
   r.in_domain_spares = p.flag("in_domain_spares");
@@ -57,11 +57,18 @@ StrategyPlugin plugin() {
   p.info = {"spare_substitution",
             "A spare (in-domain GPU, or whole domain) replaces the failed unit after a swap "
             "pause; with no spare left, falls back to another strategy",
-            {{"in_domain_spares", ParamKind::kBool,
-              "use the domain's idle GPUs (G mod T, e.g. 8 of 72 with TP 64) as spares", "",
-              "true", 0, 0, {}},
+            {{"in_domain_spares",
+              ParamKind::kBool,
+              "use the domain's idle GPUs (G mod T, e.g. 8 of 72 with TP 64) as spares",
+              "",
+              "true",
+              0,
+              0,
+              {}},
              {"spare_domains", ParamKind::kBool, "use spare domains", "", "true", 0, 0, {}},
-             fallback}};
+             fallback},
+            "swap_in_domain -> replace_with_spare_domain -> the fallback's action (restart for "
+            "checkpoint_restart)"};
   p.make = make;
   p.screen = screen;
   return p;

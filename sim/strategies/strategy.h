@@ -7,7 +7,8 @@
 //  2. `shape`: given the histogram of the job's groups by degree, the job's throughput (relative
 //     to the ideal healthy rate), iteration time and power;
 //  3. `recovery`: how an interrupting failure is recovered (restart from the last checkpoint,
-//     in-place reconfiguration, or a spare swap).
+//     in-place reconfiguration, or a spare swap), given how far re-picking the job's groups got
+//     (`Coverage`): a policy chain (chain.cpp) names the action that resolved it this way.
 // The engine (sim/engine/engine.h) owns the cluster state and the clock; strategies are pure.
 //
 // Recovery cost model (also in README): a restart rolls back to the last committed checkpoint
@@ -47,6 +48,15 @@ struct JobShape {
 
 enum class RecoveryKind { kRestart, kReconfigure, kSwap };
 
+// How far re-picking the job's groups at an interruption got (JobState::reassign), in the order
+// the engine tries its sources: the damaged domains' own idle GPUs, then free healthy TP groups
+// (spare domains', or unused groups of job domains).
+enum class Coverage {
+  kInDomainSpares,  // whole (R*P groups at full degree) after in-domain swaps alone
+  kFreeGroups,      // whole only once free groups joined
+  kShort,           // not whole: reduced degrees, fewer replicas, or a stall
+};
+
 struct MembershipRules {
   // degree_by_failed[k], k = 0..T failed GPUs in a group: the TP degree it runs at; 0 = unusable.
   std::vector<int> degree_by_failed;
@@ -76,9 +86,10 @@ class Strategy {
 
   // `hist[d]`, d = 0..T: the job's groups running at degree d (hist[0] = unusable members).
   virtual JobShape shape(const std::vector<int32_t>& hist) const = 0;
-  // How an interrupting failure is recovered; `job_whole`: after re-picking groups, the job has
-  // all R*P groups healthy (spares covered the loss).
-  virtual RecoveryKind recovery(bool job_whole) const = 0;
+  // How an interrupting failure is recovered, given what re-picking the groups achieved. The
+  // engine also asks recovery(Coverage::kShort) once per run: a strategy whose answer is not
+  // kRestart rejoins repaired units with a planned reconfiguration.
+  virtual RecoveryKind recovery(Coverage coverage) const = 0;
   // Power ratio (× TDP) of a job group running at `degree` (for timelines); 1 unless boosted.
   virtual double power_ratio(int degree) const {
     (void)degree;

@@ -217,6 +217,26 @@ void run_rows(std::vector<Row>& t) {
                {"nodir/t.json: cannot create the output file"}});
   t.push_back({"run_report_fails_after_timeline", run + "--timeline t.json --report nodir/r.md",
                {scenario()}, 1, {"--report nodir/r.md: cannot create the output file"}});
+  // Policy chains (sim/strategies/README.md): each broken rule names the chain item.
+  t.push_back({"run_chain_unknown_action",
+               run + "--set 'strategies=[{name: mine, chain: [swap_in_domain, reduce_tpp]}]'",
+               {scenario()}, 2,
+               {"strategies[0].chain[1]: unknown action \"reduce_tpp\" (did you mean "
+                "\"reduce_tp\"?)"}});
+  t.push_back({"run_chain_after_terminal",
+               run + "--set 'strategies=[{name: mine, chain: [restart, swap_in_domain]}]'",
+               {scenario()}, 2,
+               {"strategies[0].chain[1]: \"swap_in_domain\" after the terminal action "
+                "\"restart\" (chain[0]) can never be tried"}});
+  t.push_back({"run_chain_without_terminal",
+               run + "--set 'strategies=[{name: mine, chain: [swap_in_domain]}]'", {scenario()}, 2,
+               {"strategies[0].chain: no terminal action: end the chain with reduce_tp, "
+                "drop_replica or restart"}});
+  t.push_back({"run_chain_incompatible",
+               run + "--set 'strategies=[{name: mine, chain: [reduce_tp, drop_replica]}]'",
+               {scenario()}, 2,
+               {"strategies[0].chain[1]: \"drop_replica\" and \"reduce_tp\" (chain[0]) are "
+                "incompatible"}});
 }
 
 void sweep_rows(std::vector<Row>& t) {

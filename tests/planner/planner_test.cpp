@@ -138,6 +138,36 @@ TEST_F(PlanFiles, DeadlinePlanFindsTheExhaustiveOptimum) {
   EXPECT_LT(r->monte_carlo_runs, static_cast<int>(r->candidates.size()));
 }
 
+// Policy chains are strategy families like the others: screened by their composed closed form,
+// confirmed by Monte Carlo, a power cap where they have max_power; the pick is still the
+// exhaustive optimum.
+TEST_F(PlanFiles, PolicyChainsAreCandidates) {
+  const std::string path = write("chains.yaml", R"(base: window.yaml
+search:
+  domains: [3, 4, 5]
+  spare_domains: [0, 1]
+  dp: derive
+  strategies: [ntp, spares_then_ntp, "spares_then_ntp_power_boost@20%"]
+target: {goodput: "93%", confidence: "80%"}
+prices: {gpu_hour: 2.0, energy_per_mwh: 100}
+confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
+)");
+  auto r = run(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::set<std::string> families;
+  for (const auto& c : r->candidates) {
+    families.insert(c.family);
+    if (c.status == CandidateStatus::kInvalid) continue;
+    EXPECT_GT(c.goodput_expected, 0.0) << describe(c);
+    EXPECT_LE(c.goodput_expected, c.goodput_bound + 1e-12) << describe(c);
+  }
+  EXPECT_EQ(families,
+            (std::set<std::string>{"ntp", "spares_then_ntp", "spares_then_ntp_power_boost@20%"}));
+  const int best = exhaustive_best(*r);
+  ASSERT_GE(best, 0);
+  EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
+}
+
 TEST_F(PlanFiles, GoodputPlanFindsTheExhaustiveOptimum) {
   auto r = run(plan("  goodput: \"93%\"\n  confidence: \"80%\"", "window.yaml"));
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -237,14 +267,18 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
   const BadPlan cases[] = {
       {head + "search: {domains: [4], strategies: [ntp], spare_domain: [1]}\n" + target + prices, 2,
        "search.spare_domain: unknown key (did you mean \"spare_domains\"?)"},
-      {head + "search: {domains: [4], strategies: [ntpp]}\n" + target + prices, 2, "did you mean 'ntp'"},
-      {head + "search: {domains: [0], strategies: [ntp]}\n" + target + prices, 2, "search.domains[0]: "},
+      {head + "search: {domains: [4], strategies: [ntpp]}\n" + target + prices, 2,
+       "did you mean 'ntp'"},
+      {head + "search: {domains: [0], strategies: [ntp]}\n" + target + prices, 2,
+       "search.domains[0]: "},
       {head + "search: {domains: [4], strategies: [\"dp_drop@30%\"]}\n" + target + prices, 2,
-       "only for ntp_power_boost"},
+       "only for a strategy with max_power"},
       {head + search + "target: {tokens: 6e10, deadline: 4d, goodput: 90%}\n" + prices, 3,
        "target: give either tokens"},
-      {head + search + target + "prices: {energy_per_mwh: 80}\n", 4, "prices: give either gpu_hour"},
-      {head + search + "target: {tokens: 6e10, deadline: 4 parsecs}\n" + prices, 3, "target.deadline: "},
+      {head + search + target + "prices: {energy_per_mwh: 80}\n", 4,
+       "prices: give either gpu_hour"},
+      {head + search + "target: {tokens: 6e10, deadline: 4 parsecs}\n" + prices, 3,
+       "target.deadline: "},
       {"base: missing.yaml\n" + search + target + prices, 1, "base: base scenario"},
       {head + search + target + prices + "confirm: {min_replications: 1}\n", 5,
        "confirm.min_replications: "},

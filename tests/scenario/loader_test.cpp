@@ -220,9 +220,38 @@ TEST(LoaderTest, MtbfWeibullLemonBurstAndEmpiricalRepair) {
   EXPECT_EQ(p.burst_size, 2);
 }
 
+// A chain entry keeps its own name and label, its actions in order and every option of its
+// terminal action with defaults filled (fractions parsed); boost-only options only with the boost.
+TEST(LoaderTest, ChainsReadWithTheirActionsAndOptions) {
+  const Scenario s = load_ok(good("chains"));
+  ASSERT_EQ(s.strategies.size(), 5u);
+  const StrategyConfig& boost = s.strategies[1];
+  EXPECT_EQ(boost.name, "swap_then_boost");
+  EXPECT_EQ(boost.label, "swap then boosted NTP");
+  EXPECT_TRUE(boost.params.empty());
+  ASSERT_EQ(boost.chain.size(), 3u);
+  EXPECT_EQ(boost.chain[0].action, "swap_in_domain");
+  EXPECT_TRUE(boost.chain[0].params.empty());
+  EXPECT_EQ(boost.chain[1].action, "replace_with_spare_domain");
+  EXPECT_EQ(boost.chain[2].action, "reduce_tp");
+  EXPECT_EQ(std::get<bool>(boost.chain[2].params.at("power_boost")), true);
+  EXPECT_DOUBLE_EQ(std::get<double>(boost.chain[2].params.at("max_power")), 0.2);
+  EXPECT_EQ(std::get<std::string>(boost.chain[2].params.at("rule")), "parity");
+  EXPECT_EQ(std::get<bool>(boost.chain[2].params.at("keep_pace")), true);
+  const StrategyConfig& restart = s.strategies[2];
+  ASSERT_EQ(restart.chain.size(), 2u);
+  EXPECT_EQ(std::get<bool>(restart.chain[1].params.at("use_spare_domains")), false);
+  const StrategyConfig& plain = s.strategies[3];
+  EXPECT_EQ(plain.chain[1].params.count("max_power"), 0u);
+  EXPECT_EQ(std::get<bool>(plain.chain[1].params.at("power_boost")), false);
+  EXPECT_TRUE(s.strategies[4].chain.empty());  // spares_then_ntp: a registered strategy
+}
+
 // The resolved YAML loads again and resolves to the same text (hence the same hash).
 TEST(LoaderTest, ResolvedOutputRoundTrips) {
-  const std::vector<std::string> files = {good("minimal"), good("derived"),
+  const std::vector<std::string> files = {good("minimal"),
+                                          good("derived"),
+                                          good("chains"),
                                           source_path("scenarios/quickstart.yaml"),
                                           source_path("scenarios/hgx-h100-16k.yaml"),
                                           source_path("scenarios/ntp-paper-b200-nvl32.yaml")};

@@ -56,7 +56,7 @@ Scenario mc_scenario(int domains, int spare_domains, double rate_per_h, double r
   s.failures.processes.push_back(p);
   for (const char* name : {"checkpoint_restart", "dp_drop", "spare_substitution", "ntp",
                            "ntp_power_boost"}) {
-    s.strategies.push_back(StrategyConfig{name, name, {}});
+    s.strategies.push_back(StrategyConfig{name, name, {}, {}});
   }
   s.horizon_s = 30 * 86400.0;
   s.replications.fixed = 8;
@@ -152,7 +152,7 @@ TEST(MonteCarlo, DpDropThroughputMatchesGroupAvailability) {
   const double f = 0.02, repair_s = 86400;
   const double lambda_per_h = f / (1 - f) / 24.0;
   Scenario s = mc_scenario(64, 0, lambda_per_h, repair_s);
-  s.strategies = {StrategyConfig{"dp_drop", "dp_drop", {}}};
+  s.strategies = {StrategyConfig{"dp_drop", "dp_drop", {}, {}}};
   s.recovery.detection_s = 0;
   s.recovery.reconfigure_s = 0;
   s.checkpoint.write_s = 0;
@@ -178,7 +178,7 @@ TEST(MonteCarlo, CheckpointRestartMatchesClosedFormLoss) {
   // First order (tau << M): lost fraction = C/tau + (tau/2 + R)/M = 0.01667 + 0.03333.
   const double M_s = 20 * 3600.0, tau_s = 3600, C_s = 60, R_s = 600;
   Scenario s = mc_scenario(8, 2, 3600.0 / M_s / 64, 60);
-  s.strategies = {StrategyConfig{"checkpoint_restart", "checkpoint_restart", {}}};
+  s.strategies = {StrategyConfig{"checkpoint_restart", "checkpoint_restart", {}, {}}};
   s.checkpoint.auto_interval = false;
   s.checkpoint.interval_s = tau_s;
   s.checkpoint.write_s = C_s;

@@ -92,7 +92,7 @@ struct Bench {
 
   std::unique_ptr<Strategy> strategy(const std::string& name,
                                      std::map<std::string, ParamValue> params = {}) const {
-    auto r = make_strategy(StrategyConfig{name, name, std::move(params)}, model, layout,
+    auto r = make_strategy(StrategyConfig{name, name, std::move(params), {}}, model, layout,
                            scenario.hardware);
     if (!r.ok()) return nullptr;
     return std::move(r.value());

@@ -28,20 +28,44 @@ class StrategiesCommand final : public Command {
   int run() override {
     for (const auto& s : sim::strategy_registry()) {
       fmt::print("{}\n  {}\n", s.name, s.summary);
-      if (s.params.empty()) fmt::print("  (no parameters)\n");
-      for (const auto& p : s.params) {
-        std::string type = kind_name(p.kind);
-        if (p.kind == sim::ParamKind::kChoice) {
-          type.clear();
-          for (const auto& c : p.choices) type += (type.empty() ? "" : "|") + c;
+      if (!s.chain.empty()) fmt::print("  chain: {}\n", s.chain);
+      print_params(s.params);
+      fmt::print("\n");
+    }
+    fmt::print(
+        "Chain actions: a strategy entry {{name: NAME, chain: [ACTION, {{ACTION: {{OPTION: "
+        "VALUE}}}}, ...]}} tries them in order on each failure; it ends with one terminal "
+        "action\n\n");
+    for (const auto& a : sim::chain_actions()) {
+      fmt::print("{}{}\n  {}\n  cost: {}\n", a.name, a.terminal ? " (terminal)" : "", a.meaning,
+                 a.cost);
+      print_params(a.params);
+      if (!a.only_with.empty()) {
+        std::string keys;
+        for (const auto& k : a.only_with_params) {
+          if (!keys.empty()) keys += ", ";
+          keys += k;
         }
-        fmt::print("  {:<18} {:<22} default {:<18}{}\n", p.name, type, p.default_text,
-                   p.unit.empty() ? "" : fmt::format("[{}]", p.unit));
-        fmt::print("  {:<18} {}\n", "", p.meaning);
+        fmt::print("  ({} only with {}: true)\n", keys, a.only_with);
       }
       fmt::print("\n");
     }
     return 0;
+  }
+
+ private:
+  static void print_params(const std::vector<sim::ParamSpec>& params) {
+    if (params.empty()) fmt::print("  (no parameters)\n");
+    for (const auto& p : params) {
+      std::string type = kind_name(p.kind);
+      if (p.kind == sim::ParamKind::kChoice) {
+        type.clear();
+        for (const auto& c : p.choices) type += (type.empty() ? "" : "|") + c;
+      }
+      fmt::print("  {:<18} {:<22} default {:<18}{}\n", p.name, type, p.default_text,
+                 p.unit.empty() ? "" : fmt::format("[{}]", p.unit));
+      fmt::print("  {:<18} {}\n", "", p.meaning);
+    }
   }
 };
 

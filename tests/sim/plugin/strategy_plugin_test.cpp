@@ -38,9 +38,9 @@ Scenario load_tiny(const std::string& strategies_yaml, const std::string& name) 
 TEST(StrategyPlugin, RegistryListsTheTestStrategyAfterTheBuiltInOnes) {
   std::vector<std::string> names;
   for (const auto& s : strategy_registry()) names.push_back(s.name);
-  const std::vector<std::string> expected = {"checkpoint_restart", "dp_drop",
-                                             "spare_substitution", "ntp", "ntp_power_boost",
-                                             "test_whole_or_stall"};
+  const std::vector<std::string> expected = {
+      "checkpoint_restart", "dp_drop",         "spare_substitution",          "ntp",
+      "ntp_power_boost",    "spares_then_ntp", "spares_then_ntp_power_boost", "test_whole_or_stall"};
   EXPECT_EQ(names, expected);
   const StrategyInfo* info = find_strategy("test_whole_or_stall");
   ASSERT_NE(info, nullptr);

@@ -20,7 +20,7 @@ class WholeOrStall final : public Strategy {
     if (hist[ctx().tp] < ctx().job_groups) return JobShape{};
     return full_shape();
   }
-  RecoveryKind recovery(bool) const override { return RecoveryKind::kReconfigure; }
+  RecoveryKind recovery(Coverage) const override { return RecoveryKind::kReconfigure; }
 };
 
 StrategyPlugin plugin() {
