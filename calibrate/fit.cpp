@@ -11,10 +11,11 @@
 #include <set>
 #include <tuple>
 
+#include "calibrate/shapes.h"
+
 namespace ntpsim::calibrate {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Weighted least squares y ≈ X·beta minimising sum(((X·beta - y) / y)^2). Columns whose
 // coefficient must be >= 0 and comes out negative are dropped and the rest refitted.

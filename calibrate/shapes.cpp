@@ -12,8 +12,6 @@
 namespace ntpsim::calibrate {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Collects shapes once each, in first-seen order, joining the labels of duplicates.
 class ShapeSet {
  public:

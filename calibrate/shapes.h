@@ -15,6 +15,9 @@
 
 namespace ntpsim::calibrate {
 
+// ceil(a / b) for a >= 0, b > 0: tiles, waves and per-GPU shares of split dimensions.
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // The dimensions of one dense decoder layer and its micro-batch; all > 0 (kv_heads divides heads).
 struct LayerDims {
   int hidden = 0;

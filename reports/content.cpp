@@ -17,7 +17,7 @@ namespace {
 using svg::Frame;
 using svg::Scale;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 constexpr double kWideCiHalfWidth = 0.01;  // goodput CI half-width above 1 point is "wide"
 constexpr int64_t kFewReplications = 30;
@@ -54,8 +54,8 @@ std::string dot_whisker(const std::string& id, const std::string& title,
   const double width = 860.0;
   const double value_w = 190.0;
   Frame f{left, 16.0, width - value_w, 16.0 + row_h * static_cast<double>(rows.size())};
-  double lo = zero_line ? 0.0 : kInf;
-  double hi = zero_line ? 0.0 : -kInf;
+  double lo = zero_line ? 0.0 : kInfinity;
+  double hi = zero_line ? 0.0 : -kInfinity;
   for (const auto& row : rows) {
     for (double v : {row.lo, row.hi, row.mean}) {
       if (std::isfinite(v)) {
@@ -419,8 +419,8 @@ Chart distribution_chart(const Results& r) {
     if (h != "Strategy" && h != "n") h += fmt::format(" ({})", unit);
   }
   auto fmtv = [&](double v) { return frac ? svg::pct(v) : svg::num(v); };
-  double lo = kInf;
-  double hi = -kInf;
+  double lo = kInfinity;
+  double hi = -kInfinity;
   for (const auto& s : r.strategies) {
     const MetricSummary* st = find_stat(s, key);
     if (st == nullptr) continue;

@@ -13,6 +13,9 @@
 
 namespace ntpsim {
 
+// Seconds in a day (reports, trace spans, rates per node-day).
+inline constexpr double kSecondsPerDay = 86400.0;
+
 class Duration {
  public:
   constexpr Duration() = default;

@@ -13,12 +13,12 @@
 #include <set>
 
 #include "models/base/random.h"
+#include "models/base/time.h"
 #include "sim/failures/trace_util.h"
 
 namespace ntpsim::sim {
 namespace {
 
-constexpr double kDay = 86400.0;
 constexpr double kMinTimeS = 1.0;  // times and repairs are floored here (scenario resolution)
 // The two-sided 95% normal quantile.
 const double kZ95 =
@@ -456,9 +456,9 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
               (trace.numbered_entries ? "entry " : "line ") + std::to_string(holder[n]->source);
           return Error::bad_input(
               trace_location(trace, *f) + ": node " + trace.node_names[n] + ": a " + k.name +
-              " fault at " + format_number(f->start_s / kDay) + " d starts inside the same " +
+              " fault at " + format_number(f->start_s / kSecondsPerDay) + " d starts inside the same " +
               "node's repair of the same cause (" + other + ", until " +
-              format_number(up_at[n] / kDay) + " d): overlapping events of one node");
+              format_number(up_at[n] / kSecondsPerDay) + " d): overlapping events of one node");
         }
         inside[x] = true;
         if (f->start_s + f->repair_s > up_at[n]) {
@@ -645,7 +645,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       k.repair_choice = best_aic(k.repair, 0.05, 10.0);
       const bool fits = k.repair_choice >= 0 &&
                         k.repair[static_cast<size_t>(k.repair_choice)].ks_p >= 0.05 &&
-                        k.repair[static_cast<size_t>(k.repair_choice)].mean_s <= 3650.0 * kDay;
+                        k.repair[static_cast<size_t>(k.repair_choice)].mean_s <= 3650.0 * kSecondsPerDay;
       if (fits) {
         k.repair_law = k.repair[static_cast<size_t>(k.repair_choice)].law;
       } else {

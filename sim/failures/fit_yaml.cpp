@@ -3,13 +3,13 @@
 
 #include <cmath>
 
+#include "models/base/time.h"
 #include "sim/failures/fit.h"
 
 namespace ntpsim::sim {
 namespace {
 
-constexpr double kDay = 86400.0;
-constexpr double kNodeDays1000 = 1000.0 * kDay;  // "per 1000 node-days" from per node-second
+constexpr double kNodeDays1000 = 1000.0 * kSecondsPerDay;  // "per 1000 node-days" from per node-second
 
 // A YAML double-quoted scalar (every name is valid UTF-8: the trace parsers check it).
 std::string quoted(const std::string& s) {
@@ -38,7 +38,7 @@ std::string comment_safe(const std::string& s) {
 }
 
 std::string days(double s) {
-  return fmt::format("{:.4g} d", s / kDay);
+  return fmt::format("{:.4g} d", s / kSecondsPerDay);
 }
 
 std::string per1000(const RateEstimate& r) {
@@ -148,7 +148,7 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         renewal              ? "per node, 1 / the law's mean"
         : k.lemons.supported ? "per non-lemon node while up"
                              : "per node while up",
-        k.process_rate.events, k.process_rate.exposure_s / kDay,
+        k.process_rate.events, k.process_rate.exposure_s / kSecondsPerDay,
         k.process_rate.events / k.process_rate.exposure_s * 3600.0,
         k.process_rate.lo_per_s * 3600.0, k.process_rate.hi_per_s * 3600.0,
         law == nullptr ? "; too few faults to fit a law" : "");

@@ -8,7 +8,7 @@
 namespace ntpsim::sim {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Survival of the standard normal, 1 - Φ(z), accurate in both tails.
 double normal_survival(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
@@ -34,11 +34,11 @@ double LifetimeLaw::cumulative_hazard(double t_s) const {
   // -ln S(z): for z < 0 the survival is near 1, so take log1p of the small lower tail.
   if (z < 0.0) return -std::log1p(-normal_survival(-z));
   const double survival = normal_survival(z);
-  return survival > 0.0 ? -std::log(survival) : kInf;
+  return survival > 0.0 ? -std::log(survival) : kInfinity;
 }
 
 double LifetimeLaw::inverse_cumulative_hazard(double h) const {
-  if (!(h < kInf)) return kInf;
+  if (!(h < kInfinity)) return kInfinity;
   if (!(h > 0.0)) return 0.0;
   if (weibull) return param * std::pow(h, 1.0 / shape);
   // Survival s = e^-h; z = Φ^-1(1 - s), computed from whichever of s and 1 - s is accurate.
@@ -59,7 +59,7 @@ void FirstFailurePool::reset(const LifetimeLaw& law, bool fails, std::vector<int
 
 void FirstFailurePool::redraw(Stream& s) {
   if (!fails_ || members_.empty()) {
-    next_t_ = kInf;
+    next_t_ = kInfinity;
     return;
   }
   next_h_ = h_ + s.exponential(1.0) / static_cast<double>(members_.size());
@@ -77,7 +77,7 @@ void FirstFailurePool::erase_at(size_t i, std::vector<int32_t>& position) {
 }
 
 int64_t FirstFailurePool::take(Stream& s, std::vector<int32_t>& position) {
-  NTPSIM_CHECK(next_t_ < kInf && !members_.empty());
+  NTPSIM_CHECK(next_t_ < kInfinity && !members_.empty());
   const auto i = static_cast<size_t>(s.uniform_int(members_.size()));
   const int64_t unit = members_[i];
   erase_at(i, position);

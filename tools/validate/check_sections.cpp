@@ -13,8 +13,6 @@ namespace {
 
 namespace pub = published;
 
-const char* const kPaper = "scenarios/paper/b200-nvl32.yaml";
-const char* const kHbd = "scenarios/paper/infinitehbd-400.yaml";
 
 std::string rel_diff(double ours, double expected) {
   return fmt::format("{:+.2f}%", (ours / expected - 1.0) * 100.0);

@@ -15,7 +15,6 @@ namespace {
 namespace pub = published;
 
 constexpr uint64_t kSeed = 2504;  // static placements
-const char* const kPaper = "scenarios/paper/b200-nvl32.yaml";
 const char* const kNvl72Tp72 = "scenarios/paper/gb200-nvl72-tp72.yaml";
 const char* const kNvl72Tp64 = "scenarios/paper/gb200-nvl72-tp64.yaml";
 const char* const kFiveDay = "failures.processes[0].kinds[0].repair.mean=5d";

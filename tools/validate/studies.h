@@ -25,6 +25,11 @@
 
 namespace ntpsim::validate {
 
+// The NTP paper's B200 NVL32 scenario and the InfiniteHBD 400-GPU scenario, relative to the
+// source tree (the sections that check the paper's figures all run these).
+inline constexpr const char* kPaper = "scenarios/paper/b200-nvl32.yaml";
+inline constexpr const char* kHbd = "scenarios/paper/infinitehbd-400.yaml";
+
 // A scenario loaded with overrides and prepared for simulation (sim/simulation/simulation.h),
 // as `ntpsim run` prepares it.
 using Prepared = sim::Simulation;
