@@ -189,10 +189,8 @@ double expected_interruption_rate_per_s(const Scenario& s, const Topology& t, in
     const int64_t units = t.units(p.component);
     if (units <= 0) continue;
     const double n = static_cast<double>(units);
-    const double lemons = std::round(p.lemon_fraction * n);
-    // Mean rate per unit over the random lemon placement; renewal processes have the same
-    // long-run rate (1 / mean lifetime).
-    const double per_unit = p.rate_per_unit_s * (n - lemons + lemons * p.lemon_multiplier) / n;
+    // Mean rate per unit over the random lemon placement.
+    const double per_unit = p.mean_rate_per_unit_s(units);
     // An event starting at unit u with a burst takes u .. u+size-1 (wrapping): it meets the job's
     // first k units when u is among k + size - 1 starting positions.
     const auto k = static_cast<double>(units_meeting_job(t, p.component, job_gpus));

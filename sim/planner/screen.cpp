@@ -62,12 +62,14 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   const double tau = std::isfinite(r.interval_s) && r.interval_s > 0 ? r.interval_s : 1e30;
   const double f_ck = tau / (tau + r.exposed_s);
 
-  // Share of GPUs down: each process takes a GPU's unit down at rate x mean repair time.
+  // Share of GPUs down: a unit of each process's class is down (failed itself, or taken by a
+  // burst starting at another unit) at its mean rate x units per event x mean repair time.
   double down = 0;
   for (const auto& p : s.failures.processes) {
     double repair = 0;
     for (const auto& k : p.kinds) repair += k.share * k.repair.mean_s;
-    down += p.rate_per_unit_s * (1 + p.lemon_fraction * (p.lemon_multiplier - 1)) * repair;
+    down += p.mean_rate_per_unit_s(sim.topology().units(p.component)) * p.mean_units_per_event() *
+            repair;
   }
   r.down_fraction = std::min(1.0, down);
 

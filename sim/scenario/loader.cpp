@@ -158,9 +158,8 @@ double run_length_s(const Scenario& s) {
 
 // Failure events process `p` is expected to draw in one replication (a burst is burst_size events).
 double expected_failures(const FailureProcess& p, const Scenario& s) {
-  const double lemon = 1.0 + p.lemon_fraction * (p.lemon_multiplier - 1.0);
-  const double burst = 1.0 + p.burst_probability * (std::max(1, p.burst_size) - 1);
-  return p.rate_per_unit_s * static_cast<double>(units_of(p.component, s.cluster)) * lemon * burst *
+  const int64_t units = units_of(p.component, s.cluster);
+  return p.mean_rate_per_unit_s(units) * static_cast<double>(units) * p.mean_units_per_event() *
          run_length_s(s);
 }
 

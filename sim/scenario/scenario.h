@@ -7,6 +7,8 @@
 // Thread safety: plain values; the engine reads a const Scenario from many threads.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -59,6 +61,23 @@ struct FailureProcess {
   double lemon_multiplier = 1.0;
   double burst_probability = 0.0;   // chance that one event takes burst_size units at once
   int burst_size = 1;               // units taken by a burst event (same component class)
+
+  // The one home of the process's mean rates (the failure source, the loader's size checks and
+  // the planner's screen all use these):
+  // Lemons: exactly round(lemon_fraction x units) units fail lemon_multiplier times as often as
+  // the others (the failure source draws that many), so the mean failure rate of one unit of a
+  // class of `units` is rate x (units - lemons + lemons x multiplier) / units. Renewal processes
+  // have the same long-run rate (1 / mean lifetime).
+  double mean_rate_per_unit_s(int64_t units) const {
+    if (units <= 0) return 0.0;
+    const double n = static_cast<double>(units);
+    const double lemons = std::round(lemon_fraction * n);
+    return rate_per_unit_s * (n - lemons + lemons * lemon_multiplier) / n;
+  }
+  // Units one failure event takes on average (a burst takes burst_size).
+  double mean_units_per_event() const {
+    return 1.0 + burst_probability * (std::max(1, burst_size) - 1);
+  }
 };
 
 struct TraceConfig {

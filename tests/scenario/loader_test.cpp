@@ -363,3 +363,20 @@ TEST(LoaderTest, MutatedScenariosNeverCrash) {
 
 }  // namespace
 }  // namespace ntpsim::sim
+
+// The process's mean rates have one home (FailureProcess): exactly round(fraction x units) lemons,
+// as the failure source draws them, and bursts that take burst_size units.
+TEST(FailureProcessRates, LemonsAreTheRoundedCountAndBurstsCountTheirUnits) {
+  ntpsim::sim::FailureProcess p;
+  p.rate_per_unit_s = 1e-6;
+  p.lemon_fraction = 0.25;
+  p.lemon_multiplier = 5.0;
+  // 10 units: round(2.5) = 3 lemons, so (7 + 3 x 5) / 10 = 2.2 times the base rate (the
+  // unrounded mixture would give 2.0).
+  EXPECT_NEAR(p.mean_rate_per_unit_s(10), 2.2e-6, 1e-18);
+  EXPECT_EQ(p.mean_rate_per_unit_s(0), 0.0);
+  EXPECT_EQ(p.mean_units_per_event(), 1.0);
+  p.burst_probability = 0.5;
+  p.burst_size = 4;
+  EXPECT_DOUBLE_EQ(p.mean_units_per_event(), 2.5);
+}
