@@ -8,12 +8,15 @@
 #include <cmath>
 
 #include "sim/cluster/topology.h"
+#include "sim/engine/checkpoint_interval.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/schedule.h"
 #include "sim/failures/failure_source.h"
 #include "sim/io/results_json.h"
 #include "sim/io/results_table.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/shortage.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {
@@ -215,11 +218,17 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   while (src->next(e) && e.time < cfg->end) failures.push_back(e);
   ASSERT_GT(failures.size(), 100u);
   Engine engine(*cfg);
+  EventSchedule schedule;
+  schedule.build(failures, cfg->end);
+  const double short_probability = expected_shortage(s, *layout).short_probability;
   uint64_t h = 0, events = 0;
   for (const auto& sc : s.strategies) {
     auto st = make_strategy(sc, *model, *layout, s.hardware);
     ASSERT_TRUE(st.ok());
-    (void)engine.run(**st, failures);
+    // Each strategy at the interval `checkpoint.interval: auto` gives it (Simulation::prepare).
+    const double interval_s =
+        cfg->interval_s_for(rollback_rate_per_s(**st, 1e-4, short_probability));
+    (void)engine.run(**st, Duration::from_seconds(interval_s), failures, schedule);
     h = h * 31 + engine.trajectory_hash();
     events += engine.events_processed();
   }

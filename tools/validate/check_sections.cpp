@@ -1,9 +1,11 @@
-// Closed-form cross-checks (expected failures and Little's law, Young/Daly) and the InfiniteHBD
+// Closed-form cross-checks (expected failures and Little's law, Young/Daly, Daly's renewal model
+// in both failures_during_pause modes) and the InfiniteHBD
 // trace replay, as sections of docs/VALIDATION.md.
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "sim/engine/checkpoint_interval.h"
 #include "tools/validate/claims.h"
 #include "tools/validate/doc_builder.h"
 #include "tools/validate/studies.h"
@@ -142,6 +144,61 @@ Status young_daly(Doc& doc) {
   return Status::Ok();
 }
 
+// checkpoint_restart against Daly's renewal model (sim/engine/checkpoint_interval.h) in both
+// recovery.failures_during_pause modes, at the Llama 3 rate and at three times it.
+Status daly_renewal(Doc& doc) {
+  const int reps = doc.samples(40, 8);
+  std::string& b = doc.body;
+  b += "## Closed form: Daly's renewal model, failures during recovery restart it or not\n\n";
+  b += fmt::format(
+      "`{}` with `checkpoint_restart`, 256 spare domains (so restarts never stall), 30 days, {} "
+      "replications, `checkpoint.interval: auto_per_strategy` (the renewal optimum τ* = M(1 + "
+      "W0(-e^{{-(1+C/M)}}))). Daly (2006) gives the expected wall time of one segment of τ work "
+      "and C checkpoint under Poisson interruptions of mean M with recovery R as "
+      "E[S] = M·e^(R/M)·(e^((τ+C)/M) - 1) when a failure during recovery restarts it "
+      "(`recovery.failures_during_pause: restart`), and (M + R)·(e^((τ+C)/M) - 1) when recovery "
+      "always takes R (`ignore`, Meta's E[ETTR] convention); goodput = τ / E[S].\n\n",
+      kPaper, reps);
+  b += "| failure rate | M | τ | mode | Daly goodput | ntpsim goodput | difference |\n"
+       "|---|---|---|---|---|---|---|\n";
+  std::string rows;
+  uint64_t seed = 0;
+  for (const auto& [rate_name, rate] : std::vector<std::pair<std::string, std::string>>{
+           {"Llama 3 (1x)", "1.973e-5/h"}, {"3x", "5.919e-5/h"}}) {
+    for (const sim::PauseFailures mode :
+         {sim::PauseFailures::kRestart, sim::PauseFailures::kIgnore}) {
+      auto p =
+          prepare(doc.scenario(kPaper),
+                  {"strategies=[checkpoint_restart]", "cluster.spare_domains=256", "horizon=30d",
+                   "checkpoint.interval=auto_per_strategy", "failures.processes[0].rate=" + rate,
+                   std::string("recovery.failures_during_pause=") + sim::to_string(mode)});
+      if (!p.ok()) return p.error();
+      const auto& s = (*p)->scenario();
+      seed = s.seed;
+      const double c = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+      const double m = 1.0 / (*p)->interruption_rate_per_s();
+      const double r = s.recovery.detection_s + s.recovery.restart_s + s.checkpoint.restore_s;
+      const double tau = (*p)->checkpoint_interval_s(0);
+      const double closed = sim::renewal_goodput(tau, c, m, r, mode);
+      auto run = run_engine(**p, 0, reps, doc.options.threads);
+      if (!run.ok()) return run.error();
+      const double g = run->mean(run->goodput);
+      b += fmt::format("| {} | {:.0f} s | {:.0f} s | `{}` | {} | {} | {:+.2f} pt |\n", rate_name, m,
+                       tau, sim::to_string(mode), pct(closed, 2), pct(g, 2), (g - closed) * 100);
+      rows += doc.claim({fmt::format("goodput, {} rate, failures during recovery: {}", rate_name,
+                                     sim::to_string(mode)),
+                         "Daly 2006 renewal model", pct(closed, 2), pct(g, 2),
+                         fmt::format("{:+.2f} pt", (g - closed) * 100),
+                         fmt::format("±{:.1f} pt", pub::kDalyRenewalTol * 100),
+                         std::abs(g - closed) <= pub::kDalyRenewalTol});
+    }
+  }
+  b += "\n" + claim_header() + rows + "\n";
+  doc.seeds.push_back(fmt::format("Daly renewal model ({}) | seed {}, {} replications per row",
+                                  kPaper, seed, reps));
+  return Status::Ok();
+}
+
 Status infinitehbd(Doc& doc) {
   auto p = prepare(doc.scenario(kHbd), {});
   if (!p.ok()) return p.error();
@@ -218,6 +275,7 @@ Status infinitehbd(Doc& doc) {
 Status check_sections(Doc& doc) {
   NTPSIM_RETURN_IF_ERROR(little(doc));
   NTPSIM_RETURN_IF_ERROR(young_daly(doc));
+  NTPSIM_RETURN_IF_ERROR(daly_renewal(doc));
   NTPSIM_RETURN_IF_ERROR(infinitehbd(doc));
   return Status::Ok();
 }
