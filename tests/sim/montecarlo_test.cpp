@@ -222,19 +222,24 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   schedule.build(failures, cfg->end);
   const double short_probability = expected_shortage(s, *layout).short_probability;
   uint64_t h = 0, events = 0;
+  double goodput = 0;
   for (const auto& sc : s.strategies) {
     auto st = make_strategy(sc, *model, *layout, s.hardware);
     ASSERT_TRUE(st.ok());
     // Each strategy at the interval `checkpoint.interval: auto` gives it (Simulation::prepare).
     const double interval_s =
         cfg->interval_s_for(rollback_rate_per_s(**st, 1e-4, short_probability));
-    (void)engine.run(**st, Duration::from_seconds(interval_s), failures, schedule);
+    const auto m = engine.run(**st, Duration::from_seconds(interval_s), failures, schedule);
     h = h * 31 + engine.trajectory_hash();
     events += engine.events_processed();
+    goodput += at(m, Metric::kGoodput);
   }
-  // Pinned: any change of event order, strategy decision or failure sampling changes it.
+  // Pinned: any change of event order, strategy decision or failure sampling changes it. The
+  // trajectory hash does not see checkpoints (they are not events), so the goodput sum pins the
+  // checkpoint intervals and the checkpoint cycle too.
   EXPECT_EQ(events, 2620u);
   EXPECT_EQ(h, 5063774486361088228ull);
+  EXPECT_NEAR(goodput, 3.2886039919904841, 1e-12);
 }
 
 TEST(MonteCarlo, AdaptiveStopsInThreadIndependentBatches) {
