@@ -248,8 +248,15 @@ std::optional<Verdict> run_verdict(const Scenario& s, const RunResult& r) {
   v.tokens_per_s_per_gpu = summarize(tokens_column(r, w)).mean;
   if (s.train_tokens > 0)
     v.time_to_train_days = summarize(column(w, static_cast<size_t>(Metric::kTimeToTrainDays))).mean;
-  v.setting = fmt::format("checkpoint every {:.0f} s; {} spare domain{}", w.checkpoint_interval_s,
-                          r.layout.spare_domains, r.layout.spare_domains == 1 ? "" : "s");
+  // With per-strategy intervals the winner may write no checkpoint inside the run (its interval
+  // is the horizon: it is never rolled back).
+  const bool no_checkpoint = s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval &&
+                             w.checkpoint_interval_s >= r.horizon_s;
+  v.setting =
+      fmt::format("{}; {} spare domain{}",
+                  no_checkpoint ? std::string("no checkpoint in the run (never rolled back)")
+                                : fmt::format("checkpoint every {:.0f} s", w.checkpoint_interval_s),
+                  r.layout.spare_domains, r.layout.spare_domains == 1 ? "" : "s");
   for (const auto& cfg : s.strategies) {
     if (cfg.name != w.name || cfg.label != w.label) continue;
     for (const auto& [name, value] : cfg.params)
