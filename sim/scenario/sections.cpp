@@ -460,5 +460,5 @@ Status read_outputs(const YAML::Node& node, const std::string& path, const YamlC
 }  // namespace ntpsim::sim::scenario_internal
 
 namespace ntpsim::sim {
-const bool kAutoIntervalShared = true;
+const bool kAutoIntervalShared = false;
 }  // namespace ntpsim::sim

@@ -239,7 +239,7 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   // checkpoint intervals and the checkpoint cycle too.
   EXPECT_EQ(events, 2620u);
   EXPECT_EQ(h, 5063774486361088228ull);
-  EXPECT_NEAR(goodput, 3.2886039919904841, 1e-12);
+  EXPECT_NEAR(goodput, 3.4269851256047836, 1e-12);
 }
 
 TEST(MonteCarlo, AdaptiveStopsInThreadIndependentBatches) {
