@@ -220,7 +220,7 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   Engine engine(*cfg);
   EventSchedule schedule;
   schedule.build(failures, cfg->end);
-  const double short_probability = expected_shortage(s, *layout).short_probability;
+  const Shortage shortage = expected_shortage(s, *layout);
   uint64_t h = 0, events = 0;
   double goodput = 0;
   for (const auto& sc : s.strategies) {
@@ -228,7 +228,8 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
     ASSERT_TRUE(st.ok());
     // Each strategy at the interval `checkpoint.interval: auto` gives it (Simulation::prepare).
     const double interval_s =
-        cfg->interval_s_for(rollback_rate_per_s(**st, 1e-4, short_probability));
+        cfg->interval_s_for(rollback_rate_per_s(**st, 1e-4, shortage.short_probability,
+                                                shortage.in_domain_cover));
     const auto m = engine.run(**st, Duration::from_seconds(interval_s), failures, schedule);
     h = h * 31 + engine.trajectory_hash();
     events += engine.events_processed();
