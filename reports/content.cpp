@@ -206,9 +206,26 @@ std::vector<std::pair<std::string, std::string>> context_rows(const Results& r) 
   if (c.gpus > 0)
     rows.emplace_back("GPUs", c.job_gpus > 0 ? fmt::format("{} ({} in the job)", c.gpus, c.job_gpus)
                                              : fmt::format("{}", c.gpus));
-  if (std::isfinite(c.checkpoint_interval_s) && c.checkpoint_interval_s > 0)
+  if (std::isfinite(c.checkpoint_interval_s) && c.checkpoint_interval_s > 0) {
     rows.emplace_back("Checkpoint interval",
                       fmt::format("{} s", svg::num(c.checkpoint_interval_s)));
+  } else {
+    // Each strategy's own (checkpoint.interval: auto per strategy); the horizon means that the
+    // strategy is never rolled back and writes no checkpoint inside the run.
+    std::string each;
+    for (const auto& st : r.strategies) {
+      if (!std::isfinite(st.checkpoint_interval_s) || st.checkpoint_interval_s <= 0) continue;
+      each += fmt::format("{}{}: {}", each.empty() ? "" : "; ", st.label,
+                          c.horizon_s > 0 && st.checkpoint_interval_s >= c.horizon_s
+                              ? std::string("none (never rolled back)")
+                              : fmt::format("{} s", svg::num(st.checkpoint_interval_s)));
+    }
+    if (!each.empty()) rows.emplace_back("Checkpoint interval per strategy", each);
+  }
+  if (!c.failures_during_pause.empty())
+    rows.emplace_back("Failures during a recovery pause", c.failures_during_pause == "ignore"
+                                                              ? "ignored (the pause runs on)"
+                                                              : "restart the pause");
   if (std::isfinite(c.ideal_tokens_per_s) && c.ideal_tokens_per_s > 0)
     rows.emplace_back("Ideal job rate", fmt::format("{} tokens/s", svg::num(c.ideal_tokens_per_s)));
   if (c.horizon_s > 0)

@@ -129,6 +129,7 @@ StrategyResult read_strategy(Reader& r, const json& j, const std::string& path) 
   s.name = r.str(j, "name", path);
   s.label = r.str(j, "label", path, false);
   if (s.label.empty()) s.label = s.name;
+  s.checkpoint_interval_s = r.num(j, "checkpoint_interval_s", path, false);
   const json* summary = r.field(j, "summary", path, true);
   if (summary != nullptr) {
     if (!summary->is_object())
@@ -181,6 +182,7 @@ Context read_context(Reader& r, const json& j) {
   c.hardware_profile = r.str(j, "hardware_profile", p);
   c.profile_origin = r.str(j, "profile_origin", p);
   c.step_model = r.str(j, "step_model", p, false);
+  c.failures_during_pause = r.str(j, "failures_during_pause", p, false);
   c.gpus = r.integer(j, "gpus", p, false);
   c.horizon_s = r.num(j, "horizon_s", p, false, 0.0);
   c.train_tokens = r.num(j, "train_tokens", p, false, 0.0);

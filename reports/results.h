@@ -45,6 +45,7 @@ struct MetricColumn {
 struct StrategyResult {
   std::string name;                     // registered strategy name
   std::string label;                    // display name
+  double checkpoint_interval_s = 0.0;   // the interval it ran at; NaN when absent
   std::map<std::string, MetricSummary> summary;  // metric key -> statistics
   // One map per replication (index = replication): metric key -> value. Empty in sweep points.
   std::vector<std::map<std::string, double>> replications;
@@ -160,11 +161,12 @@ struct Context {
   std::string hardware_profile;
   std::string profile_origin;  // "synthetic" | "spec" | "measured" | "mixed"
   std::string step_model;
+  std::string failures_during_pause;  // "restart" | "ignore"; empty when absent
   int64_t gpus = 0;
   double horizon_s = 0.0;
   double train_tokens = 0.0;
   int64_t job_gpus = 0;                // 0 when absent
-  double checkpoint_interval_s = 0.0;  // NaN when absent
+  double checkpoint_interval_s = 0.0;  // shared by all strategies; NaN when absent or per strategy
   double ideal_tokens_per_s = 0.0;     // NaN when absent
 };
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/base/check.h"
+#include "sim/engine/checkpoint_interval.h"
 
 namespace ntpsim::sim {
 
@@ -43,6 +44,8 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
   c.reconfigure = Duration::from_seconds(rc.reconfigure_s);
   c.spare_swap = Duration::from_seconds(rc.spare_swap_s);
   c.idle_power_w = s.hardware.idle_power_w;
+  c.failures_during_pause = rc.failures_during_pause;
+  c.per_strategy_interval = ck.auto_interval && !ck.shared_auto_interval;
 
   // The interval must let one write finish before the next starts.
   const double min_interval_s =
@@ -60,10 +63,24 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
   } else if (!(interval_s > 0)) {
     return Error::bad_input("checkpoint.interval: must be positive");
   }
-  interval_s = std::clamp(interval_s, min_interval_s, std::max(min_interval_s, end_s));
+  // Auto intervals stop at checkpoint.max_interval when it is set; every interval at the horizon.
+  const double max_s =
+      ck.auto_interval && ck.max_interval_s > 0 ? std::min(end_s, ck.max_interval_s) : end_s;
+  interval_s = std::clamp(interval_s, min_interval_s, std::max(min_interval_s, max_s));
+  c.min_interval_s = min_interval_s;
+  c.max_interval_s = std::max(min_interval_s, max_s);
   c.interval_s_chosen = interval_s;
   c.checkpoint_interval = Duration::from_seconds(interval_s);
   return c;
+}
+
+double EngineConfig::interval_s_for(double rollback_rate_per_s) const {
+  if (!per_strategy_interval) return interval_s_chosen;
+  double interval_s = max_interval_s;  // never rolled back: as long as allowed
+  if (rollback_rate_per_s > 0) {
+    interval_s = optimal_interval_s(checkpoint_exposed.seconds(), 1.0 / rollback_rate_per_s);
+  }
+  return std::clamp(interval_s, min_interval_s, max_interval_s);
 }
 
 Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
@@ -93,6 +110,14 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<Failu
 
 ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                                const EventSchedule& schedule, StrategyTimeline* timeline) {
+  return run(strategy, cfg_.checkpoint_interval, failures, schedule, timeline);
+}
+
+ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_interval,
+                               const std::vector<FailureEvent>& failures,
+                               const EventSchedule& schedule, StrategyTimeline* timeline) {
+  NTPSIM_CHECK(checkpoint_interval > Duration::zero());
+  interval_ = checkpoint_interval;
   strategy_ = &strategy;
   rejoins_on_repair_ = strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
   tl_ = timeline;
@@ -225,7 +250,7 @@ bool Engine::advance(Time t1) {
       }
       continue;
     }
-    const Time next_ckpt = now_ + (cfg_.checkpoint_interval - run_since_ckpt_);
+    const Time next_ckpt = now_ + (interval_ - run_since_ckpt_);
     const Time e = std::min({t1, next_ckpt, commit_at_});
     if (cfg_.target_work_s > 0 && good_ + shape_.rate * (e - now_).seconds() >= cfg_.target_work_s) {
       const double need_s = (cfg_.target_work_s - good_) / shape_.rate;
@@ -268,10 +293,10 @@ void Engine::start_checkpoint() {
 // O(1): each adds `exposed` of checkpoint time and `interval` of running at the current shape,
 // and commits the previous snapshot (write <= period, ensured by EngineConfig::make).
 void Engine::fast_forward_checkpoints(Time t1) {
-  const Duration period = cfg_.checkpoint_exposed + cfg_.checkpoint_interval;
+  const Duration period = cfg_.checkpoint_exposed + interval_;
   if (period <= Duration::zero() || cfg_.checkpoint_write > period) return;
   int64_t k = (t1 - now_).us() / period.us() - 1;
-  const double interval_s = cfg_.checkpoint_interval.seconds();
+  const double interval_s = interval_.seconds();
   const double work_per_period = shape_.rate * interval_s;
   if (cfg_.target_work_s > 0) {
     k = std::min<int64_t>(
@@ -305,7 +330,13 @@ void Engine::on_failure(const FailureEvent& e) {
   const bool hit = state_.fail(e.gpus);
   failed_peak_ = std::max(failed_peak_, state_.failed_gpus());
   record_mark("failure");
-  if (e.interrupts && hit && phase_ != Phase::kStalled) interrupt();
+  if (e.interrupts && hit && phase_ != Phase::kStalled) {
+    if (phase_ == Phase::kRecovering && cfg_.failures_during_pause == PauseFailures::kIgnore) {
+      absorb_into_recovery();
+    } else {
+      interrupt();
+    }
+  }
   record_domains(e.gpus, false);
 }
 
@@ -362,6 +393,21 @@ bool Engine::membership_changed() const {
   return !std::equal(h.begin(), h.end(), shape_hist_.begin(), shape_hist_.end());
 }
 
+// The recovery under way re-picks the job's groups at no extra cost; the job stalls when it
+// cannot run with them.
+void Engine::absorb_into_recovery() {
+  state_.reassign();
+  if (membership_changed()) {
+    const JobShape next = strategy_->shape(state_.histogram());
+    if (next.rate > 0) {
+      set_shape(next);
+    } else {
+      phase_ = Phase::kStalled;
+      record_segment();
+    }
+  }
+}
+
 void Engine::on_repair(const FailureEvent& e) {
   state_.repair(e.gpus);
   record_mark("repair");
@@ -374,16 +420,7 @@ void Engine::on_repair(const FailureEvent& e) {
     }
   } else if (phase_ == Phase::kRecovering) {
     // The repaired units join the recovery already under way at no extra cost.
-    state_.reassign();
-    if (membership_changed()) {
-      const JobShape next = strategy_->shape(state_.histogram());
-      if (next.rate > 0) {
-        set_shape(next);
-      } else {
-        phase_ = Phase::kStalled;
-        record_segment();
-      }
-    }
+    absorb_into_recovery();
   } else if (rejoins_on_repair_) {
     state_.reassign();
     if (membership_changed()) {

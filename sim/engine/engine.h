@@ -13,13 +13,20 @@
 // async_exposed_fraction), snapshots its work, and the snapshot commits `write` after the pause
 // started (unless an interruption comes first). Work done but not yet committed at the end of the
 // horizon counts as goodput (the run is a window of a longer job).
-// Recovery: see sim/strategies/strategy.h. A failure that hits the job while it runs or recovers
-// is an interruption; the strategy re-picks groups; if the job can run it pauses for detection +
+// Recovery: see sim/strategies/strategy.h. A failure that hits the job while it runs (or, with
+// recovery.failures_during_pause: restart, while it recovers) is an interruption; the strategy
+// re-picks groups; if the job can run it pauses for detection +
 // the recovery cost, else it stalls until a repair lets it run (then pays the recovery cost, no
 // detection). A repair while running that lets a reconfiguring strategy improve its
 // configuration triggers a planned reconfiguration (reconfigure_s, no work lost, counted as an
 // interruption). Non-interrupting failures take GPUs out of the free pool and the metrics but
 // leave the running job alone until its next reconfiguration.
+// failures_during_pause: ignore: a failure that hits the job during a recovery pause (restart,
+// reconfiguration or swap) neither restarts the pause nor rolls anything back; its GPUs still
+// fail and are repaired, and the recovery under way re-forms the job from healthy GPUs at no
+// extra cost, as it does for a repair (the job stalls if it cannot run then). This is the
+// convention of Daly's renewal model and Meta's E[ETTR], which draw no failures during recovery
+// (checkpoint_interval.h gives both modes' closed forms).
 //
 // Ownership: an Engine is a value holding its scratch state (cluster arrays, queue), reused across
 // runs without allocation. It keeps a reference to nothing but its config.
@@ -57,14 +64,29 @@ struct EngineConfig {
   Duration spare_swap;
   double idle_power_w = 0.0;        // idle (not computing, not failed) GPU
   double interval_s_chosen = 0.0;   // for reports: the checkpoint interval in seconds
+  PauseFailures failures_during_pause = PauseFailures::kRestart;
+  // checkpoint.interval: auto with per-strategy intervals: interval_s_for() gives each strategy
+  // its own; otherwise every strategy runs at checkpoint_interval.
+  bool per_strategy_interval = false;
+  double min_interval_s = 1e-3;  // write - exposed: one write finishes before the next starts
+  double max_interval_s = 0.0;   // auto's bound: checkpoint.max_interval, else the horizon
 
-  // From the scenario; `interruption_rate_per_s` (job-wide) sets the Young/Daly interval when
-  // checkpoint.interval is auto: sqrt(2 C (M + R)), C = exposed write time, M = 1/rate,
-  // R = detection + restart + restore; at least write - exposed, at most the horizon.
+  // From the scenario; `interruption_rate_per_s` (job-wide) sets the shared Young/Daly interval
+  // when checkpoint.interval is auto (shared): sqrt(2 C (M + R)), C = exposed write time,
+  // M = 1/rate, R = detection + restart + restore; at least write - exposed, at most
+  // checkpoint.max_interval (default: the horizon).
   // With a token budget, `ideal_tokens_per_s` (healthy job) turns it into ideal seconds, and the
   // run stops at max_time (default: 10x the ideal time to train).
   static Result<EngineConfig> make(const Scenario& s, const JobLayout& layout,
                                    double interruption_rate_per_s, double ideal_tokens_per_s);
+
+  // The interval, in seconds, a strategy rolled back `rollback_rate_per_s` times per second runs
+  // at: with per-strategy intervals the exact optimum of the renewal model
+  // (optimal_interval_s(C, 1/rate), checkpoint_interval.h), the horizon when it is never rolled
+  // back (no checkpoint is then written inside the run: it would only cost time); otherwise the
+  // shared or fixed interval_s_chosen. Auto intervals are clamped to [min_interval_s,
+  // max_interval_s].
+  double interval_s_for(double rollback_rate_per_s) const;
 };
 
 class Engine {
@@ -76,6 +98,14 @@ class Engine {
   // `timeline`, when given, records segments, marks and domain changes.
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          const EventSchedule& schedule, StrategyTimeline* timeline = nullptr);
+  // The same with the strategy's own checkpoint interval (the others use the config's).
+  // REQUIRES: checkpoint_interval > 0, at least the config's minimum (EngineConfig::
+  // interval_s_for gives one).
+  ReplicationMetrics run(const Strategy& strategy, Duration checkpoint_interval,
+                         const std::vector<FailureEvent>& failures, const EventSchedule& schedule,
+                         StrategyTimeline* timeline = nullptr);
+  // Both run at the config's checkpoint_interval (the fixed or shared one); a caller with a
+  // per-strategy interval (Simulation::checkpoint_interval) passes it to the overload below.
   // The same, building the schedule itself (for a single strategy or a test).
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          StrategyTimeline* timeline = nullptr);
@@ -92,6 +122,7 @@ class Engine {
   void on_failure(const FailureEvent& e);
   void on_repair(const FailureEvent& e);
   void interrupt();
+  void absorb_into_recovery();  // a repair (or an ignored failure) during a recovery pause
   void start_recovery(Duration pause, RecoveryKind kind);
   void start_checkpoint();
   void fast_forward_checkpoints(Time t1);
@@ -121,6 +152,7 @@ class Engine {
   JobShape shape_;
   std::vector<int32_t> shape_hist_;
   // Checkpoint cycle.
+  Duration interval_;  // this run's checkpoint interval
   Duration run_since_ckpt_;
   bool in_pause_ = false;
   Time pause_until_;

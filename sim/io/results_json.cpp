@@ -248,8 +248,15 @@ std::optional<Verdict> run_verdict(const Scenario& s, const RunResult& r) {
   v.tokens_per_s_per_gpu = summarize(tokens_column(r, w)).mean;
   if (s.train_tokens > 0)
     v.time_to_train_days = summarize(column(w, static_cast<size_t>(Metric::kTimeToTrainDays))).mean;
-  v.setting = fmt::format("checkpoint every {:.0f} s; {} spare domain{}", r.checkpoint_interval_s,
-                          r.layout.spare_domains, r.layout.spare_domains == 1 ? "" : "s");
+  // With per-strategy intervals the winner may write no checkpoint inside the run (its interval
+  // is the horizon: it is never rolled back).
+  const bool no_checkpoint = s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval &&
+                             w.checkpoint_interval_s >= r.horizon_s;
+  v.setting =
+      fmt::format("{}; {} spare domain{}",
+                  no_checkpoint ? std::string("no checkpoint in the run (never rolled back)")
+                                : fmt::format("checkpoint every {:.0f} s", w.checkpoint_interval_s),
+                  r.layout.spare_domains, r.layout.spare_domains == 1 ? "" : "s");
   for (const auto& cfg : s.strategies) {
     if (cfg.name != w.name || cfg.label != w.label) continue;
     for (const auto& [name, value] : cfg.params)
@@ -316,7 +323,14 @@ ojson results_context(const Scenario& s, const RunResult& r) {
   c["job_gpus"] = r.layout.job_gpus;
   c["horizon_s"] = r.horizon_s;
   c["train_tokens"] = s.train_tokens;
-  c["checkpoint_interval_s"] = r.checkpoint_interval_s;
+  // One interval for all strategies, or null when each has its own (strategies[].checkpoint_
+  // interval_s).
+  const bool per_strategy = s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval;
+  c["checkpoint_interval_s"] = per_strategy ? ojson(nullptr) : ojson(r.checkpoint_interval_s);
+  c["checkpoint_interval_mode"] = !s.checkpoint.auto_interval         ? "fixed"
+                                  : s.checkpoint.shared_auto_interval ? "auto_shared"
+                                                                      : "auto_per_strategy";
+  c["failures_during_pause"] = to_string(s.recovery.failures_during_pause);
   c["ideal_tokens_per_s"] = r.ideal_tokens_per_s;
   c["ideal_tokens_per_s_per_gpu"] =
       r.layout.job_gpus > 0 ? r.ideal_tokens_per_s / r.layout.job_gpus : 0.0;
@@ -345,6 +359,7 @@ ojson strategies_json(const Scenario& s, const RunResult& r, bool with_replicati
     ojson j;
     j["name"] = st.name;
     j["label"] = st.label;
+    j["checkpoint_interval_s"] = st.checkpoint_interval_s;
     ojson summary;
     for (size_t k : keys) summary[metric_infos()[k].key] = stat_json(summarize(column(st, k)));
     const std::vector<double> tokens = tokens_column(r, st);
@@ -433,6 +448,22 @@ ojson sweep_document(const SweepRun& sweep) {
     pts.push_back(std::move(one));
   }
   sw["points"] = std::move(pts);
+  ojson best_each = ojson::array();
+  for (const auto& b : best_point_per_strategy(sweep)) {
+    ojson one;
+    one["strategy"] = b.name;
+    one["label"] = b.label;
+    one["point"] = b.point;
+    ojson values;
+    for (const auto& [k, v] : points[b.point].values) values[k] = v;
+    one["values"] = std::move(values);
+    one["goodput"] = b.goodput;
+    for (const auto& st : points[b.point].result.strategies) {
+      if (st.label == b.label) one["checkpoint_interval_s"] = st.checkpoint_interval_s;
+    }
+    best_each.push_back(std::move(one));
+  }
+  sw["best_per_strategy"] = std::move(best_each);
   d["sweep"] = std::move(sw);
   return d;
 }

@@ -61,17 +61,40 @@ std::string strategy_header(bool budget, size_t width) {
 
 }  // namespace
 
+// Whether the strategies ran at different checkpoint intervals (then each row shows its own).
+static bool intervals_differ(const RunResult& r) {
+  for (const auto& st : r.strategies) {
+    if (st.checkpoint_interval_s != r.strategies.front().checkpoint_interval_s) return true;
+  }
+  return false;
+}
+
+// A strategy's interval for the table: seconds, or "none" when it is the horizon (no checkpoint
+// is written inside the run).
+static std::string interval_cell(const RunResult& r, const StrategyRun& st) {
+  return st.checkpoint_interval_s >= r.horizon_s ? std::string("none")
+                                                 : fmt::format("{:.0f}", st.checkpoint_interval_s);
+}
+
 std::string run_table(const Scenario& s, const RunResult& r) {
+  const bool per_strategy = intervals_differ(r);
   std::string out = fmt::format(
       "{}: {} GPUs ({} in the job: TP {} x PP {} x DP {}), {} model, {:.1f} days x {} "
-      "replications, checkpoint every {:.0f} s\n",
+      "replications, {}\n",
       s.name, r.layout.cluster_gpus, r.layout.job_gpus, r.layout.tp, r.layout.pp, r.layout.dp,
-      r.step_model, r.horizon_s / 86400.0, r.replications, r.checkpoint_interval_s);
+      r.step_model, r.horizon_s / 86400.0, r.replications,
+      per_strategy ? std::string("checkpoint interval per strategy (ckpt s; none: no rollback, "
+                                 "none written)")
+                   : fmt::format("checkpoint every {:.0f} s", r.checkpoint_interval_s));
   if (auto v = run_verdict(s, r)) out += verdict_text(*v);
   const bool budget = s.train_tokens > 0;
   const size_t width = label_width(r.strategies);
-  out += strategy_header(budget, width) + "\n";
-  for (const auto& st : r.strategies) out += strategy_cells(r, st, budget, width) + "\n";
+  out += strategy_header(budget, width) + (per_strategy ? fmt::format(" {:>8}", "ckpt s") : "") +
+         "\n";
+  for (const auto& st : r.strategies) {
+    out += strategy_cells(r, st, budget, width) +
+           (per_strategy ? fmt::format(" {:>8}", interval_cell(r, st)) : "") + "\n";
+  }
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }
@@ -105,6 +128,16 @@ std::string sweep_table(const SweepRun& sweep) {
     for (const auto& [k, v] : p.values) vals += fmt::format("{:<24} ", v);
     for (const auto& st : p.result.strategies)
       out += vals + strategy_cells(p.result, st, budget, width) + "\n";
+  }
+  if (sweep.points.size() > 1) {
+    // Each strategy's own best point (over checkpoint.interval: its best interval).
+    out += "best point per strategy (mean goodput):\n";
+    for (const auto& b : best_point_per_strategy(sweep)) {
+      std::string where;
+      for (const auto& [k, v] : sweep.points[b.point].values)
+        where += fmt::format("{}{}={}", where.empty() ? "" : ", ", k, v);
+      out += fmt::format("  {:<{}} {:<40} {:.2f}%\n", b.label, width, where, b.goodput * 100);
+    }
   }
   return out;
 }

@@ -47,6 +47,7 @@ ojson run_record(const Scenario& s, const RunResult& r) {
     ojson one;
     one["name"] = st.name;
     one["label"] = st.label;
+    one["checkpoint_interval_s"] = exact_number(st.checkpoint_interval_s);
     ojson reps = ojson::array();
     for (const auto& m : st.replications) {
       ojson row = ojson::array();
@@ -111,8 +112,11 @@ Result<RunResult> read_run_record(const ojson& record, const Scenario& s,
     auto label = field<std::string>(one, "label", at);
     if (!name.ok()) return name.error();
     if (!label.ok()) return label.error();
+    auto st_interval = field<double>(one, "checkpoint_interval_s", at);
+    if (!st_interval.ok()) return st_interval.error();
     st.name = *name;
     st.label = *label;
+    st.checkpoint_interval_s = *st_interval;
     const ojson& rows = one.contains("replications") ? one.at("replications") : ojson();
     if (!rows.is_array() || rows.size() != static_cast<size_t>(r.replications)) {
       return Error::bad_input(

@@ -113,6 +113,7 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
     StrategyRun run;
     run.name = strategies[k]->name();
     run.label = s.strategies[k].label.empty() ? run.name : s.strategies[k].label;
+    run.checkpoint_interval_s = sim.checkpoint_interval_s(k);
     r.strategies.push_back(std::move(run));
   }
 
@@ -143,8 +144,8 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
     const bool timeline = rep.index == 0 && opts.timeline;
     for (size_t k = 0; k < strategies.size(); ++k) {
       StrategyTimeline* tl = timeline ? &r.strategies[k].timeline : nullptr;
-      r.strategies[k].replications[static_cast<size_t>(rep.index)] =
-          rep.engine.run(*strategies[k], rep.failures, rep.schedule, tl);
+      r.strategies[k].replications[static_cast<size_t>(rep.index)] = rep.engine.run(
+          *strategies[k], sim.checkpoint_interval(k), rep.failures, rep.schedule, tl);
       events += rep.engine.events_processed();
     }
     if (timeline) {

@@ -80,6 +80,7 @@ struct FailureRecord {
 struct StrategyRun {
   std::string name;
   std::string label;
+  double checkpoint_interval_s = 0;              // the interval this strategy ran at
   std::vector<ReplicationMetrics> replications;  // index = replication
   StrategyTimeline timeline;                     // replication 0 (empty unless requested)
 };
@@ -90,7 +91,7 @@ struct RunResult {
   std::vector<FailureRecord> failures;  // replication 0
   int replications = 0;
   std::string step_model;               // the step model's name
-  double checkpoint_interval_s = 0;     // as chosen (auto: Young/Daly)
+  double checkpoint_interval_s = 0;     // shared or fixed as chosen (each strategy's: StrategyRun)
   double ideal_tokens_per_s = 0;
   double horizon_s = 0;                 // simulated time per replication (the cap with a budget)
   uint64_t events = 0;                  // events processed, all strategies and replications

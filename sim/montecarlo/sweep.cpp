@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/base/units.h"
+#include "sim/metrics/aggregate.h"
 #include "sim/scenario/loader.h"
 
 namespace ntpsim::sim {
@@ -148,6 +149,26 @@ Result<SweepRun> run_sweep(const std::string& file, const std::vector<std::strin
     p.result = std::move(r.value());
     if (hooks.finished) NTPSIM_RETURN_IF_ERROR(hooks.finished(index, p));
     out.points.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<BestPoint> best_point_per_strategy(const SweepRun& sweep) {
+  std::vector<BestPoint> out;
+  if (sweep.points.empty()) return out;
+  for (const auto& st : sweep.points.front().result.strategies) {
+    BestPoint best{st.name, st.label, 0, -1.0};
+    for (size_t i = 0; i < sweep.points.size(); ++i) {
+      for (const auto& other : sweep.points[i].result.strategies) {
+        if (other.label != st.label || other.replications.empty()) continue;
+        std::vector<double> g;
+        g.reserve(other.replications.size());
+        for (const auto& rep : other.replications) g.push_back(at(rep, Metric::kGoodput));
+        const double mean = summarize(g).mean;
+        if (mean > best.goodput) best.point = i, best.goodput = mean;
+      }
+    }
+    out.push_back(std::move(best));
   }
   return out;
 }

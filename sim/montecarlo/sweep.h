@@ -44,6 +44,18 @@ struct SweepRun {
   std::vector<SweepPoint> points;
 };
 
+// Each strategy's best point of a sweep: the point where its mean goodput is highest (the first
+// such point on a tie). Over checkpoint.interval this is each strategy's best interval, which
+// differs between strategies that are rolled back at different rates.
+struct BestPoint {
+  std::string name, label;  // the strategy
+  size_t point = 0;         // index into SweepRun::points
+  double goodput = 0;       // its mean goodput there
+};
+// One entry per strategy of the first point, matched by label in the others; empty with no
+// points.
+std::vector<BestPoint> best_point_per_strategy(const SweepRun& sweep);
+
 inline constexpr size_t kMaxSweepPoints = 10000;
 inline constexpr int64_t kMaxSweepMetricBytes = int64_t{2} << 30;  // 2 GiB
 

@@ -39,7 +39,12 @@ std::string strategy_yaml(const PlanStrategy& s) {
                      s.label(), *s.cap);
 }
 
-std::string interval_text(double s) { return s > 0 ? fmt::format("{:.17g}s", s) : "auto"; }
+// A candidate's checkpoint.interval override: a duration, or (s <= 0) the base's own auto mode,
+// so that a base with `auto_shared` keeps it.
+std::string interval_text(double s, const Scenario& base) {
+  if (s > 0) return fmt::format("{:.17g}s", s);
+  return base.checkpoint.shared_auto_interval ? "auto_shared" : "auto_per_strategy";
+}
 
 using Json = nlohmann::ordered_json;
 
@@ -147,7 +152,7 @@ struct Searcher {
     c.overrides.push_back(fmt::format("cluster.spare_domains={}", sd));
     c.overrides.push_back(fmt::format("layout.tp={}", tp));
     c.overrides.push_back(fmt::format("layout.pp={}", pp));
-    c.overrides.push_back("checkpoint.interval=" + interval_text(iv));
+    c.overrides.push_back("checkpoint.interval=" + interval_text(iv, base));
     c.overrides.push_back(strategy_yaml(st));
     if (dps.empty()) {  // derive: the most replicas the job domains hold
       int gd = g;

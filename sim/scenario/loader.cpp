@@ -77,21 +77,7 @@ Error cross(const YAML::Node& root, const YamlContext& ctx, const std::string& p
   return Error::at(locate(root, ctx, path), path, what);
 }
 
-int64_t units_of(Component c, const ClusterConfig& cl) {
-  switch (c) {
-    case Component::kGpu:
-      return cl.total_gpus();
-    case Component::kNode:
-      return cl.gpus_per_node > 0 ? cl.total_gpus() / cl.gpus_per_node : 0;
-    case Component::kDomain:
-      return cl.total_domains();
-    case Component::kPod:
-      return cl.domains_per_pod > 0
-                 ? (cl.total_domains() + cl.domains_per_pod - 1) / cl.domains_per_pod
-                 : 0;
-  }
-  return 0;
-}
+int64_t units_of(Component c, const ClusterConfig& cl) { return cl.units(c); }
 
 Status check_component(const YAML::Node& root, const YamlContext& ctx, const std::string& path,
                        Component c, const ClusterConfig& cl) {

@@ -172,6 +172,10 @@ const char* to_string(Component c) {
   return "gpu";
 }
 
+const char* to_string(PauseFailures f) {
+  return f == PauseFailures::kIgnore ? "ignore" : "restart";
+}
+
 YAML::Node to_yaml(const Scenario& s) {
   YAML::Node n(YAML::NodeType::Map);
   n["name"] = s.name;
@@ -209,8 +213,13 @@ YAML::Node to_yaml(const Scenario& s) {
   n["failures"] = failures;
 
   YAML::Node ck(YAML::NodeType::Map);
-  ck["interval"] =
-      s.checkpoint.auto_interval ? "auto" : units::format_duration(s.checkpoint.interval_s);
+  // `auto` when it means what the scenario chose, else the explicit spelling.
+  ck["interval"] = !s.checkpoint.auto_interval ? units::format_duration(s.checkpoint.interval_s)
+                   : s.checkpoint.shared_auto_interval == kAutoIntervalShared ? "auto"
+                   : s.checkpoint.shared_auto_interval                        ? "auto_shared"
+                                                                              : "auto_per_strategy";
+  if (s.checkpoint.max_interval_s > 0)
+    ck["max_interval"] = units::format_duration(s.checkpoint.max_interval_s);
   ck["write"] = units::format_duration(s.checkpoint.write_s);
   ck["async_exposed_fraction"] = units::format_fraction(s.checkpoint.async_exposed_fraction);
   ck["restore"] = units::format_duration(s.checkpoint.restore_s);
@@ -221,6 +230,7 @@ YAML::Node to_yaml(const Scenario& s) {
   rc["restart"] = units::format_duration(s.recovery.restart_s);
   rc["reconfigure"] = units::format_duration(s.recovery.reconfigure_s);
   rc["spare_swap"] = units::format_duration(s.recovery.spare_swap_s);
+  rc["failures_during_pause"] = to_string(s.recovery.failures_during_pause);
   n["recovery"] = rc;
 
   YAML::Node strategies(YAML::NodeType::Sequence);
@@ -346,14 +356,18 @@ json to_json(const Scenario& s) {
   }
   j["failures"] = {{"processes", processes}, {"trace", trace}};
   j["checkpoint"] = {{"auto_interval", s.checkpoint.auto_interval},
+                     {"auto_interval_per_strategy",
+                      s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval},
                      {"interval_s", s.checkpoint.interval_s},
+                     {"max_interval_s", s.checkpoint.max_interval_s},
                      {"write_s", s.checkpoint.write_s},
                      {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
                      {"restore_s", s.checkpoint.restore_s}};
   j["recovery"] = {{"detection_s", s.recovery.detection_s},
                    {"restart_s", s.recovery.restart_s},
                    {"reconfigure_s", s.recovery.reconfigure_s},
-                   {"spare_swap_s", s.recovery.spare_swap_s}};
+                   {"spare_swap_s", s.recovery.spare_swap_s},
+                   {"failures_during_pause", to_string(s.recovery.failures_during_pause)}};
   json strategies = json::array();
   for (const auto& st : s.strategies) {
     json params = json::object();

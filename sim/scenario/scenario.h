@@ -22,6 +22,9 @@
 
 namespace ntpsim::sim {
 
+// Component classes a failure process can target; each failure takes every GPU below it.
+enum class Component { kGpu, kNode, kDomain, kPod };
+
 struct ClusterConfig {
   int domains = 0;            // scale-up domains (racks) in the job's pool, required
   int gpus_per_domain = 0;    // GPUs per domain (NVL72: 72, HGX: 8), required
@@ -31,10 +34,19 @@ struct ClusterConfig {
 
   int64_t total_domains() const { return static_cast<int64_t>(domains) + spare_domains; }
   int64_t total_gpus() const { return total_domains() * gpus_per_domain; }
+  // Units of class `c` in the cluster (0 where the level is switched off); a last, partial pod
+  // counts as a pod.
+  int64_t units(Component c) const {
+    switch (c) {
+      case Component::kGpu: return total_gpus();
+      case Component::kNode: return gpus_per_node > 0 ? total_gpus() / gpus_per_node : 0;
+      case Component::kDomain: return total_domains();
+      case Component::kPod:
+        return domains_per_pod > 0 ? (total_domains() + domains_per_pod - 1) / domains_per_pod : 0;
+    }
+    return 0;
+  }
 };
-
-// Component classes a failure process can target; each failure takes every GPU below it.
-enum class Component { kGpu, kNode, kDomain, kPod };
 
 struct RepairDist {
   std::string distribution = "fixed";  // fixed | exponential | lognormal | weibull | empirical
@@ -95,12 +107,30 @@ struct FailureConfig {
   std::optional<TraceConfig> trace;
 };
 
+// What `checkpoint.interval: auto` means, and the default of shared_auto_interval:
+// auto_shared (true) or auto_per_strategy (false). Defined in sections.cpp, beside the reader
+// that gives `auto` its meaning.
+extern const bool kAutoIntervalShared;
+
 struct CheckpointConfig {
   bool auto_interval = true;        // interval: auto = Young/Daly from the expected MTTI
+  // With auto_interval: one first-order Young/Daly interval from every job interruption for all
+  // strategies (auto_shared), or each strategy's own, the renewal-model optimum from the rate of
+  // the interruptions that roll it back (auto_per_strategy; engine.h, checkpoint_interval.h).
+  bool shared_auto_interval = kAutoIntervalShared;
   double interval_s = 3600.0;       // fixed interval when !auto_interval
+  // With auto_interval: the longest interval auto may choose (0 = the horizon). Bounds a strategy
+  // that is rarely or never rolled back, e.g. for checkpoints kept for durability.
+  double max_interval_s = 0.0;
   double write_s = 60.0;            // time to write one checkpoint
   double async_exposed_fraction = 1.0;  // share of write_s that stalls training (1 = blocking)
   double restore_s = 300.0;         // time to load a checkpoint on restart
+};
+
+// What a failure that hits the job during a recovery pause does (recovery.failures_during_pause).
+enum class PauseFailures {
+  kRestart,  // it interrupts the job again: the pause starts over (a restart also rolls back)
+  kIgnore,   // the pause runs on; the recovery under way absorbs it (engine.h)
 };
 
 struct RecoveryConfig {
@@ -108,6 +138,7 @@ struct RecoveryConfig {
   double restart_s = 600.0;         // job restart: reschedule, NCCL init, warm-up
   double reconfigure_s = 60.0;      // in-place reconfiguration (dp_drop, ntp) without restart
   double spare_swap_s = 300.0;      // swap a spare domain or GPU into the job
+  PauseFailures failures_during_pause = PauseFailures::kRestart;
 };
 
 struct ReplicationConfig {
@@ -146,5 +177,6 @@ struct Scenario {
 };
 
 const char* to_string(Component c);
+const char* to_string(PauseFailures f);
 
 }  // namespace ntpsim::sim

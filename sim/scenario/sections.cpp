@@ -348,15 +348,20 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   const YAML::Node interval = node["interval"];
-  if (interval.IsDefined() && interval.IsScalar() && interval.Scalar() == "auto") {
+  const std::string auto_value =
+      interval.IsDefined() && interval.IsScalar() ? interval.Scalar() : "";
+  if (auto_value == "auto" || auto_value == "auto_per_strategy" || auto_value == "auto_shared") {
     r->mark_used("interval");
     out.auto_interval = true;
+    out.shared_auto_interval =
+        auto_value == "auto" ? kAutoIntervalShared : auto_value == "auto_shared";
   } else if (interval.IsDefined() && !interval.IsNull()) {
     const auto parse = [](std::string_view t) -> Result<double> {
       auto d = units::parse_duration_s(t);
       if (!d.ok()) {
         return Error::bad_input(
-            fmt::format("expected \"auto\" or a duration such as \"30min\", "
+            fmt::format("expected \"auto\", \"auto_per_strategy\", \"auto_shared\" or a "
+                        "duration such as \"30min\", "
                         "got \"{}\"",
                         t));
       }
@@ -370,6 +375,8 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
         r->quantity("interval", out.interval_s, parse, false, -HUGE_VAL, HUGE_VAL));
     out.auto_interval = false;
   }
+  NTPSIM_RETURN_IF_ERROR(
+      read_duration(*r, "max_interval", out.max_interval_s, false, 1.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(
       read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction, false, 0.0, 1.0));
@@ -400,6 +407,11 @@ Status read_recovery(const YAML::Node& node, const std::string& path, const Yaml
   NTPSIM_RETURN_IF_ERROR(
       read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "spare_swap", out.spare_swap_s, false, 0.0, kMaxCostS));
+  std::string pause_failures = to_string(out.failures_during_pause);
+  NTPSIM_RETURN_IF_ERROR(
+      r->choice("failures_during_pause", pause_failures, {"restart", "ignore"}, false));
+  out.failures_during_pause =
+      pause_failures == "ignore" ? PauseFailures::kIgnore : PauseFailures::kRestart;
   return r->finish();
 }
 
@@ -446,3 +458,7 @@ Status read_outputs(const YAML::Node& node, const std::string& path, const YamlC
 }
 
 }  // namespace ntpsim::sim::scenario_internal
+
+namespace ntpsim::sim {
+const bool kAutoIntervalShared = false;
+}  // namespace ntpsim::sim

@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "sim/engine/checkpoint_interval.h"
 #include "sim/failures/trace.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/shortage.h"
 
 namespace ntpsim::sim {
 
@@ -44,6 +46,19 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
     auto st = make_strategy(sc, *sim->model_, sim->layout_, s.hardware);
     if (!st.ok()) return st.error();
     sim->strategies_.push_back(std::move(*st));
+  }
+  const Shortage shortage = expected_shortage(s, sim->layout_);
+  for (const auto& st : sim->strategies_) {
+    const double rate =
+        sim::rollback_rate_per_s(*st, sim->interruption_rate_per_s_, shortage.short_probability,
+                                 shortage.in_domain_cover);
+    const double interval_s = sim->config_.interval_s_for(rate);
+    sim->rollback_rates_.push_back(rate);
+    sim->intervals_s_.push_back(interval_s);
+    // The shared interval is the config's own Duration, so a shared run is unchanged.
+    sim->intervals_.push_back(sim->config_.per_strategy_interval
+                                  ? Duration::from_seconds(interval_s)
+                                  : sim->config_.checkpoint_interval);
   }
   // Bad failure parameters show up here, before any replication runs.
   auto probe = sim->failure_source(0);

@@ -1,7 +1,8 @@
 // A prepared simulation (DESIGN.md §3): everything a replication needs, built once from a
 // Scenario, in the one order every caller used to repeat by hand:
 //   job layout -> topology -> step model -> trace -> expected interruption rate -> engine config
-//   -> strategies -> a probe failure source (bad failure parameters show up here).
+//   -> strategies and their checkpoint intervals -> a probe failure source (bad failure
+//   parameters show up here).
 // `ntpsim run`, `sweep`, the planner's screen and confirm stages, `ntpsim validate` and the
 // benchmarks all start from one; replications then run through sim/simulation/runner.h.
 //
@@ -58,6 +59,13 @@ class Simulation {
   double ideal_tokens_per_s() const { return ideal_tokens_per_s_; }
   // Expected job interruptions per second (Young/Daly's 1/M; expected_interruption_rate_per_s).
   double interruption_rate_per_s() const { return interruption_rate_per_s_; }
+  // Strategy k's expected rollbacks per second (rollback_rate_per_s, from the interruption rate
+  // and the cluster-shortage closed form, shortage.h) and the checkpoint interval it runs at
+  // (EngineConfig::interval_s_for: its own under `interval: auto` per strategy, else the shared
+  // or fixed one). REQUIRES: 0 <= k < strategies().size().
+  double rollback_rate_per_s(size_t k) const { return rollback_rates_.at(k); }
+  double checkpoint_interval_s(size_t k) const { return intervals_s_.at(k); }
+  Duration checkpoint_interval(size_t k) const { return intervals_.at(k); }
   // Failure events one replication is expected to draw: its stochastic processes
   // (expected_process_failures) and the trace's faults, looped over the run when it loops.
   double expected_failures_per_replication() const;
@@ -79,6 +87,9 @@ class Simulation {
   double healthy_iteration_s_ = 0;
   double ideal_tokens_per_s_ = 0;
   double interruption_rate_per_s_ = 0;
+  std::vector<double> rollback_rates_;  // per strategy
+  std::vector<double> intervals_s_;     // per strategy
+  std::vector<Duration> intervals_;     // the same as the engine runs them
 };
 
 }  // namespace ntpsim::sim

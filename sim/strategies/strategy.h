@@ -57,6 +57,12 @@ enum class Coverage {
   kShort,           // not whole: reduced degrees, fewer replicas, or a stall
 };
 
+// Which interruptions roll a strategy back to its last checkpoint: every one, those that the
+// damaged domains' own idle GPUs cannot cover, only those that leave the job short of whole
+// groups (spares ran out), or none. Sets the strategy's own checkpoint interval under
+// `checkpoint.interval: auto` (sim/engine/checkpoint_interval.h).
+enum class RollbackExposure { kEveryInterruption, kUnlessInDomainSpares, kWhenShort, kNever };
+
 struct MembershipRules {
   // degree_by_failed[k], k = 0..T failed GPUs in a group: the TP degree it runs at; 0 = unusable.
   std::vector<int> degree_by_failed;
@@ -90,6 +96,19 @@ class Strategy {
   // engine also asks recovery(Coverage::kShort) once per run: a strategy whose answer is not
   // kRestart rejoins repaired units with a planned reconfiguration.
   virtual RecoveryKind recovery(Coverage coverage) const = 0;
+  // Derived from `recovery`: the first coverage, in the order the engine tries its sources,
+  // from which on the strategy restarts. A strategy whose recovery depends on more than the
+  // coverage overrides it.
+  virtual RollbackExposure rollback_exposure() const {
+    if (recovery(Coverage::kInDomainSpares) == RecoveryKind::kRestart) {
+      return RollbackExposure::kEveryInterruption;
+    }
+    if (recovery(Coverage::kFreeGroups) == RecoveryKind::kRestart) {
+      return RollbackExposure::kUnlessInDomainSpares;
+    }
+    return recovery(Coverage::kShort) == RecoveryKind::kRestart ? RollbackExposure::kWhenShort
+                                                                : RollbackExposure::kNever;
+  }
   // Power ratio (× TDP) of a job group running at `degree` (for timelines); 1 unless boosted.
   virtual double power_ratio(int degree) const {
     (void)degree;

@@ -42,6 +42,9 @@ target:
 )" + target +
          R"(
 prices: {gpu_hour: 2.0, energy_per_mwh: 100}
+# One Young/Daly interval for every strategy: the scenario was sized for it, so that deadlines
+# and goodput floors change the cheapest candidate.
+overrides: ["checkpoint.interval=auto_shared"]
 confirm: {min_replications: 8, max_replications: 64, max_finalists: 100}
 )";
 }

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
+#include "reports/content.h"
 #include "tests/reports/fixture.h"
 
 namespace ntpsim::reports {
@@ -75,6 +78,28 @@ TEST(Results, NullNumberReadsAsNaN) {
       minimal(R"({"goodput": {"mean": null, "ci95_lo": 0.1, "ci95_hi": 0.2, "n": 3}})"), "m.json");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(std::isnan(r->strategies[0].summary.at("goodput").mean));
+}
+
+TEST(Results, EachStrategysCheckpointIntervalIsShown) {
+  const std::string doc = R"({"schema": "ntpsim-results/1", "kind": "run",
+    "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
+      "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
+      "hardware_profile": "h100-sxm", "profile_origin": "measured", "horizon_s": 86400,
+      "checkpoint_interval_s": null, "failures_during_pause": "ignore"},
+    "metrics": [{"key": "goodput", "label": "Goodput", "unit": "fraction"}],
+    "strategies": [
+      {"name": "a", "checkpoint_interval_s": 900,
+       "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}},
+      {"name": "b", "checkpoint_interval_s": 86400,
+       "summary": {"goodput": {"mean": 0.95, "ci95_lo": 0.94, "ci95_hi": 0.96, "n": 10}}}]})";
+  auto r = parse_results(doc, "m.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_DOUBLE_EQ(r->strategies[0].checkpoint_interval_s, 900.0);
+  std::map<std::string, std::string> rows;
+  for (const auto& [k, v] : context_rows(*r)) rows[k] = v;
+  EXPECT_EQ(rows.count("Checkpoint interval"), 0u);
+  EXPECT_EQ(rows["Checkpoint interval per strategy"], "a: 900 s; b: none (never rolled back)");
+  EXPECT_EQ(rows["Failures during a recovery pause"], "ignored (the pause runs on)");
 }
 
 TEST(Results, MissingFieldNamesItsPath) {

@@ -40,6 +40,7 @@ const std::vector<std::string> kCases = {
     "domains_not_a_number",
     "duplicate_key",
     "duplicate_labels",
+    "failures_during_pause_choice",
     "empirical_without_values",
     "exposed_fraction_range",
     "gpus_per_node_not_dividing",

@@ -8,12 +8,15 @@
 #include <cmath>
 
 #include "sim/cluster/topology.h"
+#include "sim/engine/checkpoint_interval.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/schedule.h"
 #include "sim/failures/failure_source.h"
 #include "sim/io/results_json.h"
 #include "sim/io/results_table.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/shortage.h"
 #include "sim/strategies/strategy.h"
 
 namespace ntpsim::sim {
@@ -215,17 +218,29 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   while (src->next(e) && e.time < cfg->end) failures.push_back(e);
   ASSERT_GT(failures.size(), 100u);
   Engine engine(*cfg);
+  EventSchedule schedule;
+  schedule.build(failures, cfg->end);
+  const Shortage shortage = expected_shortage(s, *layout);
   uint64_t h = 0, events = 0;
+  double goodput = 0;
   for (const auto& sc : s.strategies) {
     auto st = make_strategy(sc, *model, *layout, s.hardware);
     ASSERT_TRUE(st.ok());
-    (void)engine.run(**st, failures);
+    // Each strategy at the interval `checkpoint.interval: auto` gives it (Simulation::prepare).
+    const double interval_s =
+        cfg->interval_s_for(rollback_rate_per_s(**st, 1e-4, shortage.short_probability,
+                                                shortage.in_domain_cover));
+    const auto m = engine.run(**st, Duration::from_seconds(interval_s), failures, schedule);
     h = h * 31 + engine.trajectory_hash();
     events += engine.events_processed();
+    goodput += at(m, Metric::kGoodput);
   }
-  // Pinned: any change of event order, strategy decision or failure sampling changes it.
+  // Pinned: any change of event order, strategy decision or failure sampling changes it. The
+  // trajectory hash does not see checkpoints (they are not events), so the goodput sum pins the
+  // checkpoint intervals and the checkpoint cycle too.
   EXPECT_EQ(events, 2620u);
   EXPECT_EQ(h, 5063774486361088228ull);
+  EXPECT_NEAR(goodput, 3.4269851256047836, 1e-12);
 }
 
 TEST(MonteCarlo, AdaptiveStopsInThreadIndependentBatches) {
