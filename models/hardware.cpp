@@ -263,12 +263,21 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
   const bool looks_like_path =
       value.find('/') != std::string::npos || value.ends_with(".yaml") || value.ends_with(".yml");
   if (looks_like_path) {
-    if (fs::is_regular_file(value, ec)) return value;
-    if (!holder_file.empty() && fs::path(value).is_relative()) {
-      const fs::path rel = fs::path(holder_file).parent_path() / value;
-      if (fs::is_regular_file(rel, ec)) return rel.string();
+    fs::path found = value;
+    fs::file_status st = fs::status(found, ec);
+    if (!fs::exists(st) && !holder_file.empty() && fs::path(value).is_relative()) {
+      found = fs::path(holder_file).parent_path() / value;
+      st = fs::status(found, ec);
     }
-    return Error::at(where, path, fmt::format("hardware profile file \"{}\" not found", value));
+    if (fs::is_regular_file(st)) return found.string();
+    if (!fs::exists(st)) {
+      return Error::at(
+          where, path,
+          fmt::format("hardware profile file \"{}\" not found", clip_for_message(value)));
+    }
+    return Error::at(where, path,
+                     fmt::format("hardware profile file \"{}\" is {}, not a YAML file",
+                                 clip_for_message(value), file_kind(st)));
   }
   std::vector<std::string> known;
   for (const auto& dir : search_dirs) {
@@ -283,10 +292,11 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
   const std::string near = nearest_key(value, known);
-  return Error::at(where, path,
-                   fmt::format("unknown hardware profile \"{}\"{}; known profiles: {}", value,
-                               near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
-                               list.empty() ? "(none found in the search directories)" : list));
+  return Error::at(
+      where, path,
+      fmt::format("unknown hardware profile \"{}\"{}; known profiles: {}", clip_for_message(value),
+                  near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
+                  list.empty() ? "(none found in the search directories)" : list));
 }
 
 // FLOP/s as the TFLOP/s a profile writes: the double t nearest flops / 1e12 for which the reader's
