@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "models/base/utf8.h"
+
 namespace ntpsim::calibrate {
 namespace {
 
@@ -104,7 +106,7 @@ std::vector<Token> header_columns(const std::string& line) {
 }  // namespace
 
 bool looks_like_nccl_tests(const std::string& text) {
-  std::istringstream in(text);
+  std::istringstream in{std::string(without_utf8_bom(text))};
   std::string line;
   while (std::getline(in, line)) {
     if (blank(line)) continue;
@@ -201,7 +203,7 @@ Result<RawData> parse_nccl_tests(const std::string& text, const std::string& nam
     return Status::Ok();
   };
 
-  std::istringstream in(text);
+  std::istringstream in{std::string(without_utf8_bom(text))};  // a BOM is not text
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {

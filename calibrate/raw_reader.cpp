@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "models/base/utf8.h"
 #include "models/base/yaml_reader.h"
 
 namespace ntpsim::calibrate {
@@ -212,7 +213,8 @@ Status parse_reshard_row(const RowReader& r, int line, RawData& out) {
 Result<RawData> parse_raw(const std::string& text, const std::string& name) {
   RawData data;
   data.file = name;
-  std::istringstream in(text);
+  // A byte order mark (editors on Windows write one) is not part of the first line.
+  std::istringstream in{std::string(without_utf8_bom(text))};
   std::string line;
   int line_no = 0;
   int format_line = 0, kind_line = 0;

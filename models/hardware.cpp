@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -262,12 +263,21 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
   const bool looks_like_path =
       value.find('/') != std::string::npos || value.ends_with(".yaml") || value.ends_with(".yml");
   if (looks_like_path) {
-    if (fs::is_regular_file(value, ec)) return value;
-    if (!holder_file.empty() && fs::path(value).is_relative()) {
-      const fs::path rel = fs::path(holder_file).parent_path() / value;
-      if (fs::is_regular_file(rel, ec)) return rel.string();
+    fs::path found = value;
+    fs::file_status st = fs::status(found, ec);
+    if (!fs::exists(st) && !holder_file.empty() && fs::path(value).is_relative()) {
+      found = fs::path(holder_file).parent_path() / value;
+      st = fs::status(found, ec);
     }
-    return Error::at(where, path, fmt::format("hardware profile file \"{}\" not found", value));
+    if (fs::is_regular_file(st)) return found.string();
+    if (!fs::exists(st)) {
+      return Error::at(
+          where, path,
+          fmt::format("hardware profile file \"{}\" not found", clip_for_message(value)));
+    }
+    return Error::at(where, path,
+                     fmt::format("hardware profile file \"{}\" is {}, not a YAML file",
+                                 clip_for_message(value), file_kind(st)));
   }
   std::vector<std::string> known;
   for (const auto& dir : search_dirs) {
@@ -282,28 +292,45 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
   const std::string near = nearest_key(value, known);
-  return Error::at(where, path,
-                   fmt::format("unknown hardware profile \"{}\"{}; known profiles: {}", value,
-                               near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
-                               list.empty() ? "(none found in the search directories)" : list));
+  return Error::at(
+      where, path,
+      fmt::format("unknown hardware profile \"{}\"{}; known profiles: {}", clip_for_message(value),
+                  near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
+                  list.empty() ? "(none found in the search directories)" : list));
+}
+
+// FLOP/s as the TFLOP/s a profile writes: the double t nearest flops / 1e12 for which the reader's
+// t * 1e12 gives back `flops` exactly, when one of its neighbours does (the division and the
+// multiplication each round, so flops / 1e12 alone may read back one unit in the last place off).
+double tera(double flops) {
+  const double t = flops / 1e12;
+  if (t * 1e12 == flops) return t;
+  double down = t, up = t;
+  for (int i = 0; i < 4; ++i) {
+    down = std::nextafter(down, 0.0);
+    up = std::nextafter(up, std::numeric_limits<double>::infinity());
+    if (down * 1e12 == flops) return down;
+    if (up * 1e12 == flops) return up;
+  }
+  return t;
 }
 
 YAML::Node fabric_yaml(const Fabric& f) {
   YAML::Node n;
-  n["bw_per_gpu"] = units::format_bandwidth(f.bw_per_gpu_Bps);
+  n["bw_per_gpu"] = units::format_bandwidth_exact(f.bw_per_gpu_Bps);
   n["efficiency"] = f.efficiency;
-  n["alpha"] = units::format_duration(f.alpha_s);
+  n["alpha"] = units::format_duration_exact(f.alpha_s);
   if (f.comm_sms > 0) n["comm_sms"] = f.comm_sms;
   if (f.domains_per_leaf > 0) n["domains_per_leaf"] = f.domains_per_leaf;
   if (f.oversubscription != 1.0) n["oversubscription"] = f.oversubscription;
   for (const auto& [name, c] : f.collectives) {
     YAML::Node cn;
-    cn["alpha"] = units::format_duration(c.alpha_s);
-    if (c.bus_bw_Bps > 0) cn["bus_bw"] = units::format_bandwidth(c.bus_bw_Bps);
+    cn["alpha"] = units::format_duration_exact(c.alpha_s);
+    if (c.bus_bw_Bps > 0) cn["bus_bw"] = units::format_bandwidth_exact(c.bus_bw_Bps);
     for (const auto& [size, fit] : c.by_group_size) {
       YAML::Node g;
-      g["alpha"] = units::format_duration(fit.alpha_s);
-      g["bus_bw"] = units::format_bandwidth(fit.bus_bw_Bps);
+      g["alpha"] = units::format_duration_exact(fit.alpha_s);
+      g["bus_bw"] = units::format_bandwidth_exact(fit.bus_bw_Bps);
       cn["group_sizes"][std::to_string(size)] = g;
     }
     n["collectives"][name] = cn;
@@ -361,28 +388,30 @@ YAML::Node to_yaml(const HardwareProfile& h) {
   n["name"] = h.name;
   n["origin"] = h.origin;
   if (!h.gpu.empty()) n["gpu"] = h.gpu;
-  n["peak_bf16_tflops"] = h.peak_bf16_flops / 1e12;
-  n["peak_fp8_tflops"] = h.peak_fp8_flops / 1e12;
-  n["hbm"] = units::format_size(h.hbm_bytes);
-  n["hbm_bw"] = units::format_bandwidth(h.hbm_bw_Bps);
-  n["tdp"] = units::format_power(h.tdp_w);
-  n["max_power"] = units::format_power(h.max_power_w);
+  n["peak_bf16_tflops"] = tera(h.peak_bf16_flops);
+  n["peak_fp8_tflops"] = tera(h.peak_fp8_flops);
+  n["hbm"] = units::format_size_exact(h.hbm_bytes);
+  n["hbm_bw"] = units::format_bandwidth_exact(h.hbm_bw_Bps);
+  n["tdp"] = units::format_power_exact(h.tdp_w);
+  n["max_power"] = units::format_power_exact(h.max_power_w);
   n["power_elasticity"] = h.power_elasticity;
   n["max_clock_speedup"] = h.max_clock_speedup;
-  n["idle_power"] = units::format_power(h.idle_power_w);
+  n["idle_power"] = units::format_power_exact(h.idle_power_w);
   n["gemm_efficiency"] = h.gemm_efficiency;
   if (h.gpus_per_domain > 0) n["gpus_per_domain"] = h.gpus_per_domain;  // 0: any size (absent)
   n["scale_up"] = fabric_yaml(h.scale_up);
   n["scale_out"] = fabric_yaml(h.scale_out);
   // 0: unlimited, written as an absent field (the reader refuses an explicit zero).
-  if (h.storage_write_Bps > 0) n["storage"]["write"] = units::format_bandwidth(h.storage_write_Bps);
-  if (h.storage_read_Bps > 0) n["storage"]["read"] = units::format_bandwidth(h.storage_read_Bps);
+  if (h.storage_write_Bps > 0)
+    n["storage"]["write"] = units::format_bandwidth_exact(h.storage_write_Bps);
+  if (h.storage_read_Bps > 0)
+    n["storage"]["read"] = units::format_bandwidth_exact(h.storage_read_Bps);
   YAML::Node g;
   g["sm_count"] = h.gemm.sm_count;
   g["tile_m"] = h.gemm.tile_m;
   g["tile_n"] = h.gemm.tile_n;
   g["tile_k"] = h.gemm.tile_k;
-  g["overhead"] = units::format_duration(h.gemm.overhead_s);
+  g["overhead"] = units::format_duration_exact(h.gemm.overhead_s);
   g["attention_efficiency"] = h.gemm.attention_efficiency;
   g["hbm_efficiency"] = h.gemm.hbm_efficiency;
   for (const auto& p : h.gemm.table) {
@@ -390,13 +419,13 @@ YAML::Node to_yaml(const HardwareProfile& h) {
     row["m"] = p.m;
     row["n"] = p.n;
     row["k"] = p.k;
-    row["tflops"] = p.flops_per_s / 1e12;
+    row["tflops"] = tera(p.flops_per_s);
     g["table"].push_back(row);
   }
   n["gemm"] = g;
   n["power"]["comm_power_fraction"] = h.power.comm_power_fraction;
   n["memory"]["usable_fraction"] = h.memory.usable_fraction;
-  n["memory"]["reserved"] = units::format_size(h.memory.reserved_bytes);
+  n["memory"]["reserved"] = units::format_size_exact(h.memory.reserved_bytes);
   for (const auto& [part, origin] : h.field_origins) n["field_origins"][part] = origin;
   if (h.origin != "spec") {
     YAML::Node m;

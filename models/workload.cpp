@@ -58,14 +58,21 @@ Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
   const std::string& text = ref.Scalar();
   std::error_code ec;
   if (looks_like_path(text)) {
-    if (fs::is_regular_file(text, ec)) return text;
+    fs::path found = text;
+    fs::file_status st = fs::status(found, ec);
     const std::string& holder = ctx.file_for(path);
-    if (fs::path(text).is_relative() && !holder.empty()) {
-      const fs::path rel = fs::path(holder).parent_path() / text;
-      if (fs::is_regular_file(rel, ec)) return rel.lexically_normal().string();
+    if (!fs::exists(st) && fs::path(text).is_relative() && !holder.empty()) {
+      found = (fs::path(holder).parent_path() / text).lexically_normal();
+      st = fs::status(found, ec);
+    }
+    if (fs::is_regular_file(st)) return found.string();
+    if (!fs::exists(st)) {
+      return Error::at(ctx.locate(ref, path), path,
+                       fmt::format("workload file \"{}\" not found", clip_for_message(text)));
     }
     return Error::at(ctx.locate(ref, path), path,
-                     fmt::format("workload file \"{}\" not found", text));
+                     fmt::format("workload file \"{}\" is {}, not a YAML file",
+                                 clip_for_message(text), file_kind(st)));
   }
   for (const auto& d : search_dirs) {
     const fs::path p = fs::path(d) / (text + ".yaml");
@@ -76,7 +83,7 @@ Result<std::string> resolve_file(const YAML::Node& ref, const std::string& path,
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   return Error::at(ctx.locate(ref, path), path,
-                   fmt::format("unknown workload \"{}\"{}; known: {}", text,
+                   fmt::format("unknown workload \"{}\"{}; known: {}", clip_for_message(text),
                                near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
                                list.empty() ? "(none in the search directories)" : list));
 }

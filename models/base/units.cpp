@@ -278,4 +278,89 @@ std::string format_energy(double joules) {
   return format_with(joules, kUnits);
 }
 
+namespace {
+
+// `pretty` when `parse` reads it back as exactly `v`; otherwise the shortest text, over the units
+// of `ascending` that give a value >= 1 and the first unit (factor 1, always exact), of the
+// shortest decimal of v / factor ({fmt}'s default for doubles) followed by the unit, among those
+// that read back as `v` (ties: the larger unit).
+template <typename Parse, size_t N>
+std::string exact_form(std::string pretty, double v, Parse parse,
+                       const std::array<UnitFactor, N>& ascending) {
+  if (const auto back = parse(pretty); back.ok() && *back == v) return pretty;
+  std::string best = fmt::format("{}{}", v, ascending[0].name);
+  for (size_t i = N; i-- > 1;) {
+    const double q = v / ascending[i].factor;
+    if (!(std::fabs(q) >= 1)) continue;
+    std::string text = fmt::format("{}{}", q, ascending[i].name);
+    if (text.size() >= best.size()) continue;
+    if (const auto back = parse(text); back.ok() && *back == v) best = std::move(text);
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string format_duration_exact(double seconds) {
+  static constexpr std::array<UnitFactor, 7> kUnits{{
+      {"s", 1.0},
+      {"us", 1e-6},
+      {"ms", 1e-3},
+      {"min", 60.0},
+      {"h", 3600.0},
+      {"d", kDay},
+      {"y", 365 * kDay},
+  }};
+  return exact_form(format_duration(seconds), seconds, parse_duration_s, kUnits);
+}
+
+std::string format_power_exact(double watts) {
+  static constexpr std::array<UnitFactor, 3> kUnits{{{"W", 1.0}, {"kW", 1e3}, {"MW", 1e6}}};
+  return exact_form(format_power(watts), watts, parse_power_w, kUnits);
+}
+
+std::string format_bandwidth_exact(double bytes_per_s) {
+  static constexpr std::array<UnitFactor, 5> kUnits{
+      {{"B/s", 1.0}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}}};
+  return exact_form(format_bandwidth(bytes_per_s), bytes_per_s, parse_bandwidth_Bps, kUnits);
+}
+
+std::string format_size_exact(double bytes) {
+  static constexpr std::array<UnitFactor, 6> kUnits{
+      {{"B", 1.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}}};
+  return exact_form(format_size(bytes), bytes, parse_size_bytes, kUnits);
+}
+
+std::string format_count_exact(double n) {
+  static constexpr std::array<UnitFactor, 5> kUnits{
+      {{"", 1.0}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"T", 1e12}}};
+  return exact_form(format_count(n), n, parse_count, kUnits);
+}
+
+std::string format_fraction_exact(double f) {
+  // "%" divides by 100 when read; its factor here is what one unit of the text is worth.
+  static constexpr std::array<UnitFactor, 2> kUnits{{{"", 1.0}, {"%", 0.01}}};
+  return exact_form(format_fraction(f), f, parse_fraction, kUnits);
+}
+
+std::string format_rate_exact(double per_second) {
+  const auto parse = [](std::string_view t) -> Result<double> {
+    auto r = parse_rate(t);
+    if (!r.ok()) return r.error();
+    return r->per_second;
+  };
+  // Per hour first, as format_rate writes rates, whatever the magnitude ("1.23456789e-05/h").
+  if (std::string text = fmt::format("{}/h", per_second * 3600.0);
+      parse(text).ok() && *parse(text) == per_second) {
+    return text;
+  }
+  static constexpr std::array<UnitFactor, 1> kUnits{{{"/s", 1.0}}};
+  return exact_form(format_rate(per_second), per_second, parse, kUnits);
+}
+
+std::string format_number_exact(double v) {
+  static constexpr std::array<UnitFactor, 1> kUnits{{{"", 1.0}}};
+  return exact_form(compact(v), v, parse_number, kUnits);
+}
+
 }  // namespace ntpsim::units

@@ -54,4 +54,19 @@ std::string format_fraction(double f);  // "30%"
 std::string format_rate(double per_second);  // "1.97e-05/h"
 std::string format_energy(double joules);
 
+// Exact formatting for text that is read back (the resolved scenario of `ntpsim check`, hardware
+// profiles): the form above when its parser reads it back as exactly `v`, otherwise the shortest
+// decimal that does, in the base unit ("560.948123s", "2.5e-07/s", "0.123456789"). Either way
+// parse_*(format_*_exact(v)) == v for every finite v >= 0 the parser accepts.
+std::string format_duration_exact(double seconds);
+std::string format_power_exact(double watts);
+std::string format_bandwidth_exact(double bytes_per_s);
+std::string format_size_exact(double bytes);
+std::string format_count_exact(double n);
+std::string format_fraction_exact(double f);
+std::string format_rate_exact(double per_second);
+// A plain number: up to 6 significant digits when that reads back exactly, else the shortest
+// decimal that does.
+std::string format_number_exact(double v);
+
 }  // namespace ntpsim::units

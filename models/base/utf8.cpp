@@ -37,6 +37,11 @@ std::optional<size_t> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view without_utf8_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  return text.starts_with(kBom) ? text.substr(kBom.size()) : text;
+}
+
 TextPosition position_of(std::string_view text, size_t offset) {
   TextPosition p;
   for (size_t i = 0; i < offset && i < text.size(); ++i) {

@@ -17,6 +17,10 @@ namespace ntpsim {
 // nullopt when all of `text` is valid.
 std::optional<size_t> first_invalid_utf8(std::string_view text);
 
+// `text` without its leading UTF-8 byte order mark (EF BB BF), if it has one: editors on Windows
+// write one, and it is not part of the first line (a CSV header, a YAML key).
+std::string_view without_utf8_bom(std::string_view text);
+
 // 1-based line and column (in bytes) of `offset` in `text`.
 struct TextPosition {
   int line = 1;

@@ -203,11 +203,14 @@ std::optional<YAML::Mark> second_document_start(const std::string& text) {
 
 }  // namespace
 
-Result<YAML::Node> load_yaml_string(const std::string& raw, const std::string& name) {
+namespace {
+
+// load_yaml_string and load_yaml_value: `value_field` is null for a file (a document that is only
+// comments or null is "empty") and the field path for one value (null is refused, at its place).
+Result<YAML::Node> parse_yaml_text(const std::string& raw, const std::string& name,
+                                   const std::string* value_field) {
   // A UTF-8 byte order mark is not part of the document (editors on Windows write one).
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  const std::string_view text =
-      std::string_view(raw).starts_with(kBom) ? std::string_view(raw).substr(kBom.size()) : raw;
+  const std::string_view text = without_utf8_bom(raw);
   // Names and strings reach JSON output, which must be UTF-8 (fuzz_scenario finding).
   if (const auto bad = first_invalid_utf8(text)) {
     const TextPosition p = position_of(text, *bad);
@@ -230,7 +233,13 @@ Result<YAML::Node> load_yaml_string(const std::string& raw, const std::string& n
     const std::string owned(text);
     const YAML::Node doc = YAML::Load(owned);
     if (!doc.IsDefined() || doc.IsNull()) {
-      return Error::bad_input(fmt::format("{}: the file is empty", name));
+      if (value_field == nullptr)
+        return Error::bad_input(fmt::format("{}: the file is empty", name));
+      // "null", "~", "!!null", a comment or nothing at all: each reads as null.
+      const size_t first = std::min(text.find_first_not_of(" \t\r\n"), text.size());
+      const TextPosition p = position_of(text, first);
+      return Error::at(SourceLocation{name, p.line, p.column}, *value_field,
+                       "null is not a value (remove the field from the file to use its default)");
     }
     // A second document is looked for with at most two calls of the event parser: yaml-cpp 0.7's
     // LoadAll never ends on some inputs (", x" yields empty documents forever).
@@ -253,12 +262,24 @@ Result<YAML::Node> load_yaml_string(const std::string& raw, const std::string& n
   }
 }
 
-Result<YAML::Node> load_yaml_value(const std::string& text, const std::string& name) {
-  if (text == "~" || text == "null" || text == "Null" || text == "NULL") {
-    return Error::bad_input(fmt::format(
-        "{}: null is not a value (remove the field from the file to use its default)", name));
-  }
-  return load_yaml_string(text, name);
+}  // namespace
+
+Result<YAML::Node> load_yaml_string(const std::string& text, const std::string& name) {
+  return parse_yaml_text(text, name, nullptr);
+}
+
+Result<YAML::Node> load_yaml_value(const std::string& text, const std::string& name,
+                                   const std::string& field) {
+  return parse_yaml_text(text, name, &field);
+}
+
+const char* file_kind(const std::filesystem::file_status& status) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(status)) return "a directory";
+  if (fs::is_character_file(status) || fs::is_block_file(status)) return "a device";
+  if (fs::is_fifo(status)) return "a FIFO (named pipe)";
+  if (fs::is_socket(status)) return "a socket";
+  return "not a regular file";
 }
 
 Result<YAML::Node> load_yaml_file(const std::string& path) {

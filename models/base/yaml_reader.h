@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -46,9 +47,11 @@ Result<YAML::Node> load_yaml_file(const std::string& path);
 // a NUL byte, nesting deeper than 1000 levels; a leading UTF-8 byte order mark is skipped. Every
 // syntax error names a line.
 Result<YAML::Node> load_yaml_string(const std::string& text, const std::string& name);
-// One value given on the command line (`--set k=VALUE`): as load_yaml_string, and null (which
-// would read as "absent") is refused.
-Result<YAML::Node> load_yaml_value(const std::string& text, const std::string& name);
+// One value (`--set k=VALUE`, a plan's override): as load_yaml_string, and a value that reads as
+// null ("null", "~", "!!null", only a comment), which would mean "absent", is refused at its
+// line and column, naming `field`.
+Result<YAML::Node> load_yaml_value(const std::string& text, const std::string& name,
+                                   const std::string& field);
 
 // The key among `candidates` closest to `key` (edit distance, case-insensitive), or "" if none is
 // reasonably close.
@@ -114,6 +117,10 @@ std::string yaml_kind(const YAML::Node& node);
 // `text` as echoed in a message: at most `max_bytes` bytes (cut between UTF-8 characters), then
 // "... (N bytes in all)", so a wrong file given as a value does not fill the terminal.
 std::string clip_for_message(std::string_view text, size_t max_bytes = 80);
+
+// What a path that exists but is not a regular file is, for messages: "a directory", "a device",
+// "a FIFO (named pipe)", "a socket", or "not a regular file".
+const char* file_kind(const std::filesystem::file_status& status);
 
 // A whole number read exactly: plain digits (optional sign) are converted without a double, so
 // every int64 value is exact and 2^63 is refused; count forms with units or exponents ("16M",

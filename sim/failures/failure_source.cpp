@@ -136,8 +136,14 @@ Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
     if (!(std::isfinite(tc->time_scale) && tc->time_scale > 0.0)) {
       return bad("failures.trace.time_scale", "must be a finite number > 0");
     }
+    // Located at the scenario's `loop:` when the configuration came from a scenario file.
+    const auto loop_error = [&](const std::string& what) {
+      const auto at = tc->field_at.find("loop");
+      if (at == tc->field_at.end()) return bad("failures.trace.loop", what);
+      return Error::at(at->second, "failures.trace.loop", what);
+    };
     if (tc->loop && !(trace->span_s > 0.0)) {
-      return bad("failures.trace.loop", trace->file + ": cannot loop a trace whose span is 0");
+      return loop_error(trace->file + ": cannot loop a trace whose span is 0");
     }
     if (tc->loop) {
       const double run_s = s.horizon_s > 0.0 ? s.horizon_s : s.max_time_s;
@@ -149,7 +155,7 @@ Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
                       ": looping %zu faults every %.6g s yields about %.3g events per replication; "
                       "more than %.0e cannot be simulated",
                       trace->faults.size(), trace->span_s * tc->time_scale, events, kMaxLoopedTraceEvents);
-        return bad("failures.trace.loop", trace->file + what);
+        return loop_error(trace->file + what);
       }
     }
     if (state->kind_names.size() + trace->kind_names.size() > 65535) return bad("failures.trace", "too many kinds");

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "models/base/utf8.h"
+#include "models/base/yaml_reader.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/trace_formats.h"
 #include "sim/failures/trace_util.h"
@@ -120,7 +121,9 @@ std::vector<std::string_view> split_commas(std::string_view line) {
 
 }  // namespace
 
-Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file) {
+Result<TraceData> parse_csv_trace(std::string_view with_bom, const std::string& file) {
+  // A byte order mark (spreadsheets on Windows write one) is not part of the column header.
+  const std::string_view text = without_utf8_bom(with_bom);
   if (is_blank(text)) return Error::bad_input(file + ": empty trace file");
   TraceData out;
   out.file = file;
@@ -156,14 +159,18 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
       const std::string_view value = colon == std::string_view::npos ? std::string_view() : trim(body.substr(colon + 1));
       if (key == "time_unit") {
         unit_s = seconds_per(value);
-        if (unit_s == 0.0) return at(line_no, "time_unit: unknown unit '" + std::string(value) + "' (expected s, min, h or d)");
+        if (unit_s == 0.0)
+          return at(line_no, "time_unit: unknown unit '" + clip_for_message(value) +
+                                 "' (expected s, min, h or d)");
       } else if (key == "span") {
         if (!parse_double(value, span_units) || span_units <= 0.0) {
-          return at(line_no, "span: expected a positive number, got '" + std::string(value) + "'");
+          return at(line_no,
+                    "span: expected a positive number, got '" + clip_for_message(value) + "'");
         }
         span_line = line_no;
       } else {
-        return at(line_no, "unknown directive '" + std::string(key) + "' (expected time_unit or span)");
+        return at(line_no,
+                  "unknown directive '" + clip_for_message(key) + "' (expected time_unit or span)");
       }
       continue;
     }
@@ -173,8 +180,10 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
       const bool base = fields.size() >= 4 && fields[0] == "start" && fields[1] == "end" &&
                         fields[2] == "unit" && fields[3] == "kind";
       if (!base || fields.size() > 5 || (fields.size() == 5 && fields[4] != "component")) {
-        return at(line_no, "expected the column header 'start,end,unit,kind' or "
-                           "'start,end,unit,kind,component', got '" + std::string(line) + "'");
+        return at(line_no,
+                  "expected the column header 'start,end,unit,kind' or "
+                  "'start,end,unit,kind,component', got '" +
+                      clip_for_message(line) + "'");
       }
       have_header = true;
       have_component = fields.size() == 5;
@@ -186,7 +195,8 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
     }
     double start = 0.0;
     if (!parse_double(fields[0], start) || start < 0.0) {
-      return at(line_no, "start: expected a finite number >= 0, got '" + std::string(fields[0]) + "'");
+      return at(line_no,
+                "start: expected a finite number >= 0, got '" + clip_for_message(fields[0]) + "'");
     }
     if (start < previous_start) {
       return at(line_no, "rows are not sorted by start (" + format_number(start) + " after " +
@@ -195,7 +205,9 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
     previous_start = start;
     double end = -1.0;
     if (!fields[1].empty()) {
-      if (!parse_double(fields[1], end)) return at(line_no, "end: expected a number or nothing, got '" + std::string(fields[1]) + "'");
+      if (!parse_double(fields[1], end))
+        return at(line_no,
+                  "end: expected a number or nothing, got '" + clip_for_message(fields[1]) + "'");
       if (end < start) {
         return at(line_no, "negative duration: end " + format_number(end) + " is before start " + format_number(start));
       }
@@ -216,7 +228,8 @@ Result<TraceData> parse_csv_trace(std::string_view text, const std::string& file
     f.kind = static_cast<uint16_t>(kind);
     if (have_component && !fields[4].empty()) {
       if (!parse_component_name(fields[4], f.component)) {
-        return at(line_no, "component: unknown '" + std::string(fields[4]) + "' (expected gpu, node, domain or pod)");
+        return at(line_no, "component: unknown '" + clip_for_message(fields[4]) +
+                               "' (expected gpu, node, domain or pod)");
       }
       f.has_component = true;
     }
@@ -333,6 +346,13 @@ Status check_trace(TraceData& trace) {
 }
 
 Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
+  // Problems with the file as a whole are located at the scenario's `file:` when there is one;
+  // problems inside it name the trace file's own lines.
+  const auto file_error = [&](const std::string& what) {
+    const auto at = cfg.field_at.find("file");
+    if (at == cfg.field_at.end()) return Error::bad_input(what);
+    return Error::at(at->second, "failures.trace.file", what);
+  };
   const TraceFormat* format = find_trace_format(cfg.format);
   if (format == nullptr) {
     return Error::bad_input("failures.trace.format: unknown format '" + cfg.format +
@@ -340,16 +360,16 @@ Result<std::shared_ptr<const TraceData>> load_trace(const TraceConfig& cfg) {
   }
   std::error_code ec;
   const auto size = std::filesystem::file_size(cfg.file, ec);
-  if (ec) return Error::bad_input(cfg.file + ": cannot read trace: " + ec.message());
+  if (ec) return file_error(cfg.file + ": cannot read trace: " + ec.message());
   if (size > static_cast<uintmax_t>(kMaxTraceBytes)) {
-    return Error::bad_input(cfg.file + ": trace is " + std::to_string(size) + " bytes, over the limit of " +
-                            std::to_string(kMaxTraceBytes) + " bytes");
+    return file_error(cfg.file + ": trace is " + std::to_string(size) +
+                      " bytes, over the limit of " + std::to_string(kMaxTraceBytes) + " bytes");
   }
   std::ifstream in(cfg.file, std::ios::binary);
-  if (!in) return Error::bad_input(cfg.file + ": cannot open trace");
+  if (!in) return file_error(cfg.file + ": cannot open trace");
   std::string text(static_cast<size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
-  if (!in) return Error::bad_input(cfg.file + ": cannot read trace");
+  if (!in) return file_error(cfg.file + ": cannot read trace");
   Result<TraceData> r = format->parse(text, cfg.file);
   if (!r.ok()) return r.error();
   NTPSIM_RETURN_IF_ERROR(check_trace(*r));

@@ -253,6 +253,20 @@ Result<Plan> read_plan(const std::string& path) {
                                      }
                                      return std::string(t);
                                    }));
+  if (const YAML::Node ov = r->node()["overrides"]; ov.IsDefined()) {
+    std::vector<YAML::Node> items;
+    if (ov.IsSequence()) {
+      for (const auto& item : ov) items.push_back(item);
+    } else {
+      items.push_back(ov);
+    }
+    for (const auto& item : items) {
+      SourceLocation at = ctx.locate(item, "overrides");
+      // A quoted entry's text starts after its quote (yaml-cpp tags non-plain scalars "!").
+      if (item.Tag() == "!") ++at.column;
+      p.override_locations.push_back(at);
+    }
+  }
   NTPSIM_RETURN_IF_ERROR(read_search(*r, p));
   NTPSIM_RETURN_IF_ERROR(read_target(*r, p));
   NTPSIM_RETURN_IF_ERROR(read_prices(*r, p));
@@ -265,6 +279,14 @@ Result<Plan> read_plan(const std::string& path) {
   NTPSIM_RETURN_IF_ERROR(r->finish(
       {"name", "description", "base", "overrides", "search", "target", "prices", "confirm", "seed"}));
   return p;
+}
+
+LoadOptions base_load_options(const Plan& plan, const std::vector<std::string>& more) {
+  LoadOptions options;
+  options.overrides = plan.overrides;
+  options.overrides.insert(options.overrides.end(), more.begin(), more.end());
+  options.override_locations = plan.override_locations;
+  return options;
 }
 
 }  // namespace ntpsim::sim

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/base/status.h"
+#include "sim/scenario/loader.h"
 
 namespace ntpsim::sim {
 
@@ -69,6 +70,9 @@ struct Plan {
   std::string description;
   std::string base;       // base scenario path, resolved against the plan's folder
   std::vector<std::string> overrides;
+  // Where each override's text starts in the plan file (same index), so that an error in it
+  // names the plan's file, line and column.
+  std::vector<SourceLocation> override_locations;
   PlanSearch search;
   PlanTarget target;
   PlanPrices prices;
@@ -77,5 +81,9 @@ struct Plan {
 };
 
 Result<Plan> read_plan(const std::string& path);
+
+// Loading the plan's base: its overrides (located in the plan file) and then `more` (overrides the
+// planner generates for a candidate).
+LoadOptions base_load_options(const Plan& plan, const std::vector<std::string>& more = {});
 
 }  // namespace ntpsim::sim

@@ -68,7 +68,7 @@ Result<nlohmann::ordered_json> plan_identity(const Plan& plan) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   if (!in) return Error::runtime(fmt::format("{}: cannot read the plan file", plan.file));
-  auto base = load_scenario(plan.base, plan.overrides);
+  auto base = load_scenario(plan.base, base_load_options(plan));
   if (!base.ok()) return base.error();
   Json id;
   id["plan_hash"] = fmt::format("fnv1a64:{:016x}", fnv1a64(bytes.str()));

@@ -62,7 +62,7 @@ struct Searcher {
 
   // Loads the base (with the plan's overrides) and checks it suits the target.
   Result<Scenario> load_base() {
-    auto base = load_scenario(plan.base, plan.overrides);
+    auto base = load_scenario(plan.base, base_load_options(plan));
     if (!base.ok()) return base.error();
     if (plan.target.time_to_train() && !(base->train_tokens > 0)) {
       return Error::bad_input(fmt::format(
@@ -99,7 +99,7 @@ struct Searcher {
       std::vector<std::string> hw_overrides;
       if (hw != base.hardware.name) {
         hw_overrides.push_back("hardware=" + hw);
-        auto probe = load_scenario(plan.base, concat(plan.overrides, hw_overrides));
+        auto probe = load_scenario(plan.base, base_load_options(plan, hw_overrides));
         if (!probe.ok()) return probe.error();
         const int g = probe->hardware.gpus_per_domain;
         if (g > 0 && g != base.cluster.gpus_per_domain) {
@@ -171,7 +171,7 @@ struct Searcher {
 
   // Loads and screens one candidate; appends it to the result.
   void evaluate(Candidate c) {
-    auto s = load_scenario(plan.base, concat(plan.overrides, c.overrides));
+    auto s = load_scenario(plan.base, base_load_options(plan, c.overrides));
     Scenario sc;
     if (!s.ok()) {
       c.status = CandidateStatus::kInvalid;

@@ -221,7 +221,11 @@ Status optional_section(MapReader& r, std::string_view key, Fn&& read) {
 Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   auto tree = load_tree(path);
   if (!tree.ok()) return tree.error();
-  for (const auto& o : options.overrides) NTPSIM_RETURN_IF_ERROR(apply_override(*tree, o));
+  for (size_t i = 0; i < options.overrides.size(); ++i) {
+    NTPSIM_RETURN_IF_ERROR(apply_override(
+        *tree, options.overrides[i],
+        i < options.override_locations.size() ? options.override_locations[i] : SourceLocation{}));
+  }
   const YamlContext ctx = tree->context();
   const YAML::Node& root = tree->root;
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, top_keys()));

@@ -22,6 +22,9 @@ namespace ntpsim::sim {
 
 struct LoadOptions {
   std::vector<std::string> overrides;  // "a.b.c=value", applied in order after includes
+  // Where overrides[i] was written, for those written in a file (a plan's `overrides:`); errors
+  // then name that file, line and column. Beyond its size (the command line): "--set a.b.c=value".
+  std::vector<SourceLocation> override_locations;
   std::string data_dir;                // folder holding models/; "" = default_data_dir()
 };
 

@@ -16,9 +16,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Doubles as short text so the YAML is the same on every platform.
+// Doubles as short text so the YAML is the same on every platform; as many digits as reading
+// the text back needs to give the same double (the resolved output reloads exactly).
 std::string num(double v) {
-  return fmt::format("{:.6g}", v);
+  return units::format_number_exact(v);
 }
 
 // Lexically (symlinks are not resolved), so a ../shared that is a link prints as written.
@@ -36,12 +37,12 @@ YAML::Node repair_yaml(const RepairDist& r) {
   n["distribution"] = r.distribution;
   if (r.distribution == "empirical") {
     YAML::Node values(YAML::NodeType::Sequence);
-    for (const double v : r.values_s) values.push_back(units::format_duration(v));
+    for (const double v : r.values_s) values.push_back(units::format_duration_exact(v));
     values.SetStyle(YAML::EmitterStyle::Flow);
     n["values"] = values;
     return n;
   }
-  n["mean"] = units::format_duration(r.mean_s);
+  n["mean"] = units::format_duration_exact(r.mean_s);
   if (r.distribution == "lognormal") n["sigma"] = num(r.sigma);
   if (r.distribution == "weibull") n["shape"] = num(r.shape);
   return n;
@@ -50,25 +51,25 @@ YAML::Node repair_yaml(const RepairDist& r) {
 YAML::Node process_yaml(const FailureProcess& p) {
   YAML::Node n(YAML::NodeType::Map);
   n["component"] = to_string(p.component);
-  n["rate"] = units::format_rate(p.rate_per_unit_s);
+  n["rate"] = units::format_rate_exact(p.rate_per_unit_s);
   n["distribution"] = p.distribution;
   if (p.distribution != "exponential") n["shape"] = num(p.shape);
   YAML::Node kinds(YAML::NodeType::Sequence);
   for (const auto& k : p.kinds) {
     YAML::Node kn(YAML::NodeType::Map);
     kn["name"] = k.name;
-    kn["share"] = units::format_fraction(k.share);
+    kn["share"] = units::format_fraction_exact(k.share);
     kn["interrupts"] = k.interrupts;
     kn["repair"] = repair_yaml(k.repair);
     kinds.push_back(kn);
   }
   n["kinds"] = kinds;
   YAML::Node lemon(YAML::NodeType::Map);
-  lemon["fraction"] = units::format_fraction(p.lemon_fraction);
+  lemon["fraction"] = units::format_fraction_exact(p.lemon_fraction);
   lemon["multiplier"] = num(p.lemon_multiplier);
   n["lemon"] = lemon;
   YAML::Node burst(YAML::NodeType::Map);
-  burst["probability"] = units::format_fraction(p.burst_probability);
+  burst["probability"] = units::format_fraction_exact(p.burst_probability);
   burst["size"] = p.burst_size;
   n["burst"] = burst;
   return n;
@@ -89,8 +90,8 @@ std::string value_text(const ParamSpec* spec, const ParamValue& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
   const double d = std::get<double>(v);
-  if (spec != nullptr && spec->kind == ParamKind::kFraction) return units::format_fraction(d);
-  if (spec != nullptr && spec->kind == ParamKind::kDuration) return units::format_duration(d);
+  if (spec != nullptr && spec->kind == ParamKind::kFraction) return units::format_fraction_exact(d);
+  if (spec != nullptr && spec->kind == ParamKind::kDuration) return units::format_duration_exact(d);
   return num(d);
 }
 
@@ -145,14 +146,21 @@ json yaml_to_json(const YAML::Node& n) {
 }
 
 // Rewrites long decimal scalars such as "0.57999999999999996" (a double emitted at full
-// precision) as their shortest 15-digit form ("0.58"), so resolved output reads as it was written.
+// precision) as their 15-digit form ("0.58") when that reads back as the same double, else as the
+// shortest text that does, so resolved output reads as it was written and reloads exactly.
 void tidy_decimals(YAML::Node n) {
   if (n.IsMap()) {
     for (auto kv : n) tidy_decimals(kv.second);
   } else if (n.IsSequence()) {
     for (auto e : n) tidy_decimals(e);
   } else if (n.IsScalar() && n.Scalar().size() > 12 && n.Scalar().find('.') != std::string::npos) {
-    if (auto v = units::parse_number(n.Scalar()); v.ok()) n = fmt::format("{:.15g}", *v);
+    if (auto v = units::parse_number(n.Scalar()); v.ok()) {
+      std::string text = fmt::format("{:.15g}", *v);
+      if (auto back = units::parse_number(text); !back.ok() || *back != *v) {
+        text = fmt::format("{}", *v);
+      }
+      n = text;
+    }
   }
 }
 
@@ -214,22 +222,22 @@ YAML::Node to_yaml(const Scenario& s) {
 
   YAML::Node ck(YAML::NodeType::Map);
   // `auto` when it means what the scenario chose, else the explicit spelling.
-  ck["interval"] = !s.checkpoint.auto_interval ? units::format_duration(s.checkpoint.interval_s)
+  ck["interval"] = !s.checkpoint.auto_interval ? units::format_duration_exact(s.checkpoint.interval_s)
                    : s.checkpoint.shared_auto_interval == kAutoIntervalShared ? "auto"
                    : s.checkpoint.shared_auto_interval                        ? "auto_shared"
                                                                               : "auto_per_strategy";
   if (s.checkpoint.max_interval_s > 0)
-    ck["max_interval"] = units::format_duration(s.checkpoint.max_interval_s);
-  ck["write"] = units::format_duration(s.checkpoint.write_s);
-  ck["async_exposed_fraction"] = units::format_fraction(s.checkpoint.async_exposed_fraction);
-  ck["restore"] = units::format_duration(s.checkpoint.restore_s);
+    ck["max_interval"] = units::format_duration_exact(s.checkpoint.max_interval_s);
+  ck["write"] = units::format_duration_exact(s.checkpoint.write_s);
+  ck["async_exposed_fraction"] = units::format_fraction_exact(s.checkpoint.async_exposed_fraction);
+  ck["restore"] = units::format_duration_exact(s.checkpoint.restore_s);
   n["checkpoint"] = ck;
 
   YAML::Node rc(YAML::NodeType::Map);
-  rc["detection"] = units::format_duration(s.recovery.detection_s);
-  rc["restart"] = units::format_duration(s.recovery.restart_s);
-  rc["reconfigure"] = units::format_duration(s.recovery.reconfigure_s);
-  rc["spare_swap"] = units::format_duration(s.recovery.spare_swap_s);
+  rc["detection"] = units::format_duration_exact(s.recovery.detection_s);
+  rc["restart"] = units::format_duration_exact(s.recovery.restart_s);
+  rc["reconfigure"] = units::format_duration_exact(s.recovery.reconfigure_s);
+  rc["spare_swap"] = units::format_duration_exact(s.recovery.spare_swap_s);
   rc["failures_during_pause"] = to_string(s.recovery.failures_during_pause);
   n["recovery"] = rc;
 
@@ -252,17 +260,17 @@ YAML::Node to_yaml(const Scenario& s) {
 
   if (s.train_tokens > 0) {
     YAML::Node train(YAML::NodeType::Map);
-    train["tokens"] = units::format_count(s.train_tokens);
-    train["max_time"] = units::format_duration(s.max_time_s);
+    train["tokens"] = units::format_count_exact(s.train_tokens);
+    train["max_time"] = units::format_duration_exact(s.max_time_s);
     n["train"] = train;
   } else {
-    n["horizon"] = units::format_duration(s.horizon_s);
+    n["horizon"] = units::format_duration_exact(s.horizon_s);
   }
   if (s.replications.fixed > 0) {
     n["replications"] = s.replications.fixed;
   } else {
     YAML::Node rep(YAML::NodeType::Map);
-    rep["target_ci_halfwidth"] = units::format_fraction(s.replications.target_ci_halfwidth);
+    rep["target_ci_halfwidth"] = units::format_fraction_exact(s.replications.target_ci_halfwidth);
     rep["min"] = s.replications.min;
     rep["max"] = s.replications.max;
     n["replications"] = rep;

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/base/status.h"
 #include "models/hardware.h"
 #include "models/workload.h"
 #include "sim/strategies/params.h"  // StrategyConfig
@@ -100,6 +101,11 @@ struct TraceConfig {
   double time_scale = 1.0;    // multiply trace times by this
   bool loop = false;          // repeat the trace past its end
   bool interrupts = true;     // trace faults interrupt the job
+  // Where each field was written ("loop" -> the scenario's file:line:col; the section's own place
+  // for a defaulted field), so that problems found only when the trace is read (a loop over a
+  // trace whose span is 0, an unreadable file) name the scenario's file and line. Empty for a
+  // configuration not read from a scenario (`ntpsim trace FILE`). Not part of the printed form.
+  std::map<std::string, SourceLocation> field_at;
 };
 
 struct FailureConfig {

@@ -221,8 +221,11 @@ Status read_trace(const YAML::Node& node, const std::string& path, const YamlCon
     file = fs::path(holder).parent_path() / file;
   }
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
-    return r->error("file", fmt::format("trace file \"{}\" not found", out.file));
+  if (const fs::file_status st = fs::status(file, ec); !fs::is_regular_file(st)) {
+    const std::string shown = clip_for_message(out.file);
+    if (!fs::exists(st)) return r->error("file", fmt::format("trace file \"{}\" not found", shown));
+    return r->error("file",
+                    fmt::format("trace file \"{}\" is {}, not a trace file", shown, file_kind(st)));
   }
   out.file = file.lexically_normal().string();
   NTPSIM_RETURN_IF_ERROR(r->choice("mapping", out.mapping, {"modulo", "random"}, false));
@@ -232,6 +235,10 @@ Status read_trace(const YAML::Node& node, const std::string& path, const YamlCon
   NTPSIM_RETURN_IF_ERROR(r->number("time_scale", out.time_scale, false, 1e-6, 1e6));
   NTPSIM_RETURN_IF_ERROR(r->boolean("loop", out.loop, false));
   NTPSIM_RETURN_IF_ERROR(r->boolean("interrupts", out.interrupts, false));
+  for (const char* key :
+       {"format", "file", "mapping", "component", "time_scale", "loop", "interrupts"}) {
+    out.field_at[key] = r->location(key);
+  }
   return r->finish();
 }
 

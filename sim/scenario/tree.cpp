@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -103,13 +104,9 @@ Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>&
                        fmt::format("included file \"{}\" not found", clip_for_message(e.Scalar())));
     }
     if (!fs::is_regular_file(status)) {
-      return Error::at(
-          ctx.locate(e, field), field,
-          fmt::format("included file \"{}\" is {}, not a YAML file", clip_for_message(e.Scalar()),
-                      fs::is_directory(status) ? "a directory"
-                      : fs::is_character_file(status) || fs::is_block_file(status)
-                          ? "a device"
-                          : "not a regular file"));
+      return Error::at(ctx.locate(e, field), field,
+                       fmt::format("included file \"{}\" is {}, not a YAML file",
+                                   clip_for_message(e.Scalar()), file_kind(status)));
     }
     const std::string canon = fs::weakly_canonical(target, ec).string();
     for (const auto& s : stack) {
@@ -142,11 +139,12 @@ struct Step {
   size_t index = 0;
 };
 
-Result<std::vector<Step>> parse_path(const std::string& path, const std::string& origin) {
+// Errors carry only what is wrong with the path; the caller says where it was written.
+Result<std::vector<Step>> parse_path(const std::string& path) {
   std::vector<Step> steps;
   size_t i = 0;
   auto bad = [&](const std::string& why) {
-    return Error::bad_input(fmt::format("{}: bad field path \"{}\": {}", origin, path, why));
+    return Error::bad_input(fmt::format("bad field path \"{}\": {}", path, why));
   };
   while (i < path.size()) {
     size_t j = i;
@@ -201,18 +199,36 @@ Result<ScenarioTree> load_tree(const std::string& file) {
   return ScenarioTree{loaded->root, file, loaded->origins};
 }
 
-Status apply_override(ScenarioTree& tree, const std::string& assignment) {
-  const std::string origin = "--set " + assignment;
+Status apply_override(ScenarioTree& tree, const std::string& assignment,
+                      const SourceLocation& written_at) {
+  const bool in_file = !written_at.file.empty();
+  const std::string origin = in_file ? written_at.file : "--set " + assignment;
+  // "file:line:col: field: what" for an override written in a file; "--set a=v: field: what" for
+  // one given on the command line.
+  const auto fail = [&](const std::string& field, const std::string& what) {
+    if (in_file) return Error::at(written_at, field.empty() ? "(override)" : field, what);
+    return Error::bad_input(field.empty() ? fmt::format("{}: {}", origin, what)
+                                          : fmt::format("{}: {}: {}", origin, field, what));
+  };
+  // YAML text placed at its position in the file it was written in (line breaks and spaces in
+  // front), so the marks of the parsed nodes, and with them every later error, are that file's.
+  const auto placed = [&](const std::string& text, size_t offset) {
+    if (!in_file) return text;
+    std::string out;  // appended in steps: GCC 12 warns falsely (-Wrestrict) on a + b + c
+    out.append(static_cast<size_t>(std::max(0, written_at.line - 1)), '\n');
+    out.append(static_cast<size_t>(std::max(0, written_at.column - 1)) + offset, ' ');
+    out.append(text);
+    return out;
+  };
   const size_t eq = assignment.find('=');
-  if (eq == std::string::npos) {
-    return Error::bad_input(fmt::format("{}: expected FIELD.PATH=VALUE", origin));
-  }
+  if (eq == std::string::npos) return fail("", "expected FIELD.PATH=VALUE");
   const std::string path = trim(assignment.substr(0, eq));
   const std::string text = trim(assignment.substr(eq + 1));
-  auto steps = parse_path(path, origin);
-  if (!steps.ok()) return steps.error();
-  if (text.empty()) return Error::bad_input(fmt::format("{}: {}: empty value", origin, path));
-  auto value = load_yaml_value(text, origin);
+  auto steps = parse_path(path);
+  if (!steps.ok()) return fail("", steps.error().message);
+  if (text.empty()) return fail(path, "empty value");
+  const size_t value_offset = assignment.find(text, eq + 1);
+  auto value = load_yaml_value(placed(text, value_offset), origin, path);
   if (!value.ok()) return value.error();
 
   YAML::Node cur;
@@ -224,8 +240,7 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment) {
     const bool last = s + 1 == steps->size();
     if (step.key.empty()) {
       if (!cur.IsSequence() || step.index >= cur.size()) {
-        return Error::bad_input(
-            fmt::format("{}: {}: {} has no element [{}]", origin, path, walked, step.index));
+        return fail(path, fmt::format("{} has no element [{}]", walked, step.index));
       }
       walked += fmt::format("[{}]", step.index);
       if (last) {
@@ -240,29 +255,29 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment) {
     if (cur.IsScalar() && walked.starts_with("strategies[") &&
         walked.find('.') == std::string::npos) {
       // A strategy given by name alone ("- ntp") takes parameters once it is a map.
-      auto as_map = load_yaml_string("{}", origin);
-      auto name_key = load_yaml_string("name", origin);
-      if (!as_map.ok() || !name_key.ok()) return Error::bad_input(origin + ": internal error");
+      auto as_map = load_yaml_string(placed("{}", 0), origin);
+      auto name_key = load_yaml_string(placed("name", 0), origin);
+      if (!as_map.ok() || !name_key.ok()) return fail(path, "internal error");
       as_map->force_insert(*name_key, YAML::Node(cur.Scalar()));
       cur = *as_map;
       created.push_back(walked);
     }
     if (!cur.IsMap()) {
-      return Error::bad_input(fmt::format("{}: {}: {} is {}, not a map", origin, path,
-                                          walked.empty() ? "(top level)" : walked, yaml_kind(cur)));
+      return fail(path, fmt::format("{} is {}, not a map", walked.empty() ? "(top level)" : walked,
+                                    yaml_kind(cur)));
     }
     const YAML::Node& ccur = cur;
     const YAML::Node existing = ccur[step.key];
     if (last) {
       if (existing.IsDefined()) cur.remove(step.key);
-      auto key = load_yaml_string(step.key, origin);
+      auto key = load_yaml_string(placed(step.key, 0), origin);
       if (!key.ok()) return key.error();
       cur.force_insert(*key, *value);
     } else if (!existing.IsDefined() || existing.IsNull()) {
       // A new map, parsed so that it carries a line/column mark; its origin is this override.
-      auto fresh = load_yaml_string("{}", origin);
-      auto key = load_yaml_string(step.key, origin);
-      if (!fresh.ok() || !key.ok()) return Error::bad_input(fmt::format("{}: bad path", origin));
+      auto fresh = load_yaml_string(placed("{}", 0), origin);
+      auto key = load_yaml_string(placed(step.key, 0), origin);
+      if (!fresh.ok() || !key.ok()) return fail(path, "bad path");
       if (existing.IsDefined()) cur.remove(step.key);
       cur.force_insert(*key, *fresh);
       created.push_back(here);

@@ -39,7 +39,11 @@ struct ScenarioTree {
 Result<ScenarioTree> load_tree(const std::string& file);
 
 // Applies one "path=value" override to the tree. Errors: no '=', an empty or malformed path, a
-// list index out of range, a path through a scalar, a value that is not valid YAML.
-Status apply_override(ScenarioTree& tree, const std::string& assignment);
+// list index out of range, a path through a scalar, a value that is not valid YAML or is null.
+// `written_at`: where the assignment's text starts when it was written in a file (a plan's
+// `overrides:` entry); its errors, and every later error in the value it sets, then name that
+// file, line and column. Empty (the command line): the origin is the text "--set a.b=value".
+Status apply_override(ScenarioTree& tree, const std::string& assignment,
+                      const SourceLocation& written_at = {});
 
 }  // namespace ntpsim::sim::scenario_internal

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 namespace ntpsim::units {
 namespace {
 
@@ -80,6 +83,38 @@ TEST(Units, NumbersAndFormatting) {
   // Round trip: what format_* prints, parse_* reads back.
   for (double s : {1.0, 90.0, 5400.0, 7200.5, 86400.0 * 3}) {
     EXPECT_NEAR(ok(parse_duration_s(format_duration(s))), s, s * 1e-6);
+  }
+}
+
+// The exact forms read back as the very same double (resolved scenarios reload to the same
+// scenario and hash), and keep the short form whenever that is already exact.
+TEST(Units, ExactFormsReadBackBitForBit) {
+  EXPECT_EQ(format_duration_exact(5400), "90min");
+  EXPECT_EQ(format_duration_exact(560.948123), "560.948123s");
+  EXPECT_EQ(format_duration_exact(30.123456789 * 86400), "30.123456789d");
+  EXPECT_EQ(format_duration_exact(1.234567e-3), "1.234567ms");
+  EXPECT_EQ(format_fraction_exact(0.3), "30%");
+  EXPECT_EQ(format_rate_exact(1.23456789e-5 / 3600), "1.23456789e-05/h");
+  EXPECT_EQ(format_bandwidth_exact(8.1234567e12), "8.1234567TB/s");
+  EXPECT_EQ(format_number_exact(0.8), "0.8");
+  EXPECT_EQ(format_number_exact(0.123456789012), "0.123456789012");
+  // Values spread over many magnitudes with all 17 significant digits in use.
+  std::vector<double> values = {560.9481234567891,      1e-7,      2.5e-300,
+                                1.7976931348623157e300, 0.1 + 0.2, 1.0 / 3.0,
+                                86400.0 * 365 * 1000};
+  double v = 1.2345678901234567e-9;
+  for (int i = 0; i < 300; ++i, v *= 1.2345678901234567) values.push_back(v);
+  for (const double x : values) {
+    EXPECT_EQ(ok(parse_duration_s(format_duration_exact(x))), x) << format_duration_exact(x);
+    EXPECT_EQ(ok(parse_power_w(format_power_exact(x))), x) << format_power_exact(x);
+    EXPECT_EQ(ok(parse_bandwidth_Bps(format_bandwidth_exact(x))), x) << format_bandwidth_exact(x);
+    EXPECT_EQ(ok(parse_size_bytes(format_size_exact(x))), x) << format_size_exact(x);
+    EXPECT_EQ(ok(parse_count(format_count_exact(x))), x) << format_count_exact(x);
+    EXPECT_EQ(ok(parse_fraction(format_fraction_exact(x))), x) << format_fraction_exact(x);
+    EXPECT_EQ(ok(parse_number(format_number_exact(x))), x) << format_number_exact(x);
+    auto rate = parse_rate(format_rate_exact(x));
+    ASSERT_TRUE(rate.ok()) << format_rate_exact(x);
+    EXPECT_EQ(rate->per_second, x) << format_rate_exact(x);
   }
 }
 

@@ -77,12 +77,20 @@ TEST(YamlStrict, EverySyntaxErrorNamesALine) {
 }
 
 TEST(YamlStrict, NullOnTheCommandLineIsNotEmptyFile) {
-  for (const char* v : {"null", "~"}) {
-    auto r = load_yaml_value(v, "--set horizon=null");
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("null is not a value"), std::string::npos);
-    EXPECT_EQ(r.error().message.find("empty"), std::string::npos);
+  // Every spelling that reads as null, not only the literal words.
+  for (const char* v : {"null", "~", "NULL", "!!null", "#x", "---", "..."}) {
+    auto r = load_yaml_value(v, "--set horizon=v", "horizon");
+    ASSERT_FALSE(r.ok()) << v;
+    EXPECT_EQ(r.error().message,
+              "--set horizon=v:1:1: horizon: null is not a value (remove the field from the file "
+              "to use its default)")
+        << v;
   }
+  // A value placed at its position in a file is reported there.
+  auto r = load_yaml_value("\n\n    ~", "plan.yaml", "horizon");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("plan.yaml:3:5: horizon: null is not a value", 0), 0u)
+      << r.error().message;
 }
 
 TEST(YamlStrict, DevicesAndDirectoriesAreNamed) {

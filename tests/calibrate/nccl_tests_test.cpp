@@ -79,6 +79,21 @@ TEST(NcclTestsLog, ReadsEachShippedLog) {
   EXPECT_EQ(d.collectives.front().request.group_size, 8);
 }
 
+// A UTF-8 byte order mark before the first line changes nothing.
+TEST(NcclTestsLog, ByteOrderMarkIsIgnored) {
+  const std::string rows =
+      "     1048576        262144     float     sum      -1   100.00   10.49   10.49      0    "
+      "50.00   20.97   20.97      0\n";
+  const std::string log = "\xEF\xBB\xBF" + small_log(rows);
+  EXPECT_TRUE(looks_like_nccl_tests(log));
+  auto with = parse_nccl_tests(log, "x.log");
+  auto without = parse_nccl_tests(small_log(rows), "x.log");
+  ASSERT_TRUE(with.ok()) << with.error().message;
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  ASSERT_EQ(with->collectives.size(), without->collectives.size());
+  EXPECT_DOUBLE_EQ(with->collectives[0].time.median_s, without->collectives[0].time.median_s);
+}
+
 TEST(NcclTestsLog, InPlaceColumnsAreSelectable) {
   const std::string rows =
       "        4096          1024     float     sum      -1    20.00    0.20    0.20      0    "

@@ -44,6 +44,15 @@ TEST(RawFormat, ParsesCollectiveRows) {
   EXPECT_EQ(c.fabric, "scale_up");
 }
 
+// A UTF-8 byte order mark (editors on Windows write one) does not hide the format line.
+TEST(RawFormat, ByteOrderMarkIsNotPartOfTheFirstLine) {
+  const std::string row =
+      "all_reduce,scale_up,7,1048576,20,1e-5,0.9e-5,1.1e-5,0.8e-5,1.2e-5,104.8,179.7\n";
+  auto r = parse_raw("\xEF\xBB\xBF" + std::string(kHeader) + row, "raw.csv");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->collectives.size(), 1u);
+}
+
 TEST(RawFormat, ColumnsMayComeInAnyOrder) {
   const std::string text =
       "# format: ntpcal-raw/1\n# kind: reshard\n"

@@ -498,6 +498,75 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
                {"-o d: is a directory; outputs are written only as regular files"}});
 }
 
+// Hostile inputs: values that read as null, nesting, NUL bytes, things that are not files where
+// files are expected, huge echoed text, byte order marks, and errors found only when a trace or a
+// plan's base is read, each at the file and line the user wrote.
+void strict_input_rows(std::vector<Row>& t) {
+  const std::string null_value = "null is not a value (remove the field from the file to use its default)";
+  t.push_back({"check_set_null", "check s.yaml --set horizon=null", {scenario()}, 2,
+               {"--set horizon=null:1:1: horizon: " + null_value}});
+  t.push_back({"check_set_comment_reads_as_null", "check s.yaml --set 'horizon=#x'", {scenario()}, 2,
+               {"--set horizon=#x:1:1: horizon: " + null_value}});
+  t.push_back({"check_deep_nesting", "check deep.yaml",
+               {text("deep.yaml", "a: " + std::string(100000, '['))}, 2,
+               {"deep.yaml:1:1004: YAML nested deeper than 1000 levels"}});
+  t.push_back({"check_nul_byte_line", "check nul.yaml",
+               {text("nul.yaml", std::string("name: x\ncluster:\n  domains: 1\n  gpus_\0per: 8\n", 45))},
+               2, {"nul.yaml:4:8: a NUL byte"}});
+  t.push_back({"check_include_directory", "check i.yaml",
+               {scenario(), dir("d"), text("i.yaml", "include: [s.yaml, d]\n")}, 2,
+               {"i.yaml:1:19: include[1]: included file \"d\" is a directory, not a YAML file"}});
+  t.push_back({"check_include_device", "check i.yaml", {text("i.yaml", "include: /dev/null\n")}, 2,
+               {"i.yaml:1:10: include: included file \"/dev/null\" is a device, not a YAML file"}});
+  t.push_back({"check_hardware_text_file_is_clipped", "check s.yaml --set hardware=./big.txt",
+               {scenario(), text("big.txt", std::string(200000, 'x') + "\n")}, 2,
+               {"./big.txt:1:1: (top level): expected a map of fields, got \"xxxx",
+                "... (200000 bytes in all)\""}});
+  t.push_back({"check_hardware_directory", "check s.yaml --set hardware=./d", {scenario(), dir("d")},
+               2, {"hardware: hardware profile file \"./d\" is a directory, not a YAML file"}});
+  t.push_back({"check_hardware_device", "check s.yaml --set hardware=/dev/zero", {scenario()}, 2,
+               {"hardware: hardware profile file \"/dev/zero\" is a device, not a YAML file"}});
+  t.push_back({"check_workload_directory", "check s.yaml --set workload=./d", {scenario(), dir("d")},
+               2, {"workload: workload file \"./d\" is a directory, not a YAML file"}});
+  t.push_back({"check_trace_directory", "check l.yaml",
+               {scenario(), dir("d"),
+                text("l.yaml", "include: s.yaml\nfailures:\n  trace: {format: csv, file: d}\n")},
+               2, {"l.yaml:3:30: failures.trace.file: trace file \"d\" is a directory, not a trace file"}});
+  // Found only when the trace is read: located at the scenario's `loop:` and `file:`.
+  t.push_back({"run_trace_loop_over_zero_span", "run l.yaml -q --threads 1",
+               {scenario(), text("z.csv", "start,end,unit,kind\n0,0,n1,gpu\n"),
+                text("l.yaml", "include: s.yaml\nfailures:\n"
+                               "  trace: {format: csv, file: z.csv, component: gpu, loop: true}\n")},
+               2, {"l.yaml:3:59: failures.trace.loop: z.csv: cannot loop a trace whose span is 0"}});
+  t.push_back({"run_trace_unreadable", "run l.yaml -q --threads 1",
+               {scenario(), unreadable("u.csv", kTrace),
+                text("l.yaml", "include: s.yaml\nfailures:\n"
+                               "  trace: {format: csv, file: u.csv, component: gpu}\n")},
+               2, {"l.yaml:3:30: failures.trace.file: u.csv: cannot open trace"}});
+  // A byte order mark is not part of a CSV header, nor of the header echoed in a message.
+  t.push_back({"trace_bom_before_a_bad_header", "trace b.csv",
+               {text("b.csv", "\xEF\xBB\xBFstart,end,unit\n0,1,n1\n")}, 2,
+               {"b.csv:1: expected the column header 'start,end,unit,kind' or "
+                "'start,end,unit,kind,component', got 'start,end,unit'"}});
+  t.push_back({"fit_bom_before_a_bad_raw_file", "fit b.csv -o x.yaml",
+               {text("b.csv", "\xEF\xBB\xBFx\n")}, 2,
+               {"b.csv:1:1: missing '# format: ntpcal-raw/1' line before the columns"}});
+  // A plan's overrides are located in the plan, never reported as a command-line --set.
+  const std::string plan_with = std::string("overrides:\n  - ");
+  t.push_back({"plan_override_unknown_key", "plan q.yaml -q",
+               {scenario(), text("q.yaml", plan_with + "nosuch.x=1\n" + kPlan)}, 2,
+               {"q.yaml:2:5: nosuch: unknown key"}});
+  t.push_back({"plan_override_fails_a_check", "plan q.yaml -q",
+               {scenario(), text("q.yaml", plan_with + "layout.tp=80\n" + kPlan)}, 2,
+               {"q.yaml:2:15: layout.tp: TP 80 does not fit in a domain of 8 GPUs"}});
+  t.push_back({"plan_override_null", "plan q.yaml -q",
+               {scenario(), text("q.yaml", plan_with + "horizon=~\n" + kPlan)}, 2,
+               {"q.yaml:2:13: horizon: " + null_value}});
+  t.push_back({"plan_override_missing_element", "plan q.yaml -q",
+               {scenario(), text("q.yaml", plan_with + "failures.processes[3].rate=1/h\n" + kPlan)}, 2,
+               {"q.yaml:2:5: failures.processes[3].rate: failures.processes has no element [3]"}});
+}
+
 // Output paths: only regular files, never an input or another output, never an empty name, and a
 // file that was there before survives a failed run (the snapshot check compares sizes).
 void output_rows(std::vector<Row>& t) {
@@ -562,6 +631,7 @@ std::vector<Row> rows() {
   plan_rows(t);
   report_rows(t);
   validate_fit_trace_rows(t);
+  strict_input_rows(t);
   output_rows(t);
   return t;
 }

@@ -165,6 +165,27 @@ TEST(TraceTest, CsvFormatWithUnitsAndComponents) {
   EXPECT_DOUBLE_EQ(d.faults[2].repair_s, 90 * 3600.0);
 }
 
+// A spreadsheet's UTF-8 byte order mark before the header is not part of it; elsewhere a header
+// that is not one is echoed without the invisible bytes' confusion (and clipped when huge).
+TEST(TraceTest, CsvByteOrderMarkIsNotPartOfTheHeader) {
+  auto r = parse_csv_trace("\xEF\xBB\xBFstart,end,unit,kind\n0,3600,n1,gpu\n", "bom.csv");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->faults.size(), 1u);
+  EXPECT_EQ(r->node_names, (std::vector<std::string>{"n1"}));
+  auto directive =
+      parse_csv_trace("\xEF\xBB\xBF#! time_unit: h\nstart,end,unit,kind\n1,2,n1,gpu\n", "b.csv");
+  ASSERT_TRUE(directive.ok()) << directive.error().message;
+  EXPECT_DOUBLE_EQ(directive->faults[0].start_s, 3600);
+  auto bad = parse_csv_trace("\xEF\xBB\xBFstart,end,unit\n", "bom.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.find("\xEF\xBB\xBF"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("bom.csv:1: expected the column header"), std::string::npos);
+  auto huge = parse_csv_trace(std::string(200000, 'x') + "\n", "big.csv");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_LT(huge.error().message.size(), 400u);
+  EXPECT_NE(huge.error().message.find("(200000 bytes in all)"), std::string::npos);
+}
+
 TEST(TraceTest, CsvRowsReplayOnTheirOwnComponentClass) {
   const std::string text =
       "start,end,unit,kind,component\n"

@@ -6,7 +6,9 @@
 // passes the base-path check (any other base name exercises the missing-file error).
 // Properties: read_plan returns a Plan or a bad-input Error with a message (no throw, crash or
 // hang); an accepted plan has every field within the range plan.h / plan.cpp document, and its
-// derived values (strategy labels, the hourly price of a domain) are well defined.
+// derived values (strategy labels, the hourly price of a domain) are well defined. Its base then
+// loads with the plan's overrides, or fails with a bad-input Error that never names a
+// command-line "--set" (an override written in the plan is reported at its place in the plan).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -104,5 +106,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   require_ranges(*p);
+  FUZZ_REQUIRE(p->override_locations.size() == p->overrides.size(), "override locations");
+  const Result<sim::Scenario> base = sim::load_scenario(p->base, sim::base_load_options(*p));
+  if (!base.ok()) {
+    fuzz::require_bad_input(base.error());
+    FUZZ_REQUIRE(base.error().message.find("--set ") == std::string::npos, base.error().message);
+  }
   return 0;
 }

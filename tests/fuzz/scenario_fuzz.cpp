@@ -6,9 +6,11 @@
 // (`--set`). Workload and profile names resolve in the source tree's models/.
 // Properties: load_scenario returns a Scenario or a bad-input Error (no throw, crash or hang); an
 // accepted scenario prints (YAML, JSON, hash, check text), and its resolved YAML loads again and
-// resolves to the same text (printer.h's promise).
+// resolves to the same text and the same hash, with the same values bit for bit (printer.h's
+// promise).
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -61,5 +63,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                resolved);
   FUZZ_REQUIRE(sim::to_yaml_text(*again) == resolved,
                "resolved scenario changes on reload:\n" + resolved);
+  FUZZ_REQUIRE(sim::scenario_hash(*again) == sim::scenario_hash(*s), resolved);
+  // JSON carries every value as a double at full precision: equal JSON, equal values.
+  nlohmann::json a = sim::to_json(*s), b = sim::to_json(*again);
+  a.erase("name");  // the file's stem when unnamed; resolved output names it
+  b.erase("name");
+  FUZZ_REQUIRE(a == b, "resolved scenario reloads with other values:\n" + resolved);
   return 0;
 }

@@ -326,5 +326,42 @@ confirm: {min_replications: 8, max_replications: 8}
   EXPECT_EQ(r->best, 0);
 }
 
+// An override written in a plan is reported at its line and column in the plan file, never as a
+// command-line "--set" (errors of the override itself, of its value, and of checks it fails).
+TEST_F(PlanFiles, OverrideErrorsNameThePlanFileAndLine) {
+  const std::string rest =
+      "search: {domains: [4], strategies: [ntp]}\n"
+      "target: {tokens: 6e10, deadline: 4d}\nprices: {gpu_hour: 2}\n";
+  struct Case {
+    std::string overrides;  // the plan's line 2 onwards
+    std::string expect;     // the message after the plan's path
+  };
+  const Case cases[] = {
+      {"overrides:\n  - nosuch.x=1\n", ":3:5: nosuch: unknown key"},
+      {"overrides:\n  - cluster.domains=abc\n", ":3:21: cluster.domains: expected a whole number"},
+      {"overrides:\n  - \"layout.tp=80\"\n", ":3:16: layout.tp: TP 80 does not fit in a domain"},
+      {"overrides: [seed=1, horizon=null]\n", ":2:29: horizon: null is not a value"},
+      {"overrides:\n  - failures.processes[7].rate=1/h\n",
+       ":3:5: failures.processes[7].rate: failures.processes has no element [7]"},
+      {"overrides:\n  - layout..tp=8\n", ":3:5: (override): bad field path \"layout..tp\""},
+      {
+          "overrides:\n  - \"layout.tp=[1, 2\"\n",
+          ":3:",
+      },
+  };
+  for (const auto& c : cases) {
+    const std::string path = write("bad.yaml", "base: train.yaml\n" + c.overrides + rest);
+    auto p = read_plan(path);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    PlanOptions o;
+    o.threads = 1;
+    auto r = run_plan(*p, o);
+    ASSERT_FALSE(r.ok()) << c.overrides;
+    EXPECT_EQ(r.error().exit_code, ExitCode::kBadInput);
+    EXPECT_EQ(r.error().message.rfind(path + c.expect, 0), 0u) << r.error().message;
+    EXPECT_EQ(r.error().message.find("--set"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace ntpsim::sim
