@@ -50,39 +50,8 @@ void expect_same_bits(const ReplicationMetrics& a, const ReplicationMetrics& b,
 // at `rate_per_h` per GPU, repaired after `repair_s`.
 Scenario mc_scenario(int domains, int gpus_per_domain, int tp, int spare_domains, double rate_per_h,
                      double repair_s) {
-  Scenario s;
+  Scenario s = testing::tiny_job(domains, gpus_per_domain, tp, spare_domains, rate_per_h, repair_s);
   s.name = "chains";
-  s.step_model = "proportional";
-  s.cluster.domains = domains;
-  s.cluster.gpus_per_domain = gpus_per_domain;
-  s.cluster.spare_domains = spare_domains;
-  s.layout.tp = tp;
-  s.layout.pp = 1;
-  s.layout.dp = domains * (gpus_per_domain / tp);
-  s.workload.name = "tiny";
-  s.workload.layers = 2;
-  s.workload.hidden = 256;
-  s.workload.heads = 8;
-  s.workload.kv_heads = 8;
-  s.workload.ffn = 1024;
-  s.workload.vocab = 1000;
-  s.workload.seq_len = 128;
-  s.workload.global_batch = s.layout.dp;
-  s.hardware.name = "test";
-  s.hardware.peak_bf16_flops = 1e14;
-  s.hardware.gemm_efficiency = 0.5;
-  s.hardware.tdp_w = 700;
-  s.hardware.idle_power_w = 100;
-  FailureProcess p;
-  p.component = Component::kGpu;
-  p.rate_per_unit_s = rate_per_h / 3600.0;
-  FailureKind k;
-  k.name = "hardware";
-  k.repair.distribution = "fixed";
-  k.repair.mean_s = repair_s;
-  p.kinds.push_back(k);
-  s.failures.processes.push_back(p);
-  s.horizon_s = 30 * 86400.0;
   s.replications.fixed = 6;
   s.seed = 5;
   return s;

@@ -28,41 +28,10 @@ namespace {
 // the given strategies.
 Scenario job(int domains, int spares, double rate_per_h, double repair_s,
              const std::vector<std::string>& strategies) {
-  Scenario s;
+  Scenario s = testing::tiny_job(domains, 8, 8, spares, rate_per_h, repair_s);
   s.name = "interval";
-  s.step_model = "proportional";
-  s.cluster.domains = domains;
-  s.cluster.gpus_per_domain = 8;
-  s.cluster.spare_domains = spares;
-  s.layout.tp = 8;
-  s.layout.pp = 1;
-  s.layout.dp = domains;
-  s.workload.name = "tiny";
-  s.workload.layers = 2;
-  s.workload.hidden = 256;
-  s.workload.heads = 8;
-  s.workload.kv_heads = 8;
-  s.workload.ffn = 1024;
-  s.workload.vocab = 1000;
-  s.workload.seq_len = 128;
-  s.workload.global_batch = domains;
-  s.hardware.name = "test";
-  s.hardware.peak_bf16_flops = 1e14;
-  s.hardware.gemm_efficiency = 0.5;
-  s.hardware.tdp_w = 700;
-  s.hardware.idle_power_w = 100;
-  FailureProcess p;
-  p.component = Component::kGpu;
-  p.rate_per_unit_s = rate_per_h / 3600.0;
-  FailureKind k;
-  k.name = "hardware";
-  k.repair.distribution = "fixed";
-  k.repair.mean_s = repair_s;
-  p.kinds.push_back(k);
-  s.failures.processes.push_back(p);
   for (const auto& name : strategies) s.strategies.push_back(StrategyConfig{name, name, {}});
   s.replications.fixed = 4;
-  s.horizon_s = 30 * 86400.0;
   return s;
 }
 

@@ -18,6 +18,7 @@
 #include "sim/scenario/loader.h"
 #include "sim/simulation/shortage.h"
 #include "sim/strategies/strategy.h"
+#include "tests/sim/sim_fixture.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -25,43 +26,12 @@ namespace {
 // A job of `domains` x 8 GPUs, TP 8, PP 1, DP = domains, proportional model with a ~1 ms
 // iteration, GPU failures at `rate_per_h` with fixed repair `repair_s`.
 Scenario mc_scenario(int domains, int spare_domains, double rate_per_h, double repair_s) {
-  Scenario s;
+  Scenario s = testing::tiny_job(domains, 8, 8, spare_domains, rate_per_h, repair_s);
   s.name = "mc";
-  s.step_model = "proportional";
-  s.cluster.domains = domains;
-  s.cluster.gpus_per_domain = 8;
-  s.cluster.spare_domains = spare_domains;
-  s.layout.tp = 8;
-  s.layout.pp = 1;
-  s.layout.dp = domains;
-  s.workload.name = "tiny";
-  s.workload.layers = 2;
-  s.workload.hidden = 256;
-  s.workload.heads = 8;
-  s.workload.kv_heads = 8;
-  s.workload.ffn = 1024;
-  s.workload.vocab = 1000;
-  s.workload.seq_len = 128;
-  s.workload.global_batch = domains;
-  s.hardware.name = "test";
-  s.hardware.peak_bf16_flops = 1e14;
-  s.hardware.gemm_efficiency = 0.5;
-  s.hardware.tdp_w = 700;
-  s.hardware.idle_power_w = 100;
-  FailureProcess p;
-  p.component = Component::kGpu;
-  p.rate_per_unit_s = rate_per_h / 3600.0;
-  FailureKind k;
-  k.name = "hardware";
-  k.repair.distribution = "fixed";
-  k.repair.mean_s = repair_s;
-  p.kinds.push_back(k);
-  s.failures.processes.push_back(p);
   for (const char* name : {"checkpoint_restart", "dp_drop", "spare_substitution", "ntp",
                            "ntp_power_boost"}) {
     s.strategies.push_back(StrategyConfig{name, name, {}, {}});
   }
-  s.horizon_s = 30 * 86400.0;
   s.replications.fixed = 8;
   s.seed = 11;
   return s;
