@@ -99,6 +99,18 @@ std::string run_table(const Scenario& s, const RunResult& r) {
   return out;
 }
 
+namespace {
+
+// A sweep point's varied values as "a=1, b=2".
+template <typename Values>
+std::string point_setting(const Values& values) {
+  std::string out;
+  for (const auto& [k, v] : values) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", k, v);
+  return out;
+}
+
+}  // namespace
+
 std::string sweep_table(const SweepRun& sweep) {
   std::string out;
   // The verdict of the best point first (the same choice as the sweep document's "verdict").
@@ -108,9 +120,7 @@ std::string sweep_table(const SweepRun& sweep) {
     auto v = run_verdict(p.scenario, p.result);
     if (v && (!best || v->winner_stat.mean > best->winner_stat.mean)) {
       best = std::move(v);
-      where.clear();
-      for (const auto& [k, val] : p.values)
-        where += fmt::format("{}{}={}", where.empty() ? "" : ", ", k, val);
+      where = point_setting(p.values);
     }
   }
   if (best) {
@@ -133,10 +143,8 @@ std::string sweep_table(const SweepRun& sweep) {
     // Each strategy's own best point (over checkpoint.interval: its best interval).
     out += "best point per strategy (mean goodput):\n";
     for (const auto& b : best_point_per_strategy(sweep)) {
-      std::string where;
-      for (const auto& [k, v] : sweep.points[b.point].values)
-        where += fmt::format("{}{}={}", where.empty() ? "" : ", ", k, v);
-      out += fmt::format("  {:<{}} {:<40} {:.2f}%\n", b.label, width, where, b.goodput * 100);
+      out += fmt::format("  {:<{}} {:<40} {:.2f}%\n", b.label, width,
+                         point_setting(sweep.points[b.point].values), b.goodput * 100);
     }
   }
   return out;
