@@ -166,7 +166,9 @@ Result<Parsed> parse(const std::vector<ChainStep>& chain) {
     const ChainStep& step = chain[i];
     const ChainActionInfo* info = find_chain_action(step.action);
     NTPSIM_CHECK(info != nullptr);
-    for (const auto& [key, value] : step.params) {
+    for (const auto& param : step.params) {
+      // A named reference, not a structured binding: clang before 16 cannot capture those.
+      const std::string& key = param.first;
       const bool known = std::any_of(info->params.begin(), info->params.end(),
                                      [&](const ParamSpec& p) { return p.name == key; });
       if (!known) {
