@@ -8,6 +8,8 @@
 #include <cmath>
 #include <utility>
 
+#include "models/base/time.h"
+
 namespace ntpsim::units {
 namespace {
 
@@ -64,13 +66,12 @@ Result<double> parse_with(std::string_view text, const std::array<UnitFactor, N>
       fmt::format("unknown {} unit \"{}\" in \"{}\" (use e.g. {})", what, suffix, text, examples));
 }
 
-constexpr double kDay = 86400.0;
 
 constexpr std::array<UnitFactor, 17> kDurationUnits{{
     {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"sec", 1.0}, {"min", 60.0}, {"m", 60.0},
-    {"h", 3600.0}, {"hr", 3600.0}, {"hour", 3600.0}, {"hours", 3600.0}, {"d", kDay},
-    {"day", kDay}, {"days", kDay}, {"w", 7 * kDay}, {"week", 7 * kDay}, {"y", 365 * kDay},
-    {"year", 365 * kDay},
+    {"h", 3600.0}, {"hr", 3600.0}, {"hour", 3600.0}, {"hours", 3600.0}, {"d", kSecondsPerDay},
+    {"day", kSecondsPerDay}, {"days", kSecondsPerDay}, {"w", 7 * kSecondsPerDay}, {"week", 7 * kSecondsPerDay}, {"y", 365 * kSecondsPerDay},
+    {"year", 365 * kSecondsPerDay},
 }};
 
 }  // namespace
@@ -225,8 +226,8 @@ std::string format_with(double v, const std::array<UnitFactor, N>& ascending) {
 std::string format_duration(double seconds) {
   // Prefer exact representations: 5400 s prints as "90min", not "1.5h".
   static constexpr std::array<UnitFactor, 7> kUnits{{
-      {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0}, {"h", 3600.0}, {"d", kDay},
-      {"y", 365 * kDay},
+      {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0}, {"h", 3600.0}, {"d", kSecondsPerDay},
+      {"y", 365 * kSecondsPerDay},
   }};
   if (seconds == 0) return "0s";
   for (size_t i = kUnits.size(); i-- > 0;) {
@@ -308,8 +309,8 @@ std::string format_duration_exact(double seconds) {
       {"ms", 1e-3},
       {"min", 60.0},
       {"h", 3600.0},
-      {"d", kDay},
-      {"y", 365 * kDay},
+      {"d", kSecondsPerDay},
+      {"y", 365 * kSecondsPerDay},
   }};
   return exact_form(format_duration(seconds), seconds, parse_duration_s, kUnits);
 }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "sim/failures/trace.h"
+#include "models/base/time.h"
 #include "sim/failures/trace_util.h"
 
 namespace ntpsim::sim {
@@ -18,7 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kSecondsPerDay = 86400.0;
 
 struct Entry {
   std::string node;

@@ -11,6 +11,7 @@
 
 #include "models/base/check.h"
 #include "models/base/statistics.h"
+#include "models/base/time.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan_progress.h"
@@ -21,7 +22,6 @@
 namespace ntpsim::sim {
 namespace {
 
-constexpr double kDay = 86400.0;
 constexpr double kZ = 1.959964;  // Wilson interval, 95%
 
 // Wilson score interval of a proportion k / n at 95%.
@@ -198,7 +198,7 @@ struct Searcher {
     c.checkpoint_interval_s = r->interval_s;
     const double dh = plan.prices.domain_hour(c.gpus_per_domain);
     c.domain_hour = dh * (c.domains + plan.prices.spare_factor * c.spare_domains);
-    c.interruptions_per_day = r->interruptions_per_s * kDay;
+    c.interruptions_per_day = r->interruptions_per_s * kSecondsPerDay;
     c.goodput_bound = r->goodput_bound;
     c.goodput_expected = r->goodput_expected;
     const double energy_price_per_s = r->power_w / 3.6e9 * plan.prices.energy_per_mwh;
@@ -208,12 +208,12 @@ struct Searcher {
       const double ckpts = std::isfinite(r->interval_s) && r->interval_s > 0
                                ? std::max(0.0, std::floor(work_s / r->interval_s) - 1)
                                : 0.0;
-      c.ideal_days = work_s / kDay;
-      c.days_bound = (work_s + ckpts * r->exposed_s) / kDay;
+      c.ideal_days = work_s / kSecondsPerDay;
+      c.days_bound = (work_s + ckpts * r->exposed_s) / kSecondsPerDay;
       c.days_expected = c.goodput_expected > 0 ? c.ideal_days / c.goodput_expected : std::numeric_limits<double>::infinity();
       c.cost_bound = c.domain_hour * c.days_bound * 24;
-      c.cost_expected = c.domain_hour * c.days_expected * 24 + energy_price_per_s * c.days_expected * kDay;
-      const double deadline = plan.target.deadline_s / kDay;
+      c.cost_expected = c.domain_hour * c.days_expected * 24 + energy_price_per_s * c.days_expected * kSecondsPerDay;
+      const double deadline = plan.target.deadline_s / kSecondsPerDay;
       if (c.days_bound > deadline) {
         c.status = CandidateStatus::kRejected;
         c.reason = fmt::format("deadline: failure-free time to train {:.1f} d > {:.1f} d", c.days_bound, deadline);
@@ -298,7 +298,7 @@ struct Searcher {
         days.push_back(d);
         goodput.push_back(gp);
         energy.push_back(at(m, Metric::kEnergyMwh));
-        const bool met = t.time_to_train() ? (std::isfinite(d) && d * kDay <= t.deadline_s) : gp >= t.goodput;
+        const bool met = t.time_to_train() ? (std::isfinite(d) && d * kSecondsPerDay <= t.deadline_s) : gp >= t.goodput;
         k += met ? 1 : 0;
       }
       double lo = 0, hi = 1;
@@ -336,7 +336,7 @@ struct Searcher {
       const bool ok = lo >= t.confidence || (hi >= t.confidence && c.p_meet >= t.confidence);
       c.status = ok ? CandidateStatus::kConfirmed : CandidateStatus::kRefuted;
       const std::string what = t.time_to_train()
-                                   ? fmt::format("time to train <= {:.1f} d", t.deadline_s / kDay)
+                                   ? fmt::format("time to train <= {:.1f} d", t.deadline_s / kSecondsPerDay)
                                    : fmt::format("goodput >= {:.2f}%", 100 * t.goodput);
       c.reason = fmt::format("Monte Carlo: P({}) = {:.3f} (95% CI {:.3f}..{:.3f}, n = {}) {} {:.2f}",
                              what, c.p_meet, std::max(0.0, lo), std::min(1.0, hi), n,

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "models/base/atomic_file.h"
+#include "models/base/time.h"
 #include "models/base/random.h"
 #include "models/base/statistics.h"
 #include "sim/failures/failure_source.h"
@@ -21,7 +22,6 @@
 namespace ntpsim::cli {
 namespace {
 
-constexpr double kDay = 86400.0;
 
 // The type-7 q-quantile of sorted values; 0 for none.
 double quantile(const std::vector<double>& sorted, double q) {
@@ -137,16 +137,16 @@ class TraceCommand final : public Command {
     fmt::print("trace        {} ({})\n", t.file, format_.empty() ? "by extension" : format_);
     fmt::print("faults       {} on {} nodes, {} without an end (repair runs to the trace's end)\n",
                t.faults.size(), t.node_names.size(), t.open_faults);
-    fmt::print("span         {:.2f} days\n", t.span_s / kDay);
+    fmt::print("span         {:.2f} days\n", t.span_s / kSecondsPerDay);
     if (t.span_s > 0) {
       fmt::print("rate         {:.2f} faults per 1000 node-days over {} nodes\n",
-                 static_cast<double>(t.faults.size()) / (nodes * t.span_s / kDay) * 1000, nodes);
+                 static_cast<double>(t.faults.size()) / (nodes * t.span_s / kSecondsPerDay) * 1000, nodes);
     }
     std::map<uint16_t, size_t> per_kind;
     std::vector<double> repair_d;
     for (const sim::TraceFault& f : t.faults) {
       ++per_kind[f.kind];
-      repair_d.push_back(f.repair_s / kDay);
+      repair_d.push_back(f.repair_s / kSecondsPerDay);
     }
     std::sort(repair_d.begin(), repair_d.end());
     double sum = 0.0;
