@@ -38,7 +38,7 @@ double layer_activation_bytes(const Workload& w, int tp, double tokens, bool fla
 }
 
 MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp,
-                          bool flash_attention) {
+                          bool flash_attention, OptimizerCopies copies) {
   NTPSIM_CHECK(tp >= 1 && l.pp >= 1 && l.dp >= 1);
   const double layers = std::ceil(static_cast<double>(w.layers) / l.pp);
   const double layer_params = layer_params_per_gpu(w, tp) * layers;
@@ -56,7 +56,10 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
     MemoryBreakdown b;
     b.weights_bytes = kWeightBytes * params;
     b.gradients_bytes = kGradBytes * params;
-    b.optimizer_bytes = kOptimizerBytes * params / l.dp;
+    b.optimizer_bytes = copies == OptimizerCopies::kReplicated ? kOptimizerBytes * params
+                        : copies == OptimizerCopies::kShardedPeerCopy
+                            ? 2.0 * kOptimizerBytes * params / l.dp
+                            : kOptimizerBytes * params / l.dp;
     b.activations_bytes = activations;
     b.total_bytes = b.weights_bytes + b.gradients_bytes + b.optimizer_bytes + b.activations_bytes;
     return b;
@@ -74,12 +77,13 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
   return worst;
 }
 
-int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h, bool flash_attention) {
+int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h, bool flash_attention,
+           OptimizerCopies copies) {
   // Walk down from the nominal degree so every degree in [result, l.tp] fits (ceil(units/t)
   // makes memory only roughly monotone in t).
   int result = 0;
   for (int t = l.tp; t >= 1; --t) {
-    if (!memory_at(w, l, h, t, flash_attention).fits()) break;
+    if (!memory_at(w, l, h, t, flash_attention, copies).fits()) break;
     result = t;
   }
   return result;

@@ -33,6 +33,12 @@ struct MemoryBreakdown {
   bool fits() const { return total_bytes <= usable_bytes; }
 };
 
+// How many copies of the optimizer state the job keeps. Megatron's distributed optimizer shards
+// it over the DP replicas, one copy of each shard (kSharded); in-place recovery needs a second
+// copy of each shard on a GPU of another replica (kShardedPeerCopy: 2 x 12/d B/param) or an
+// optimizer not sharded over DP (kReplicated: 12 B/param).
+enum class OptimizerCopies { kSharded, kShardedPeerCopy, kReplicated };
+
 // Activation bytes of one layer for one micro-batch of `tokens` tokens on the busiest GPU at tp.
 // `flash_attention`: fused attention (no stored scores), else Megatron's unfused path.
 double layer_activation_bytes(const Workload& w, int tp, double tokens,
@@ -41,10 +47,11 @@ double layer_activation_bytes(const Workload& w, int tp, double tokens,
 // Memory of the busiest GPU (max over the first and last stage) at TP degree `tp`.
 // REQUIRES: tp >= 1, layout with pp, dp >= 1.
 MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp,
-                          bool flash_attention = true);
+                          bool flash_attention = true,
+                          OptimizerCopies copies = OptimizerCopies::kSharded);
 
 // Smallest t such that every degree in [t, l.tp] fits; 0 when l.tp itself does not fit.
 int min_tp(const Workload& w, const Layout& l, const HardwareProfile& h,
-           bool flash_attention = true);
+           bool flash_attention = true, OptimizerCopies copies = OptimizerCopies::kSharded);
 
 }  // namespace ntpsim::models

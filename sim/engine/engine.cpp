@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/base/check.h"
+#include "models/checkpoint_model.h"
 #include "sim/engine/checkpoint_interval.h"
 
 namespace ntpsim::sim {
@@ -43,6 +44,26 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
   c.restart = Duration::from_seconds(rc.restart_s + ck.restore_s);
   c.reconfigure = Duration::from_seconds(rc.reconfigure_s);
   c.spare_swap = Duration::from_seconds(rc.spare_swap_s);
+  // Resume mechanisms: the in-memory snapshot cycle and restore, the in-place state transfer.
+  // Unset costs are one GPU's state over its scale-out link (models/checkpoint_model.h).
+  const auto& mem = ck.memory;
+  // Without a scale-out bandwidth they stay 0 and unknown (Simulation::prepare refuses a
+  // strategy that would need them).
+  double transfer_s = 0.0;
+  if (auto st = models::gpu_state_cost(s.workload, s.layout, s.hardware); st.ok()) {
+    transfer_s = st->transfer_s;
+  } else {
+    c.state_cost_unknown = st.error().message;
+  }
+  const double memory_restore_s = mem.restore_s ? *mem.restore_s : transfer_s;
+  c.memory_restart = Duration::from_seconds(rc.restart_s + memory_restore_s);
+  c.memory_exposed = Duration::from_seconds(mem.exposed_s);
+  // The peer copy is complete once the state has crossed the scale-out link after the pause.
+  c.memory_write = Duration::from_seconds(mem.exposed_s + memory_restore_s);
+  c.memory_interval_s = mem.auto_interval ? 0.0 : mem.interval_s;
+  c.state_transfer =
+      Duration::from_seconds(rc.state_transfer_s ? *rc.state_transfer_s : transfer_s);
+  c.host_gpus = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : s.cluster.gpus_per_domain;
   c.idle_power_w = s.hardware.idle_power_w;
   c.failures_during_pause = rc.failures_during_pause;
   c.per_strategy_interval = ck.auto_interval && !ck.shared_auto_interval;
@@ -83,15 +104,36 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s) const {
   return std::clamp(interval_s, min_interval_s, max_interval_s);
 }
 
-Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
-  shape_hist_.reserve(static_cast<size_t>(cfg.layout.tp) + 1);
+double EngineConfig::interval_s_for(double rollback_rate_per_s, Resume resume) const {
+  if (resume != Resume::kRestartFromMemory) return interval_s_for(rollback_rate_per_s);
+  // A snapshot pause must end before the next snapshot starts; its peer copy may still be on
+  // its way (the next snapshot waits for nothing: the older copy is kept until it completes).
+  const double min_s = std::max(1e-3, memory_write.seconds() - memory_exposed.seconds());
+  double interval_s = memory_interval_s;
+  if (!(interval_s > 0)) {
+    interval_s = rollback_rate_per_s > 0
+                     ? optimal_interval_s(memory_exposed.seconds(), 1.0 / rollback_rate_per_s)
+                     : max_interval_s;
+  }
+  return std::clamp(interval_s, min_s, std::max(min_s, interval_s_chosen));
 }
 
-Duration Engine::recovery_cost(RecoveryKind kind) const {
+Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
+  shape_hist_.reserve(static_cast<size_t>(cfg.layout.tp) + 1);
+  const int64_t host_gpus = std::max(1, cfg.host_gpus);
+  host_lost_epoch_.assign(
+      static_cast<size_t>((cfg.layout.cluster_gpus + host_gpus - 1) / host_gpus), 0);
+}
+
+Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
+  if (restart) {
+    return resume_ == Resume::kRestartFromMemory && !snapshot_lost_ ? cfg_.memory_restart
+                                                                    : cfg_.restart;
+  }
   switch (kind) {
     case RecoveryKind::kRestart: return cfg_.restart;
-    case RecoveryKind::kReconfigure: return cfg_.reconfigure;
-    case RecoveryKind::kSwap: return cfg_.spare_swap;
+    case RecoveryKind::kReconfigure: return cfg_.reconfigure + cfg_.state_transfer;
+    case RecoveryKind::kSwap: return cfg_.spare_swap + cfg_.state_transfer;
   }
   return cfg_.restart;
 }
@@ -119,7 +161,21 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   NTPSIM_CHECK(checkpoint_interval > Duration::zero());
   interval_ = checkpoint_interval;
   strategy_ = &strategy;
-  rejoins_on_repair_ = strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
+  resume_ = strategy.resume().mechanism;
+  // Under a restart mechanism repaired units join at the next restart, not in a planned one.
+  rejoins_on_repair_ = resume_ == Resume::kInPlace &&
+                       strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
+  const bool memory = resume_ == Resume::kRestartFromMemory;
+  cycle_exposed_ = memory ? cfg_.memory_exposed : cfg_.checkpoint_exposed;
+  cycle_write_ = memory ? cfg_.memory_write : cfg_.checkpoint_write;
+  persist_every_ =
+      memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds()))
+             : 1;
+  snapshot_index_ = 0;
+  persist_pending_ = false;
+  persist_snapshot_work_ = work_since_persist_ = 0;
+  ++epoch_;
+  snapshot_lost_ = false;
   tl_ = timeline;
   state_.reset(strategy.rules());
   now_ = Time::start();
@@ -208,6 +264,7 @@ void Engine::account_run(Duration dt) {
   const double work = shape_.rate * s;
   good_ += work;
   work_since_ckpt_ += work;
+  work_since_persist_ += work;
   work_since_resume_ += work;
   degraded_ += (1.0 - shape_.rate_no_reshard) * s;
   reshard_ += (shape_.rate_no_reshard - shape_.rate) * s;
@@ -265,10 +322,7 @@ bool Engine::advance(Time t1) {
     run_since_ckpt_ += e - now_;
     now_ = e;
     if (now_ < t1) {
-      if (now_ == commit_at_) {
-        work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - snapshot_work_);
-        commit_at_ = Time::never();
-      }
+      if (now_ == commit_at_) commit_snapshot();
       if (now_ == next_ckpt) {
         start_checkpoint();
         fast_forward_checkpoints(t1);
@@ -280,21 +334,36 @@ bool Engine::advance(Time t1) {
 
 void Engine::start_checkpoint() {
   NTPSIM_CHECK(commit_at_ == Time::never());
-  if (tl_ != nullptr) tl_->add_checkpoint_mark(now_.seconds(), cfg_.checkpoint_exposed.seconds());
+  if (tl_ != nullptr) tl_->add_checkpoint_mark(now_.seconds(), cycle_exposed_.seconds());
   snapshot_work_ = work_since_ckpt_;
-  commit_at_ = now_ + cfg_.checkpoint_write;
+  ++snapshot_index_;
+  persist_pending_ = snapshot_index_ % persist_every_ == 0;
+  if (persist_pending_) persist_snapshot_work_ = work_since_persist_;
+  commit_at_ = now_ + cycle_write_;
   work_since_resume_ = 0;
   run_since_ckpt_ = Duration::zero();
-  in_pause_ = cfg_.checkpoint_exposed > Duration::zero();
-  pause_until_ = now_ + cfg_.checkpoint_exposed;
+  in_pause_ = cycle_exposed_ > Duration::zero();
+  pause_until_ = now_ + cycle_exposed_;
+}
+
+void Engine::commit_snapshot() {
+  work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - snapshot_work_);
+  if (persist_pending_) {
+    work_since_persist_ = std::max(0.0, work_since_persist_ - persist_snapshot_work_);
+    persist_pending_ = false;
+  }
+  commit_at_ = Time::never();
+  // A new in-memory snapshot: copies lost before it no longer matter.
+  ++epoch_;
+  snapshot_lost_ = false;
 }
 
 // At a checkpoint start at now_, skip whole (pause + interval) periods that end before t1 in
 // O(1): each adds `exposed` of checkpoint time and `interval` of running at the current shape,
 // and commits the previous snapshot (write <= period, ensured by EngineConfig::make).
 void Engine::fast_forward_checkpoints(Time t1) {
-  const Duration period = cfg_.checkpoint_exposed + interval_;
-  if (period <= Duration::zero() || cfg_.checkpoint_write > period) return;
+  const Duration period = cycle_exposed_ + interval_;
+  if (period <= Duration::zero() || cycle_write_ > period) return;
   int64_t k = (t1 - now_).us() / period.us() - 1;
   const double interval_s = interval_.seconds();
   const double work_per_period = shape_.rate * interval_s;
@@ -305,11 +374,11 @@ void Engine::fast_forward_checkpoints(Time t1) {
   if (k < 1) return;
   if (tl_ != nullptr) {
     for (int64_t i = 1; i <= k && tl_->checkpoint_marks < tl_->checkpoint_mark_limit; ++i) {
-      tl_->add_checkpoint_mark((now_ + period * i).seconds(), cfg_.checkpoint_exposed.seconds());
+      tl_->add_checkpoint_mark((now_ + period * i).seconds(), cycle_exposed_.seconds());
     }
   }
   const double kd = static_cast<double>(k);
-  ckpt_ += cfg_.checkpoint_exposed.seconds() * kd;
+  ckpt_ += cycle_exposed_.seconds() * kd;
   good_ += work_per_period * kd;
   degraded_ += (1.0 - shape_.rate_no_reshard) * interval_s * kd;
   reshard_ += (shape_.rate_no_reshard - shape_.rate) * interval_s * kd;
@@ -317,9 +386,24 @@ void Engine::fast_forward_checkpoints(Time t1) {
   now_ += period * k;
   work_since_ckpt_ = work_per_period;
   snapshot_work_ = work_per_period;
-  commit_at_ = now_ + cfg_.checkpoint_write;
-  pause_until_ = now_ + cfg_.checkpoint_exposed;
-  in_pause_ = cfg_.checkpoint_exposed > Duration::zero();
+  // Snapshots i0 .. i0+k-1 committed, i0+k starts now. The last persistent one among them, j,
+  // captured the work up to its start; (i0 + k - j) periods of work followed it.
+  const int64_t i0 = snapshot_index_;
+  const int64_t last = i0 + k - 1;
+  const int64_t j = last - last % persist_every_;
+  if (j >= i0) {
+    work_since_persist_ = work_per_period * static_cast<double>(i0 + k - j);
+  } else {
+    work_since_persist_ += work_per_period * kd;
+  }
+  snapshot_index_ = i0 + k;
+  persist_pending_ = snapshot_index_ % persist_every_ == 0;
+  if (persist_pending_) persist_snapshot_work_ = work_since_persist_;
+  epoch_ += static_cast<uint64_t>(k);
+  snapshot_lost_ = false;
+  commit_at_ = now_ + cycle_write_;
+  pause_until_ = now_ + cycle_exposed_;
+  in_pause_ = cycle_exposed_ > Duration::zero();
   run_since_ckpt_ = Duration::zero();
   work_since_resume_ = 0;
 }
@@ -329,6 +413,9 @@ void Engine::fast_forward_checkpoints(Time t1) {
 void Engine::on_failure(const FailureEvent& e) {
   const bool hit = state_.fail(e.gpus);
   failed_peak_ = std::max(failed_peak_, state_.failed_gpus());
+  if (resume_ == Resume::kRestartFromMemory && e.component != Component::kGpu) {
+    note_host_loss(e.gpus);
+  }
   record_mark("failure");
   if (e.interrupts && hit && phase_ != Phase::kStalled) {
     if (phase_ == Phase::kRecovering && cfg_.failures_during_pause == PauseFailures::kIgnore) {
@@ -350,15 +437,30 @@ void Engine::interrupt() {
                             : state_.whole_after_in_domain_swaps()      ? Coverage::kInDomainSpares
                                                                         : Coverage::kFreeGroups;
   const RecoveryKind kind = strategy_->recovery(coverage);
+  const bool restart = strategy_->rolls_back(coverage);
   double lost = 0.0;
-  if (kind == RecoveryKind::kRestart) {
-    lost = work_since_ckpt_;
+  Duration cost = recovery_cost(kind, restart);  // before a fallback resets snapshot_lost_
+  if (restart) {
+    if (resume_ == Resume::kRestartFromMemory && snapshot_lost_) {
+      // Both copies of some host's snapshot are gone: back to the persistent checkpoint.
+      lost = work_since_persist_;
+      work_since_persist_ = 0;
+      record_mark("snapshot_lost");
+    } else {
+      lost = work_since_ckpt_;
+      work_since_persist_ = std::max(0.0, work_since_persist_ - lost);
+    }
     work_since_ckpt_ = 0;
     run_since_ckpt_ = Duration::zero();
+    persist_pending_ = false;
+    // The restart re-copies the restored state to every host and its peer.
+    ++epoch_;
+    snapshot_lost_ = false;
     record_mark("rollback");
   } else if (phase_ == Phase::kRunning) {
     lost = std::min(work_since_resume_, shape_.rate * shape_.iteration_s);
     work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - lost);
+    work_since_persist_ = std::max(0.0, work_since_persist_ - lost);
   }
   good_ -= lost;
   rollback_ += lost;
@@ -366,19 +468,42 @@ void Engine::interrupt() {
   const JobShape next = strategy_->shape(h);
   if (next.rate > 0) {
     set_shape(next);
-    start_recovery(cfg_.detection + recovery_cost(kind), kind);
+    start_recovery(cfg_.detection + cost, kind, restart);
   } else {
     phase_ = Phase::kStalled;
     pending_kind_ = kind;
+    pending_rollback_ = restart;
+    pending_cost_ = cost;
     record_segment();
   }
 }
 
-void Engine::start_recovery(Duration pause, RecoveryKind kind) {
+void Engine::note_host_loss(GpuRange gpus) {
+  if (gpus.count <= 0) return;
+  const int64_t host_gpus = std::max(1, cfg_.host_gpus);
+  const int64_t hosts = static_cast<int64_t>(host_lost_epoch_.size());
+  const int64_t per_domain =
+      std::max<int64_t>(1, cfg_.layout.gpus_per_domain / host_gpus);
+  // A host's peer holds its copy: the same host of the next domain (the next host when there
+  // is one domain).
+  const int64_t stride = hosts > per_domain ? per_domain : 1;
+  for (int64_t h = gpus.first / host_gpus; h <= (gpus.end() - 1) / host_gpus && h < hosts; ++h) {
+    host_lost_epoch_[static_cast<size_t>(h)] = epoch_;
+    const int64_t next = (h + stride) % hosts;
+    const int64_t prev = (h - stride + hosts) % hosts;
+    if (host_lost_epoch_[static_cast<size_t>(next)] == epoch_ ||
+        host_lost_epoch_[static_cast<size_t>(prev)] == epoch_) {
+      snapshot_lost_ = true;
+    }
+  }
+}
+
+void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
   phase_ = Phase::kRecovering;
   recover_until_ = now_ + pause;
   pending_kind_ = kind;
-  record_mark(kind == RecoveryKind::kRestart ? "restart" : "reconfigure");
+  pending_rollback_ = restart;
+  record_mark(restart ? "restart" : "reconfigure");
   record_segment();
 }
 
@@ -416,7 +541,7 @@ void Engine::on_repair(const FailureEvent& e) {
     const JobShape next = strategy_->shape(state_.histogram());
     if (next.rate > 0) {
       set_shape(next);
-      start_recovery(recovery_cost(pending_kind_), pending_kind_);
+      start_recovery(pending_cost_, pending_kind_, pending_rollback_);
     }
   } else if (phase_ == Phase::kRecovering) {
     // The repaired units join the recovery already under way at no extra cost.
@@ -431,10 +556,12 @@ void Engine::on_repair(const FailureEvent& e) {
       in_pause_ = false;
       if (next.rate > 0) {
         set_shape(next);
-        start_recovery(cfg_.reconfigure, RecoveryKind::kReconfigure);
+        start_recovery(cfg_.reconfigure, RecoveryKind::kReconfigure, false);
       } else {
         phase_ = Phase::kStalled;
         pending_kind_ = RecoveryKind::kReconfigure;
+        pending_rollback_ = false;
+        pending_cost_ = cfg_.reconfigure;
         record_segment();
       }
     }

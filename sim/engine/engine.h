@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/base/status.h"
@@ -62,6 +63,15 @@ struct EngineConfig {
   Duration restart;                 // restart + restore
   Duration reconfigure;
   Duration spare_swap;
+  // Resume mechanisms (sim/strategies/strategy.h, Resume; README "Resume mechanisms").
+  Duration memory_restart;          // restart + restore from the in-memory snapshot
+  Duration memory_exposed;          // training pause per in-memory snapshot
+  Duration memory_write;            // pause start to the snapshot's peer copy being complete
+  double memory_interval_s = 0.0;   // fixed snapshot interval; 0 = auto (renewal optimum)
+  Duration state_transfer;          // in place: the lost GPU's state to the GPUs taking over
+  int host_gpus = 1;                // GPUs sharing one host's memory (a node, else a domain)
+  // Why the in-memory restore or the state transfer could not be derived (then 0); "" = known.
+  std::string state_cost_unknown;
   double idle_power_w = 0.0;        // idle (not computing, not failed) GPU
   double interval_s_chosen = 0.0;   // for reports: the checkpoint interval in seconds
   PauseFailures failures_during_pause = PauseFailures::kRestart;
@@ -87,6 +97,10 @@ struct EngineConfig {
   // shared or fixed interval_s_chosen. Auto intervals are clamped to [min_interval_s,
   // max_interval_s].
   double interval_s_for(double rollback_rate_per_s) const;
+  // The same for a strategy resuming `resume`: restart_from_memory's snapshot interval (fixed,
+  // or the renewal optimum for the memory snapshot's pause; never above the persistent
+  // interval), otherwise interval_s_for.
+  double interval_s_for(double rollback_rate_per_s, Resume resume) const;
 };
 
 class Engine {
@@ -123,7 +137,7 @@ class Engine {
   void on_repair(const FailureEvent& e);
   void interrupt();
   void absorb_into_recovery();  // a repair (or an ignored failure) during a recovery pause
-  void start_recovery(Duration pause, RecoveryKind kind);
+  void start_recovery(Duration pause, RecoveryKind kind, bool restart);
   void start_checkpoint();
   void fast_forward_checkpoints(Time t1);
   void account_power(Duration dt, bool computing);  // energy and failed-GPU time
@@ -133,7 +147,9 @@ class Engine {
   void record_mark(const char* type);
   void record_domains(GpuRange gpus, bool repair);
   void mix_hash(uint64_t v);
-  Duration recovery_cost(RecoveryKind kind) const;
+  Duration recovery_cost(RecoveryKind kind, bool restart) const;
+  void note_host_loss(GpuRange gpus);  // restart_from_memory: copies lost since the snapshot
+  void commit_snapshot();
   void set_shape(const JobShape& shape);  // and remember the histogram it was computed from
   bool membership_changed() const;        // the job's histogram differs from shape_'s
 
@@ -149,10 +165,25 @@ class Engine {
   Phase phase_ = Phase::kRunning;
   Time recover_until_;
   RecoveryKind pending_kind_ = RecoveryKind::kRestart;
+  bool pending_rollback_ = true;  // the pending recovery is a restart
+  Duration pending_cost_;         // what a stalled job pays once a repair lets it run
   JobShape shape_;
   std::vector<int32_t> shape_hist_;
-  // Checkpoint cycle.
+  // Checkpoint cycle (with restart_from_memory: the in-memory snapshot cycle, every
+  // persist_every_-th snapshot also written to persistent storage in the background).
   Duration interval_;  // this run's checkpoint interval
+  Resume resume_ = Resume::kInPlace;
+  Duration cycle_exposed_, cycle_write_;
+  int64_t persist_every_ = 1;
+  int64_t snapshot_index_ = 0;     // snapshots started in this run
+  bool persist_pending_ = false;   // the snapshot in flight is also a persistent checkpoint
+  double persist_snapshot_work_ = 0.0;
+  double work_since_persist_ = 0.0;  // done since the last committed persistent checkpoint
+  // restart_from_memory: per host, the snapshot epoch in which it lost its memory (a node,
+  // domain or pod failure); the snapshot is lost when a host and its peer both did.
+  std::vector<uint64_t> host_lost_epoch_;
+  uint64_t epoch_ = 0;
+  bool snapshot_lost_ = false;
   Duration run_since_ckpt_;
   bool in_pause_ = false;
   Time pause_until_;

@@ -167,6 +167,16 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
   r.events = ran->events;
   r.notices = std::move(ran->notices);
   add_warnings(s, count, *ran, r);
+  for (const auto& st : sim.strategies()) {
+    const ResumeSpec& rs = st->resume();
+    if (rs.mechanism == Resume::kInPlace && rs.state_copy == StateCopy::kNone) {
+      r.warnings.push_back(fmt::format(
+          "'{}': resume: in_place with state_copy: none (allow_lost_state): its result assumes "
+          "that a failed GPU's optimizer shard survives, which the distributed optimizer's "
+          "single copy does not",
+          st->label()));
+    }
+  }
   return r;
 }
 

@@ -32,7 +32,12 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   r.ideal_tokens_per_s = sim.ideal_tokens_per_s();
   r.interruptions_per_s = sim.interruption_rate_per_s();
   r.interval_s = sim.checkpoint_interval_s(0);
-  r.exposed_s = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+  const EngineConfig& ec = sim.engine_config();
+  const Resume resume = sim.strategies().front()->resume().mechanism;
+  // restart_from_memory runs the in-memory snapshot cycle instead of the persistent one.
+  r.exposed_s = resume == Resume::kRestartFromMemory
+                    ? ec.memory_exposed.seconds()
+                    : s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
   const double tau = std::isfinite(r.interval_s) && r.interval_s > 0 ? r.interval_s : 1e30;
   const double f_ck = tau / (tau + r.exposed_s);
 
@@ -50,10 +55,21 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   in.dp = l.dp;
   in.interruptions_per_s = r.interruptions_per_s;
   in.healthy_iteration_s = it;
-  in.restart_loss_s =
-      rc.detection_s + rc.restart_s + s.checkpoint.restore_s + 0.5 * (tau + r.exposed_s);
-  in.reconfigure_loss_s = rc.detection_s + 2 * rc.reconfigure_s + 0.5 * it;
-  in.swap_loss_s = rc.detection_s + rc.spare_swap_s + 0.5 * it;
+  // Per interruption: a restart pays its mechanism's restart and half a snapshot period; under
+  // a restart mechanism every action is such a restart (repairs join at the next one); in place,
+  // a swap or reconfiguration pays its pause, the state transfer and half an iteration, and a
+  // reconfiguration a second pause when the repaired units rejoin.
+  const double restart_s = resume == Resume::kRestartFromMemory ? ec.memory_restart.seconds()
+                                                                : ec.restart.seconds();
+  in.restart_loss_s = rc.detection_s + restart_s + 0.5 * (tau + r.exposed_s);
+  if (resume == Resume::kInPlace) {
+    const double transfer_s = ec.state_transfer.seconds();
+    in.reconfigure_loss_s = rc.detection_s + 2 * rc.reconfigure_s + transfer_s + 0.5 * it;
+    in.swap_loss_s = rc.detection_s + rc.spare_swap_s + transfer_s + 0.5 * it;
+  } else {
+    in.reconfigure_loss_s = in.restart_loss_s;
+    in.swap_loss_s = in.restart_loss_s;
+  }
   in.short_probability = r.short_probability;
   in.short_groups = r.short_groups;
   in.damaged_domains = r.damaged_domains;

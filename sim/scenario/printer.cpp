@@ -231,6 +231,12 @@ YAML::Node to_yaml(const Scenario& s) {
   ck["write"] = units::format_duration_exact(s.checkpoint.write_s);
   ck["async_exposed_fraction"] = units::format_fraction_exact(s.checkpoint.async_exposed_fraction);
   ck["restore"] = units::format_duration_exact(s.checkpoint.restore_s);
+  YAML::Node mem;
+  const auto& m = s.checkpoint.memory;
+  mem["interval"] = m.auto_interval ? "auto" : units::format_duration_exact(m.interval_s);
+  mem["exposed"] = units::format_duration_exact(m.exposed_s);
+  mem["restore"] = m.restore_s ? units::format_duration_exact(*m.restore_s) : "auto";
+  ck["memory"] = mem;
   n["checkpoint"] = ck;
 
   YAML::Node rc(YAML::NodeType::Map);
@@ -238,6 +244,9 @@ YAML::Node to_yaml(const Scenario& s) {
   rc["restart"] = units::format_duration_exact(s.recovery.restart_s);
   rc["reconfigure"] = units::format_duration_exact(s.recovery.reconfigure_s);
   rc["spare_swap"] = units::format_duration_exact(s.recovery.spare_swap_s);
+  rc["state_transfer"] = s.recovery.state_transfer_s
+                             ? units::format_duration_exact(*s.recovery.state_transfer_s)
+                             : "auto";
   rc["failures_during_pause"] = to_string(s.recovery.failures_during_pause);
   n["recovery"] = rc;
 
@@ -251,6 +260,12 @@ YAML::Node to_yaml(const Scenario& s) {
       for (const auto& spec : info->params) {
         const auto it = st.params.find(spec.name);
         if (it != st.params.end()) sn[spec.name] = param_text(st.name, spec.name, it->second);
+      }
+    } else {
+      // A chain: its resume parameters (registry.h, chain_resume_param_specs).
+      for (const char* key : {"resume", "state_copy", "allow_lost_state"}) {
+        const auto it = st.params.find(key);
+        if (it != st.params.end()) sn[key] = value_text(nullptr, it->second);
       }
     }
     if (!st.chain.empty()) sn["chain"] = chain_yaml(st.chain);
@@ -370,11 +385,21 @@ json to_json(const Scenario& s) {
                      {"max_interval_s", s.checkpoint.max_interval_s},
                      {"write_s", s.checkpoint.write_s},
                      {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
-                     {"restore_s", s.checkpoint.restore_s}};
+                     {"restore_s", s.checkpoint.restore_s},
+                     {"memory",
+                      {{"auto_interval", s.checkpoint.memory.auto_interval},
+                       {"interval_s", s.checkpoint.memory.interval_s},
+                       {"exposed_s", s.checkpoint.memory.exposed_s},
+                       {"restore_s", s.checkpoint.memory.restore_s
+                                         ? nlohmann::json(*s.checkpoint.memory.restore_s)
+                                         : nlohmann::json("auto")}}}};
   j["recovery"] = {{"detection_s", s.recovery.detection_s},
                    {"restart_s", s.recovery.restart_s},
                    {"reconfigure_s", s.recovery.reconfigure_s},
                    {"spare_swap_s", s.recovery.spare_swap_s},
+                   {"state_transfer_s", s.recovery.state_transfer_s
+                                            ? nlohmann::json(*s.recovery.state_transfer_s)
+                                            : nlohmann::json("auto")},
                    {"failures_during_pause", to_string(s.recovery.failures_during_pause)}};
   json strategies = json::array();
   for (const auto& st : s.strategies) {

@@ -274,6 +274,55 @@ Status read_fraction(MapReader& r, std::string_view key, double& out, bool requi
   return r.quantity(key, out, parse, required, -HUGE_VAL, HUGE_VAL);
 }
 
+// A duration that may also be "auto" (left unset: derived from the model where it is used).
+Status read_auto_duration(MapReader& r, std::string_view key, std::optional<double>& out_s,
+                          double min_s, double max_s) {
+  const YAML::Node n = r.node()[std::string(key)];
+  if (n.IsDefined() && n.IsScalar() && n.Scalar() == "auto") {
+    r.mark_used(key);
+    out_s.reset();
+    return Status::Ok();
+  }
+  const auto parse = [&](std::string_view text) -> Result<double> {
+    auto d = units::parse_duration_s(text);
+    if (!d.ok()) {
+      return Error::bad_input(fmt::format(
+          "expected \"auto\" or a duration such as \"30s\", got \"{}\"", text));
+    }
+    if (!(*d >= min_s && *d <= max_s)) {
+      return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}", text,
+                                          units::format_duration(min_s),
+                                          units::format_duration(max_s)));
+    }
+    return d;
+  };
+  if (!r.has(key)) return Status::Ok();
+  double v = out_s.value_or(0.0);
+  NTPSIM_RETURN_IF_ERROR(r.quantity(key, v, parse, false, -HUGE_VAL, HUGE_VAL));
+  out_s = v;
+  return Status::Ok();
+}
+
+Status read_memory_snapshots(const YAML::Node& node, const std::string& path,
+                             const YamlContext& ctx, CheckpointConfig::Memory& out) {
+  auto r = MapReader::make(node, path, ctx);
+  if (!r.ok()) return r.error();
+  std::optional<double> interval;
+  if (!out.auto_interval) interval = out.interval_s;
+  NTPSIM_RETURN_IF_ERROR(read_auto_duration(*r, "interval", interval, 1.0, kMaxCostS));
+  out.auto_interval = !interval.has_value();
+  if (interval) out.interval_s = *interval;
+  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "exposed", out.exposed_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(read_auto_duration(*r, "restore", out.restore_s, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(r->finish());
+  if (!out.auto_interval && out.exposed_s >= out.interval_s) {
+    return r->error("interval", fmt::format("a snapshot every {} cannot take {} of pause",
+                                            units::format_duration(out.interval_s),
+                                            units::format_duration(out.exposed_s)));
+  }
+  return Status::Ok();
+}
+
 Status reject_unknown_keys(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                            const std::vector<std::string>& valid) {
   if (!node.IsMap()) return Status::Ok();
@@ -388,6 +437,11 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
   NTPSIM_RETURN_IF_ERROR(
       read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction, false, 0.0, 1.0));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
+  const YAML::Node memory = r->child("memory");
+  if (memory.IsDefined() && !memory.IsNull()) {
+    NTPSIM_RETURN_IF_ERROR(
+        read_memory_snapshots(memory, join_path(path, "memory"), ctx, out.memory));
+  }
   NTPSIM_RETURN_IF_ERROR(r->finish());
   if (!out.auto_interval && out.write_s * out.async_exposed_fraction >= out.interval_s) {
     return r->error("interval",
@@ -414,6 +468,8 @@ Status read_recovery(const YAML::Node& node, const std::string& path, const Yaml
   NTPSIM_RETURN_IF_ERROR(
       read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "spare_swap", out.spare_swap_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(
+      read_auto_duration(*r, "state_transfer", out.state_transfer_s, 0.0, kMaxCostS));
   std::string pause_failures = to_string(out.failures_during_pause);
   NTPSIM_RETURN_IF_ERROR(
       r->choice("failures_during_pause", pause_failures, {"restart", "ignore"}, false));

@@ -254,6 +254,16 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
         s.label = s.name;
         NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
         NTPSIM_RETURN_IF_ERROR(read_chain(*r, p, ctx, s));
+        std::vector<std::string> actions;
+        for (const auto& step : s.chain) actions.push_back(step.action);
+        const auto resume_specs = chain_resume_param_specs(actions);
+        s.params = defaults_of(resume_specs);
+        for (const auto& spec : resume_specs) {
+          NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
+        }
+        if (auto problem = check_resume(s.params)) {
+          return r->error(problem->first, problem->second);
+        }
         NTPSIM_RETURN_IF_ERROR(r->finish());
         if (!chain_names.insert(s.name).second) {
           return r->error("name", fmt::format("the chain name \"{}\" is used twice", s.name));
@@ -275,6 +285,9 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
       s.params = defaults_of(info->params);
       for (const auto& spec : info->params) {
         NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
+      }
+      if (auto problem = check_resume(s.params)) {
+        return r->error(problem->first, problem->second);
       }
       NTPSIM_RETURN_IF_ERROR(r->finish({"chain"}));
     }

@@ -2,12 +2,42 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "models/memory_model.h"
 #include "sim/engine/checkpoint_interval.h"
 #include "sim/failures/trace.h"
 #include "sim/scenario/loader.h"
 #include "sim/simulation/shortage.h"
 
 namespace ntpsim::sim {
+
+namespace {
+
+// The smallest TP degree a strategy resuming in place may run at once its copy of the optimizer
+// state is in memory (0 = no copy: the step model's own bound). Bad input when the copy does
+// not fit at the nominal degree.
+Result<int> state_copy_min_tp(const Scenario& s, const StrategyConfig& sc, const ResumeSpec& r) {
+  if (r.mechanism != Resume::kInPlace || r.state_copy == StateCopy::kNone) return 0;
+  const auto copies = r.state_copy == StateCopy::kPeer ? models::OptimizerCopies::kShardedPeerCopy
+                                                       : models::OptimizerCopies::kReplicated;
+  // Only where the memory model bounds the layout at all (it fits without the copy; a profile
+  // without HBM size or a layout already over it is the step model's to report).
+  if (models::min_tp(s.workload, s.layout, s.hardware, true) == 0) return 0;
+  const int fit = models::min_tp(s.workload, s.layout, s.hardware, true, copies);
+  if (fit == 0) {
+    const auto m = models::memory_at(s.workload, s.layout, s.hardware, s.layout.tp, true, copies);
+    return Error::bad_input(fmt::format(
+        "strategies: {}: resume: in_place with state_copy: {} needs {:.1f} GB per GPU at TP {} "
+        "(optimizer state {:.1f} GB), more than the {:.1f} GB usable: the layout no longer fits; "
+        "use a restart mechanism, another state_copy, or a layout with more GPUs per replica",
+        sc.label.empty() ? sc.name : sc.label, to_string(r.state_copy), m.total_bytes / 1e9,
+        s.layout.tp, m.optimizer_bytes / 1e9, m.usable_bytes / 1e9));
+  }
+  return fit;
+}
+
+}  // namespace
 
 Simulation::~Simulation() = default;
 
@@ -43,8 +73,20 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
   sim->config_ = *cfg;
   if (s.strategies.empty()) return Error::bad_input("strategies: at least one is required");
   for (const auto& sc : s.strategies) {
-    auto st = make_strategy(sc, *sim->model_, sim->layout_, s.hardware);
+    auto resume = resume_spec(sc);
+    if (!resume.ok()) return resume.error();
+    auto state_min_tp = state_copy_min_tp(s, sc, *resume);
+    if (!state_min_tp.ok()) return state_min_tp.error();
+    auto st = make_strategy(sc, *sim->model_, sim->layout_, s.hardware, *state_min_tp);
     if (!st.ok()) return st.error();
+    const bool needs_derived_cost =
+        (resume->mechanism == Resume::kInPlace && !s.recovery.state_transfer_s) ||
+        (resume->mechanism == Resume::kRestartFromMemory && !s.checkpoint.memory.restore_s);
+    if (needs_derived_cost && !sim->config_.state_cost_unknown.empty()) {
+      return Error::bad_input(fmt::format("strategies: {}: resume: {}: {}", (*st)->label(),
+                                          to_string(resume->mechanism),
+                                          sim->config_.state_cost_unknown));
+    }
     sim->strategies_.push_back(std::move(*st));
   }
   const Shortage shortage = expected_shortage(s, sim->layout_);
@@ -52,13 +94,16 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
     const double rate =
         sim::rollback_rate_per_s(*st, sim->interruption_rate_per_s_, shortage.short_probability,
                                  shortage.in_domain_cover);
-    const double interval_s = sim->config_.interval_s_for(rate);
+    const Resume resume = st->resume().mechanism;
+    const double interval_s = sim->config_.interval_s_for(rate, resume);
     sim->rollback_rates_.push_back(rate);
     sim->intervals_s_.push_back(interval_s);
-    // The shared interval is the config's own Duration, so a shared run is unchanged.
-    sim->intervals_.push_back(sim->config_.per_strategy_interval
-                                  ? Duration::from_seconds(interval_s)
-                                  : sim->config_.checkpoint_interval);
+    // The shared interval is the config's own Duration, so a shared run is unchanged; in-memory
+    // snapshots always run at their own interval.
+    sim->intervals_.push_back(
+        sim->config_.per_strategy_interval || resume == Resume::kRestartFromMemory
+            ? Duration::from_seconds(interval_s)
+            : sim->config_.checkpoint_interval);
   }
   // Bad failure parameters show up here, before any replication runs.
   auto probe = sim->failure_source(0);

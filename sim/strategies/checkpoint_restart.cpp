@@ -57,6 +57,7 @@ StrategyPlugin plugin() {
   };
   p.screen = screen;
   p.serves_as_fallback = true;
+  p.restarts_always = true;
   return p;
 }
 

@@ -2,6 +2,9 @@
 // strategy registered (plugin.h). No strategy is named here.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "sim/strategies/plugin.h"
 #include "sim/strategies/strategy.h"
 
@@ -18,18 +21,93 @@ JobShape Strategy::full_shape() const {
   return s;
 }
 
+const char* to_string(Resume r) {
+  switch (r) {
+    case Resume::kRestartFromCheckpoint: return "restart_from_checkpoint";
+    case Resume::kRestartFromMemory: return "restart_from_memory";
+    case Resume::kInPlace: return "in_place";
+  }
+  return "in_place";
+}
+
+const char* to_string(StateCopy c) {
+  switch (c) {
+    case StateCopy::kPeer: return "peer";
+    case StateCopy::kReplicated: return "replicated";
+    case StateCopy::kNone: return "none";
+  }
+  return "peer";
+}
+
+Result<ResumeSpec> resume_spec(const StrategyConfig& cfg) {
+  std::vector<ParamSpec> specs;
+  if (!cfg.chain.empty()) {
+    std::vector<std::string> actions;
+    for (const auto& step : cfg.chain) actions.push_back(step.action);
+    specs = chain_resume_param_specs(actions);
+  } else if (const StrategyInfo* info = find_strategy(cfg.name)) {
+    specs = info->params;
+  } else {
+    return Error::bad_input(fmt::format("strategies: unknown strategy '{}'", cfg.name));
+  }
+  std::map<std::string, ParamValue> values;
+  for (const auto& spec : specs) {
+    if (spec.name != "resume" && spec.name != "state_copy" && spec.name != "allow_lost_state") {
+      continue;
+    }
+    const auto it = cfg.params.find(spec.name);
+    if (it != cfg.params.end()) {
+      if (spec.kind == ParamKind::kChoice &&
+          (!std::holds_alternative<std::string>(it->second) ||
+           std::find(spec.choices.begin(), spec.choices.end(),
+                     std::get<std::string>(it->second)) == spec.choices.end())) {
+        return Error::bad_input(fmt::format("strategy {}: {} must be one of the listed choices",
+                                            cfg.name, spec.name));
+      }
+      values.emplace(spec.name, it->second);
+    } else if (spec.kind == ParamKind::kChoice) {
+      values.emplace(spec.name, spec.default_text);
+    } else {
+      values.emplace(spec.name, spec.default_text == "true");
+    }
+  }
+  if (auto problem = check_resume(values)) {
+    return Error::bad_input(
+        fmt::format("strategy {}: {}: {}", cfg.name, problem->first, problem->second));
+  }
+  ResumeSpec r;
+  const std::string& mech = std::get<std::string>(values.at("resume"));
+  r.mechanism = mech == "restart_from_checkpoint" ? Resume::kRestartFromCheckpoint
+                : mech == "restart_from_memory"   ? Resume::kRestartFromMemory
+                                                  : Resume::kInPlace;
+  const std::string& copy = std::get<std::string>(values.at("state_copy"));
+  r.state_copy = copy == "replicated" ? StateCopy::kReplicated
+                 : copy == "none"     ? StateCopy::kNone
+                                      : StateCopy::kPeer;
+  r.allow_lost_state = std::get<bool>(values.at("allow_lost_state"));
+  return r;
+}
+
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const StrategyBuildContext& ctx) {
-  if (!cfg.chain.empty()) {
-    return make_chain_strategy(cfg.name, cfg.label.empty() ? cfg.name : cfg.label, cfg.chain, ctx);
-  }
-  auto params = StrategyParams::make(cfg);
-  if (!params.ok()) return params.error();
-  const StrategyPlugin* plugin = find_strategy_plugin(cfg.name);
-  if (plugin == nullptr) {
-    return Error::bad_input(fmt::format("strategies: no implementation for '{}'", cfg.name));
-  }
-  return plugin->make(cfg.label.empty() ? cfg.name : cfg.label, *params, ctx);
+  auto resume = resume_spec(cfg);
+  if (!resume.ok()) return resume.error();
+  Result<std::unique_ptr<Strategy>> built = [&]() -> Result<std::unique_ptr<Strategy>> {
+    if (!cfg.chain.empty()) {
+      return make_chain_strategy(cfg.name, cfg.label.empty() ? cfg.name : cfg.label, cfg.chain,
+                                 ctx);
+    }
+    auto params = StrategyParams::make(cfg);
+    if (!params.ok()) return params.error();
+    const StrategyPlugin* plugin = find_strategy_plugin(cfg.name);
+    if (plugin == nullptr) {
+      return Error::bad_input(fmt::format("strategies: no implementation for '{}'", cfg.name));
+    }
+    return plugin->make(cfg.label.empty() ? cfg.name : cfg.label, *params, ctx);
+  }();
+  if (!built.ok()) return built.error();
+  (*built)->resume_ = *resume;
+  return built;
 }
 
 Result<double> screen_strategy(const ScreenInputs& in, const StrategyConfig& cfg) {
@@ -46,7 +124,8 @@ Result<double> screen_strategy(const ScreenInputs& in, const StrategyConfig& cfg
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
                                                 const JobLayout& layout,
-                                                const models::HardwareProfile& hardware) {
+                                                const models::HardwareProfile& hardware,
+                                                int state_min_tp) {
   if (cfg.chain.empty()) {
     auto params = StrategyParams::make(cfg);
     if (!params.ok()) return params.error();
@@ -65,7 +144,7 @@ Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
   if (!(shape.healthy_iteration_s > 0)) {
     return Error::bad_input("step model: the healthy iteration time is not positive");
   }
-  return make_strategy(cfg, StrategyBuildContext{model, layout, hardware, shape});
+  return make_strategy(cfg, StrategyBuildContext{model, layout, hardware, shape, state_min_tp});
 }
 
 }  // namespace ntpsim::sim

@@ -166,11 +166,12 @@ double least(double lo, double hi, Ok ok) {
 std::unique_ptr<Strategy> make_ntp(const std::string& name, bool boost, const std::string& label,
                                    const StrategyParams& p, const ShapeContext& ctx,
                                    const models::StepModel& model, int idle_per_domain,
-                                   double idle_power_w) {
+                                   double idle_power_w, int state_min_tp) {
   const int T = ctx.tp;
   NTPSIM_CHECK(model.nominal_tp() == T);
   NTPSIM_CHECK(T >= 1);
-  const int min_tp = std::max<int>(static_cast<int>(p.integer("min_tp")), model.min_tp());
+  const int min_tp = std::max<int>(
+      {static_cast<int>(p.integer("min_tp")), model.min_tp(), state_min_tp});
   const int step = std::max<int>(1, static_cast<int>(p.integer("tp_step")));
 
   MembershipRules r;
@@ -261,7 +262,8 @@ StrategyPlugin ntp_plugin() {
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp", false, label, params, ctx.shape, ctx.model,
-                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w);
+                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w,
+                    ctx.state_min_tp);
   };
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, false);
@@ -280,7 +282,8 @@ StrategyPlugin ntp_power_boost_plugin() {
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp_power_boost", true, label, params, ctx.shape, ctx.model,
-                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w);
+                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w,
+                    ctx.state_min_tp);
   };
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, true);

@@ -32,8 +32,9 @@ struct ChainStep {
 struct StrategyConfig {
   std::string name;                          // registered strategy name, or a chain's own name
   std::string label;                         // display name (defaults to name)
-  std::map<std::string, ParamValue> params;  // every registered parameter, defaults filled
-  // Non-empty: a user's policy chain named `name` (not a registered strategy; params empty).
+  // Every registered parameter, defaults filled; for a chain its resume parameters only.
+  std::map<std::string, ParamValue> params;
+  // Non-empty: a user's policy chain named `name` (not a registered strategy).
   std::vector<ChainStep> chain;
 };
 

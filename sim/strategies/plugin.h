@@ -29,6 +29,9 @@ struct StrategyBuildContext {
   const JobLayout& layout;
   const models::HardwareProfile& hardware;
   ShapeContext shape;  // derived from model and layout by make_strategy
+  // The smallest TP degree at which the strategy's in-place copy of the optimizer state fits
+  // (0 = no copy); strategies that reduce TP stay at or above it.
+  int state_min_tp = 0;
 };
 
 // The quantities the planner's closed-form screen derives for one candidate before it asks the
@@ -39,9 +42,14 @@ struct ScreenInputs {
   int dp = 1;
   double interruptions_per_s = 0;  // job-wide interruption rate (lambda)
   double healthy_iteration_s = 0;
-  double restart_loss_s = 0;      // detection + restart + restore + half an interval (and write)
-  double reconfigure_loss_s = 0;  // detection + two reconfigurations + half an iteration
-  double swap_loss_s = 0;         // detection + spare swap + half an iteration
+  // Per interruption, under the strategy's resume mechanism (sim/planner/screen.cpp): a restart
+  // pays detection + restart + restore (in-memory restore for restart_from_memory) + half a
+  // snapshot period; in place, a reconfiguration pays detection + two reconfigurations + the
+  // state transfer + half an iteration, a swap detection + spare swap + the state transfer + half
+  // an iteration; under a restart mechanism both equal restart_loss_s.
+  double restart_loss_s = 0;
+  double reconfigure_loss_s = 0;
+  double swap_loss_s = 0;
   double short_probability = 0;   // P(fewer healthy TP groups in the cluster than the job needs)
   double short_groups = 0;        // E[groups missing]
   double damaged_domains = 0;     // E[job domains with more failed GPUs than idle ones]
@@ -64,6 +72,11 @@ struct StrategyPlugin {
   ScreenHook screen = nullptr;
   // Listed among the fallbacks of strategies that fall back on another (spare_substitution).
   bool serves_as_fallback = false;
+  // The strategy restarts on every interruption (no action of it can run in place): its `resume`
+  // is restart_from_checkpoint (default) or restart_from_memory.
+  bool restarts_always = false;
+  // Its default `resume` otherwise (strategy.h, Resume).
+  std::string default_resume = "in_place";
 };
 
 // Registration (static initialisation only). `file`: the registering file's stem under

@@ -79,6 +79,11 @@ Registry build() {
     for (auto& spec : p.info.params) {
       if (spec.choices_are_fallbacks) spec.choices = fallbacks;
     }
+    for (auto& spec : resume_param_specs(
+             p.restarts_always ? "restart_from_checkpoint" : p.default_resume,
+             !p.restarts_always)) {
+      p.info.params.push_back(std::move(spec));
+    }
     r.infos.push_back(p.info);
   }
   return r;
@@ -90,6 +95,77 @@ const Registry& registry() {
 }
 
 }  // namespace
+
+std::vector<ParamSpec> resume_param_specs(const std::string& default_resume,
+                                          bool in_place_possible) {
+  std::vector<std::string> mechanisms = {"restart_from_checkpoint", "restart_from_memory"};
+  if (in_place_possible) mechanisms.emplace_back("in_place");
+  NTPSIM_CHECK(std::find(mechanisms.begin(), mechanisms.end(), default_resume) !=
+               mechanisms.end());
+  return {
+      {"resume",
+       ParamKind::kChoice,
+       in_place_possible
+           ? "how the job resumes after an interruption: restart_from_checkpoint (roll back to "
+             "the persistent checkpoint), restart_from_memory (to the in-memory snapshot, "
+             "checkpoint.memory) or in_place (no restart; loses the in-flight iteration)"
+           : "how the job resumes after an interruption: restart_from_checkpoint (roll back to "
+             "the persistent checkpoint) or restart_from_memory (to the in-memory snapshot, "
+             "checkpoint.memory); this strategy has no action that can run in place",
+       "",
+       default_resume,
+       0,
+       0,
+       mechanisms},
+      {"state_copy",
+       ParamKind::kChoice,
+       "with resume: in_place, where the lost GPU's optimizer shard is found: peer (a second "
+       "copy of each shard on a GPU of another DP replica), replicated (optimizer not sharded "
+       "over DP) or none (the distributed optimizer's single copy: refused unless "
+       "allow_lost_state); the copy's memory enters the memory model",
+       "",
+       "peer",
+       0,
+       0,
+       {"peer", "replicated", "none"}},
+      {"allow_lost_state",
+       ParamKind::kBool,
+       "run resume: in_place with state_copy: none anyway; the result then assumes optimizer "
+       "state that would be lost (a warning says so)",
+       "",
+       "false",
+       0,
+       0,
+       {}},
+  };
+}
+
+std::vector<ParamSpec> chain_resume_param_specs(const std::vector<std::string>& actions) {
+  const bool restart_only = actions.size() == 1 && actions.front() == "restart";
+  return resume_param_specs(restart_only ? "restart_from_checkpoint" : "in_place", !restart_only);
+}
+
+std::optional<std::pair<std::string, std::string>> check_resume(
+    const std::map<std::string, ParamValue>& params) {
+  const auto text = [&](const char* key, const char* fallback) -> std::string {
+    const auto it = params.find(key);
+    return it != params.end() && std::holds_alternative<std::string>(it->second)
+               ? std::get<std::string>(it->second)
+               : fallback;
+  };
+  const auto allow = params.find("allow_lost_state");
+  const bool allowed = allow != params.end() && std::holds_alternative<bool>(allow->second) &&
+                       std::get<bool>(allow->second);
+  if (text("resume", "") == "in_place" && text("state_copy", "peer") == "none" && !allowed) {
+    return std::pair<std::string, std::string>{
+        "state_copy",
+        "none with resume: in_place: the distributed optimizer keeps each optimizer shard on one "
+        "GPU only, so a failed GPU's shard exists nowhere else and the job cannot go on in place; "
+        "choose state_copy: peer or replicated (their memory enters the memory model), a restart "
+        "mechanism, or allow_lost_state: true to run anyway with a warning"};
+  }
+  return std::nullopt;
+}
 
 bool register_strategy(const char* file, StrategyPlugin plugin) {
   State& st = state();

@@ -14,9 +14,12 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "sim/strategies/params.h"
 
 namespace ntpsim::sim {
 
@@ -46,6 +49,19 @@ struct StrategyInfo {
 };
 
 const std::vector<StrategyInfo>& strategy_registry();
+
+// The resume-mechanism parameters every strategy and policy chain has (strategy.h, Resume), last
+// in its parameter table: `resume` (restart_from_checkpoint | restart_from_memory | in_place;
+// in_place only when the strategy has an action that can run in place), `state_copy` (peer |
+// replicated | none) and `allow_lost_state`.
+std::vector<ParamSpec> resume_param_specs(const std::string& default_resume,
+                                          bool in_place_possible);
+// A chain's resume defaults: in place unless its only action is `restart`.
+std::vector<ParamSpec> chain_resume_param_specs(const std::vector<std::string>& actions);
+// What is wrong with a strategy's resume parameters, as (key, message): in_place with no copy of
+// the optimizer state and no allow_lost_state. Nothing when they are consistent.
+std::optional<std::pair<std::string, std::string>> check_resume(
+    const std::map<std::string, ParamValue>& params);
 const StrategyInfo* find_strategy(const std::string& name);
 
 // A recovery action of a policy chain (chain.cpp, sim/strategies/README.md "Policy chains").

@@ -48,6 +48,42 @@ struct JobShape {
 
 enum class RecoveryKind { kRestart, kReconfigure, kSwap };
 
+// How the job gets going again after an interrupting failure, independent of what it runs as
+// afterwards (sim/strategies/README.md, "Resume mechanisms"; the strategy's `resume` parameter).
+enum class Resume {
+  // Every interruption restarts the job from the last persistent checkpoint: detection + restart
+  // + restore, the work since that checkpoint lost. Swaps, reduced TP or dropped replicas are the
+  // configuration the job restarts in.
+  kRestartFromCheckpoint,
+  // Every interruption restarts the job from its last in-memory snapshot (host memory, one peer
+  // copy in another domain): detection + restart + memory restore, the work since that snapshot
+  // lost; from the persistent checkpoint when the failures since the snapshot took out both
+  // copies of some host's state.
+  kRestartFromMemory,
+  // No restart: swaps and reconfigurations happen in the running job, which loses only the
+  // in-flight iteration and pays detection + the action + the state transfer; only the `restart`
+  // action restarts (from the persistent checkpoint). Needs a second copy of every optimizer shard.
+  kInPlace,
+};
+
+// Where an in-place recovery finds the lost GPU's optimizer shard. Megatron's distributed
+// optimizer keeps each shard on one GPU only (kNone), so in place needs a copy: a peer GPU of
+// another DP replica holds a second copy of each shard (kPeer, +12 B/param / (T P R) per GPU),
+// or the optimizer is not sharded over DP (kReplicated, 12 B/param / (T P) per GPU).
+enum class StateCopy { kPeer, kReplicated, kNone };
+
+struct ResumeSpec {
+  Resume mechanism = Resume::kInPlace;
+  StateCopy state_copy = StateCopy::kPeer;
+  // kInPlace with kNone: run anyway, the result assumes state that would be lost (a warning).
+  bool allow_lost_state = false;
+};
+
+struct StrategyBuildContext;  // plugin.h
+
+const char* to_string(Resume r);
+const char* to_string(StateCopy c);
+
 // How far re-picking the job's groups at an interruption got (JobState::reassign), in the order
 // the engine tries its sources: the damaged domains' own idle GPUs, then free healthy TP groups
 // (spare domains', or unused groups of job domains).
@@ -96,10 +132,18 @@ class Strategy {
   // engine also asks recovery(Coverage::kShort) once per run: a strategy whose answer is not
   // kRestart rejoins repaired units with a planned reconfiguration.
   virtual RecoveryKind recovery(Coverage coverage) const = 0;
-  // Derived from `recovery`: the first coverage, in the order the engine tries its sources,
-  // from which on the strategy restarts. A strategy whose recovery depends on more than the
-  // coverage overrides it.
-  virtual RollbackExposure rollback_exposure() const {
+  // How the job resumes (make_strategy sets it from the `resume` parameters).
+  const ResumeSpec& resume() const { return resume_; }
+  // True when an interruption with this coverage rolls the job back: a restart action, or any
+  // action under a restart mechanism.
+  bool rolls_back(Coverage coverage) const {
+    return resume_.mechanism != Resume::kInPlace ||
+           recovery(coverage) == RecoveryKind::kRestart;
+  }
+  // Derived from `recovery` and `resume`: the first coverage, in the order the engine tries its
+  // sources, from which on the strategy rolls back.
+  RollbackExposure rollback_exposure() const {
+    if (resume_.mechanism != Resume::kInPlace) return RollbackExposure::kEveryInterruption;
     if (recovery(Coverage::kInDomainSpares) == RecoveryKind::kRestart) {
       return RollbackExposure::kEveryInterruption;
     }
@@ -116,6 +160,8 @@ class Strategy {
   }
 
  protected:
+  friend Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
+                                                         const StrategyBuildContext& ctx);
   Strategy(std::string name, std::string label, MembershipRules rules, ShapeContext ctx)
       : name_(std::move(name)), label_(std::move(label)), rules_(std::move(rules)), ctx_(ctx) {}
 
@@ -128,14 +174,24 @@ class Strategy {
   std::string label_;
   MembershipRules rules_;
   ShapeContext ctx_;
+  ResumeSpec resume_;
 };
 
 // Builds the strategy named by `cfg` with its parameters (the registry's defaults filled in for
 // any missing one) through its registered factory (plugin.h). Bad input: unknown name, wrongly
 // typed parameter, bad choice value.
+// `state_min_tp`: the smallest TP degree at which the strategy's copy of the optimizer state
+// still fits (resume: in_place; 0 = no copy, the step model's bound), honoured by strategies
+// that reduce TP.
 Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
                                                 const JobLayout& layout,
-                                                const models::HardwareProfile& hardware);
+                                                const models::HardwareProfile& hardware,
+                                                int state_min_tp = 0);
+
+// The resume parameters of a strategy config (defaults filled from the registry, or a chain's
+// defaults). Errors (bad input): a value not among the choices, in_place without a state copy
+// and without allow_lost_state (registry.h, check_resume).
+Result<ResumeSpec> resume_spec(const StrategyConfig& cfg);
 
 }  // namespace ntpsim::sim

@@ -228,7 +228,11 @@ TEST(LoaderTest, ChainsReadWithTheirActionsAndOptions) {
   const StrategyConfig& boost = s.strategies[1];
   EXPECT_EQ(boost.name, "swap_then_boost");
   EXPECT_EQ(boost.label, "swap then boosted NTP");
-  EXPECT_TRUE(boost.params.empty());
+  // A chain's own parameters are its resume parameters, defaults filled (in place: it can swap).
+  ASSERT_EQ(boost.params.size(), 3u);
+  EXPECT_EQ(std::get<std::string>(boost.params.at("resume")), "in_place");
+  EXPECT_EQ(std::get<std::string>(boost.params.at("state_copy")), "peer");
+  EXPECT_FALSE(std::get<bool>(boost.params.at("allow_lost_state")));
   ASSERT_EQ(boost.chain.size(), 3u);
   EXPECT_EQ(boost.chain[0].action, "swap_in_domain");
   EXPECT_TRUE(boost.chain[0].params.empty());

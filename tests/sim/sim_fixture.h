@@ -45,6 +45,10 @@ inline Scenario tiny_job(int domains, int gpus_per_domain, int tp, int spare_dom
   s.hardware.gemm_efficiency = 0.5;
   s.hardware.tdp_w = 700;
   s.hardware.idle_power_w = 100;
+  // No scale-out fabric: the in-place state transfer and the in-memory restore are given (0 s:
+  // an in-place recovery is its reconfiguration pause alone, as the closed forms assume).
+  s.recovery.state_transfer_s = 0.0;
+  s.checkpoint.memory.restore_s = 0.0;
   FailureProcess p;
   p.component = Component::kGpu;
   p.rate_per_unit_s = rate_per_h / 3600.0;
@@ -79,7 +83,8 @@ class FakeModel final : public models::StepModel {
 
 // Two job domains of 8 GPUs, TP 4 (2 groups per domain), PP 1, DP 4: the job fills both
 // domains. 10,000 s horizon; blocking checkpoints of 10 s every 1000 s; detection 100 s,
-// restart 200 s, restore 50 s, reconfigure 60 s, spare swap 300 s.
+// restart 200 s, restore 50 s, reconfigure 60 s, spare swap 300 s, no state transfer; in-memory
+// snapshots restore in 20 s.
 inline Scenario small_scenario(int spare_domains = 0, int gpus_per_domain = 8, int tp = 4) {
   Scenario s;
   s.name = "small";
@@ -102,6 +107,8 @@ inline Scenario small_scenario(int spare_domains = 0, int gpus_per_domain = 8, i
   s.recovery.restart_s = 200;
   s.recovery.reconfigure_s = 60;
   s.recovery.spare_swap_s = 300;
+  s.recovery.state_transfer_s = 0.0;  // in place: the reconfiguration pause alone
+  s.checkpoint.memory.restore_s = 20;
   s.horizon_s = 10000;
   return s;
 }

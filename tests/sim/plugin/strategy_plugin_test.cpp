@@ -44,8 +44,13 @@ TEST(StrategyPlugin, RegistryListsTheTestStrategyAfterTheBuiltInOnes) {
   EXPECT_EQ(names, expected);
   const StrategyInfo* info = find_strategy("test_whole_or_stall");
   ASSERT_NE(info, nullptr);
-  ASSERT_EQ(info->params.size(), 1u);
+  // Its own parameter, then the resume parameters every strategy has (registry.h).
+  ASSERT_EQ(info->params.size(), 4u);
   EXPECT_EQ(info->params[0].name, "screened_goodput");
+  EXPECT_EQ(info->params[1].name, "resume");
+  EXPECT_EQ(info->params[1].default_text, "in_place");
+  EXPECT_EQ(info->params[2].name, "state_copy");
+  EXPECT_EQ(info->params[3].name, "allow_lost_state");
   const StrategyPlugin* plugin = find_strategy_plugin("test_whole_or_stall");
   ASSERT_NE(plugin, nullptr);
   EXPECT_EQ(plugin->info.name, "test_whole_or_stall");
