@@ -90,8 +90,11 @@ TEST(Pipeline, RecordedBackendNamesWhatWasNotMeasured) {
   ASSERT_TRUE(out.ok());
   const Status s = run_gemms(replay, square_shapes({1024, 3000}, GemmDType::kBF16), *out, {});
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("gemm bf16 3000x3000x3000: no recorded measurement for gemm bf16 3000x3000x3000"),
-            std::string::npos) << s.error().message;
+  EXPECT_NE(
+      s.error().message.find(
+          "gemm bf16 TN 3000x3000x3000: no recorded measurement for gemm bf16 TN 3000x3000x3000"),
+      std::string::npos)
+      << s.error().message;
   EXPECT_EQ(out->rows(), 1);  // the completed point is on disk
   auto back = read_raw_file(scratch_path("partial.csv"));
   ASSERT_TRUE(back.ok());
