@@ -32,12 +32,16 @@ using ntpsim::ntpcal::Args;
 
 constexpr const char* kUsage =
     "usage: ntpcal SUBCOMMAND [options]\n"
-    "  gemm         cuBLASLt GEMM times (bf16, fp8) over workload shapes or a grid, with power/clock\n"
-    "  power        power and SM clock across GEMM intensities; --set-power-limits sweeps limits (root)\n"
+    "  gemm         cuBLASLt GEMM times (bf16, fp8, mxfp8; TN/NN/NT) over workload shapes\n"
+    "               or a grid, with power/clock\n"
+    "  power        power and SM clock across GEMM intensities; --set-power-limits sweeps\n"
+    "               limits (root)\n"
     "  collectives  NCCL all_reduce, all_gather, reduce_scatter, all_to_all, send_recv\n"
-    "  reshard      the NTP gradient reshard (T ranks, k extra ranks' shards to T-k core ranks and back)\n"
+    "  reshard      the NTP gradient reshard (T ranks, k extra ranks' shards to T-k core\n"
+    "               ranks and back)\n"
     "  info         print the measurement context of this machine\n"
-    "Run under mpirun/srun for one process per GPU (when built with MPI). See calibrate/README.md.\n";
+    "Run under mpirun/srun for one process per GPU (when built with MPI).\n"
+    "See calibrate/README.md.\n";
 
 int fail(const Error& e, const std::string& where = "") {
   std::fprintf(stderr, "ntpcal: error: %s%s\n", e.message.c_str(), where.c_str());
