@@ -421,6 +421,9 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
     out.files.push_back(f.file);
     out.contexts.push_back(f.context);
     out.points += static_cast<int>(f.rows());
+    for (const SkippedPoint& p : f.skipped) {
+      out.skipped.push_back(fmt::format("{} {}: {}", where(f.file, p.line), p.what, p.reason));
+    }
     switch (f.kind) {
       case RawKind::kGemm: {
         const int ctx_sms = static_cast<int>(context_number(f.context, "sm_count"));
@@ -524,6 +527,11 @@ std::string describe(const FitResult& r) {
                      "R² {:.4f}, max |rel err| {:.1f}%\n",
                      f.fabric, f.tp, f.alpha_s * 1e6, f.bw_Bps / 1e9, f.quality.points, f.quality.r2,
                      100 * f.quality.max_abs_rel_error);
+  }
+  if (!r.skipped.empty()) {
+    s += fmt::format("note: {} point(s) were not measured (the runs skipped them):\n",
+                     r.skipped.size());
+    for (const std::string& k : r.skipped) s += "    " + k + "\n";
   }
   if (r.power) {
     const PowerFit& p = *r.power;

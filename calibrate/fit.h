@@ -125,6 +125,8 @@ struct FitResult {
   std::vector<ReshardFit> reshards;
   std::optional<PowerFit> power;
   int points = 0;                            // measurement rows used
+  // Points the runs could not measure ('# skipped:' lines), as "file:line what: reason".
+  std::vector<std::string> skipped;
 };
 
 // Provenance of one file's numbers: "synthetic" when its context carries a `synthetic` line

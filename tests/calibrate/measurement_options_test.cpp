@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calibrate/driver.h"
+#include "calibrate/fit.h"
 #include "calibrate/raw_reader.h"
 #include "calibrate/recorded_backend.h"
 #include "calibrate/shapes.h"
@@ -238,6 +239,28 @@ TEST(SkipOnFailure, RecoverableFailuresAreRecordedAndTheRunGoesOn) {
   EXPECT_EQ(coll.collectives.size(), 2u);
   ASSERT_EQ(coll.skipped.size(), 1u);
   EXPECT_EQ(coll.skipped[0].what, "all_reduce n=8 bytes=4096");
+}
+
+// The fit names the skipped points (file:line, what, why), so a shape that failed is not taken
+// for one that was never asked for.
+TEST(SkipOnFailure, TheFitNamesSkippedPoints) {
+  FlakyBackend b;
+  b.oom_m = {2048};
+  const auto shapes = square_shapes(geometric(256, 16384, 2.0), GemmDType::kBF16);
+  const RawData raw =
+      test::measure(RawKind::kGemm, [&](RawWriter& w) { return run_gemms(b, shapes, w, {}); });
+  ASSERT_EQ(raw.skipped.size(), 1u);
+  auto fit = fit_raw({raw});
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_EQ(fit->gemm.at(0).quality.points, static_cast<int>(shapes.size()) - 1);
+  ASSERT_EQ(fit->skipped.size(), 1u);
+  EXPECT_EQ(fit->skipped[0], raw.file + ":" + std::to_string(raw.skipped[0].line) +
+                                 " bf16 TN 2048x2048x2048: cudaMalloc of 1073741824 bytes "
+                                 "failed: out of memory");
+  EXPECT_NE(
+      describe(*fit).find("note: 1 point(s) were not measured (the runs skipped them):\n    " +
+                          fit->skipped[0] + "\n"),
+      std::string::npos);
 }
 
 TEST(SkipOnFailure, AStickyFailureStopsTheRunKeepingCompletedRows) {
