@@ -8,7 +8,39 @@
 
 namespace ntpsim::calibrate {
 
-const char* to_string(GemmDType d) { return d == GemmDType::kFP8 ? "fp8" : "bf16"; }
+const char* to_string(GemmDType d) {
+  switch (d) {
+    case GemmDType::kBF16:
+      return "bf16";
+    case GemmDType::kFP8:
+      return "fp8";
+    case GemmDType::kMXFP8:
+      return "mxfp8";
+  }
+  return "?";
+}
+
+const char* to_string(GemmLayout l) {
+  switch (l) {
+    case GemmLayout::kTN:
+      return "TN";
+    case GemmLayout::kNN:
+      return "NN";
+    case GemmLayout::kNT:
+      return "NT";
+  }
+  return "?";
+}
+
+bool parse_layout(const std::string& text, GemmLayout& out) {
+  for (const GemmLayout l : {GemmLayout::kTN, GemmLayout::kNN, GemmLayout::kNT}) {
+    if (text == to_string(l)) {
+      out = l;
+      return true;
+    }
+  }
+  return false;
+}
 
 const char* to_string(CollectiveKind k) {
   switch (k) {
@@ -24,6 +56,8 @@ const char* to_string(CollectiveKind k) {
 bool parse_dtype(const std::string& text, GemmDType& out) {
   if (text == "bf16") out = GemmDType::kBF16;
   else if (text == "fp8") out = GemmDType::kFP8;
+  else if (text == "mxfp8")
+    out = GemmDType::kMXFP8;
   else return false;
   return true;
 }
@@ -56,6 +90,57 @@ double bus_factor(CollectiveKind kind, int n) {
     case CollectiveKind::kSendRecv: return 1.0;
   }
   return 1.0;
+}
+
+std::vector<int64_t> collective_sizes(const std::vector<int64_t>& requested, int group_size) {
+  NTPSIM_CHECK(group_size >= 1);
+  const int64_t unit = 16 * static_cast<int64_t>(group_size);
+  std::vector<int64_t> out;
+  for (const int64_t want : requested) {
+    const int64_t bytes = want / unit * unit;
+    if (bytes <= 0 || (!out.empty() && out.back() == bytes)) continue;
+    out.push_back(bytes);
+  }
+  return out;
+}
+
+std::string gemm_support(const GemmRequest& r, int cc, int cublaslt_version,
+                         bool built_with_block_scaling) {
+  const std::string has =
+      ", this GPU has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+  switch (r.dtype) {
+    case GemmDType::kBF16:
+      return {};
+    case GemmDType::kFP8:
+      if (cc < 89) return "fp8 needs compute capability 8.9 or newer" + has;
+      if (r.m % 16 != 0 || r.n % 16 != 0 || r.k % 16 != 0) {
+        return "fp8 needs m, n, k multiples of 16";
+      }
+      if (cc < 100 && r.layout != GemmLayout::kTN) {
+        return std::string("fp8 before compute capability 10.0 runs only the TN layout, not ") +
+               to_string(r.layout);
+      }
+      return {};
+    case GemmDType::kMXFP8:
+      if (!built_with_block_scaling) {
+        return "mxfp8 needs block-scaled cuBLASLt (CUDA 12.8 or newer); this ntpcal was built "
+               "with an older toolkit";
+      }
+      if (cc < 100) {
+        return "mxfp8 (block-scaled fp8, one UE8M0 scale per 32 elements) needs compute "
+               "capability 10.0 or newer (Blackwell)" +
+               has;
+      }
+      if (cublaslt_version < 120800) {
+        return "mxfp8 needs cuBLASLt 12.8 or newer, the loaded library is version " +
+               std::to_string(cublaslt_version);
+      }
+      if (r.m % 16 != 0 || r.n % 16 != 0 || r.k % 32 != 0) {
+        return "mxfp8 needs m and n multiples of 16 and k a multiple of 32 (the scale block)";
+      }
+      return {};
+  }
+  return {};
 }
 
 int latency_steps(CollectiveKind kind, int n) {

@@ -18,8 +18,15 @@ void say(const ProgressFn& progress, const std::string& line) {
 std::string counter(size_t i, size_t n) { return std::to_string(i + 1) + "/" + std::to_string(n); }
 
 std::string shape_text(const GemmRequest& r) {
-  return std::string(to_string(r.dtype)) + " " + std::to_string(r.m) + "x" + std::to_string(r.n) +
-         "x" + std::to_string(r.k);
+  return std::string(to_string(r.dtype)) + " " + to_string(r.layout) + " " + std::to_string(r.m) +
+         "x" + std::to_string(r.n) + "x" + std::to_string(r.k);
+}
+
+// Records a point that was not measured (a `# skipped:` line and a progress line).
+Status skip(RawWriter& out, const ProgressFn& progress, const std::string& head,
+            const std::string& what, const std::string& reason) {
+  say(progress, head + " " + what + ": skipped (" + reason + ")");
+  return out.write_skipped(what, reason);
 }
 
 Error with_context(const Error& e, const std::string& what) {
@@ -30,16 +37,19 @@ Status gemm_loop(Backend& b, const std::vector<GemmRequest>& shapes, double limi
                  RawWriter& out, const ProgressFn& progress, const char* tag) {
   for (size_t i = 0; i < shapes.size(); ++i) {
     const GemmRequest& r = shapes[i];
+    const std::string head = std::string(tag) + " " + counter(i, shapes.size());
     if (const std::string why = b.gemm_unsupported(r); !why.empty()) {
-      say(progress, std::string(tag) + " " + counter(i, shapes.size()) + " " + shape_text(r) +
-                        ": skipped (" + why + ")");
+      NTPSIM_RETURN_IF_ERROR(skip(out, progress, head, shape_text(r), why));
       continue;
     }
     auto m = b.gemm(r);
+    if (!m.ok() && b.failure_recoverable()) {
+      NTPSIM_RETURN_IF_ERROR(skip(out, progress, head, shape_text(r), m.error().message));
+      continue;
+    }
     if (!m.ok()) return with_context(m.error(), std::string(tag) + " " + shape_text(r));
     NTPSIM_RETURN_IF_ERROR(out.write_gemm(r, *m, limit_w));
-    say(progress, std::string(tag) + " " + counter(i, shapes.size()) + " " + shape_text(r) + ": " +
-                      fmt_g(m->time.median_s * 1e3) + " ms, " +
+    say(progress, head + " " + shape_text(r) + ": " + fmt_g(m->time.median_s * 1e3) + " ms, " +
                       fmt_g(r.flops() / m->time.median_s / 1e12) + " TFLOP/s" +
                       (m->power.samples > 0 ? ", " + fmt_g(m->power.mean_w) + " W, " +
                                                   fmt_g(m->power.sm_clock_mean_mhz) + " MHz"
@@ -89,21 +99,16 @@ Status run_collectives(Backend& b, const CollectivePlan& plan, RawWriter& out,
                               std::to_string(b.max_group_size()) + "] (ranks available)");
     }
   }
-  const size_t total = plan.kinds.size() * plan.group_sizes.size() * plan.bytes.size();
+  size_t total = 0;
+  for (const int g : plan.group_sizes) {
+    total += plan.kinds.size() * collective_sizes(plan.bytes, g).size();
+  }
   size_t i = 0;
   // Group size outermost: a GPU backend keeps one communicator set at a time.
   for (const int g : plan.group_sizes) {
+    const std::vector<int64_t> sizes = collective_sizes(plan.bytes, g);
     for (const CollectiveKind kind : plan.kinds) {
-      int64_t last = -1;
-      for (const int64_t requested : plan.bytes) {
-        // Whole float elements, divisible among the g ranks (nccl-tests sizes likewise).
-        const int64_t unit = 4 * static_cast<int64_t>(g);
-        const int64_t bytes = requested / unit * unit;
-        if (bytes == 0 || bytes == last) {
-          ++i;
-          continue;
-        }
-        last = bytes;
+      for (const int64_t bytes : sizes) {
         CollectiveRequest r;
         r.kind = kind;
         r.group_size = g;
@@ -111,9 +116,15 @@ Status run_collectives(Backend& b, const CollectivePlan& plan, RawWriter& out,
         r.warmup = plan.warmup;
         r.reps = plan.reps;
         r.iters = plan.iters;
+        r.graph = plan.graph;
         auto m = b.collective(r);
         const std::string what = std::string(to_string(kind)) + " n=" + std::to_string(g) +
                                  " bytes=" + std::to_string(bytes);
+        if (!m.ok() && b.failure_recoverable()) {
+          NTPSIM_RETURN_IF_ERROR(
+              skip(out, progress, "collective " + counter(i++, total), what, m.error().message));
+          continue;
+        }
         if (!m.ok()) return with_context(m.error(), what);
         NTPSIM_RETURN_IF_ERROR(out.write_collective(
             r, *m, plan.fabric_of_group ? plan.fabric_of_group(g) : plan.fabric));
@@ -150,9 +161,15 @@ Status run_reshards(Backend& b, const ReshardPlan& plan, RawWriter& out,
       r.warmup = plan.warmup;
       r.reps = plan.reps;
       r.iters = plan.iters;
+      r.graph = plan.graph;
       auto m = b.reshard(r);
       const std::string what = "reshard T=" + std::to_string(plan.tp) + " k=" +
                                std::to_string(k) + " bytes=" + std::to_string(bytes);
+      if (!m.ok() && b.failure_recoverable()) {
+        NTPSIM_RETURN_IF_ERROR(
+            skip(out, progress, "reshard " + counter(i++, total), what, m.error().message));
+        continue;
+      }
       if (!m.ok()) return with_context(m.error(), what);
       NTPSIM_RETURN_IF_ERROR(out.write_reshard(r, *m, plan.fabric));
       say(progress, "reshard " + counter(i++, total) + " " + what + ": " +

@@ -1,8 +1,11 @@
 // The measurement loops of every ntpcal subcommand, written once over the Backend interface.
 //
 // Each loop asks the backend for one point at a time and appends its row to the raw file at
-// once (RawWriter flushes), so a failure or timeout leaves every completed point on disk; the
-// loop stops at the first failed point and returns its error. The same loops run against the
+// once (RawWriter flushes), so a failure or timeout leaves every completed point on disk. A point
+// the backend refuses (gemm_unsupported) or whose failure it reports recoverable (an unsupported
+// shape or type, out of memory for that shape) is skipped with a `# skipped: WHAT: REASON` line
+// and the loop goes on; any other failure (device lost, illegal address, timeout) stops the loop,
+// which returns its error. The same loops run against the
 // CUDA backend (ntpcal), the recorded backend and the synthetic backend (tests, examples).
 // Plain C++ (compiled into ntpcal). Thread safety: one loop per backend at a time.
 #pragma once
@@ -30,6 +33,7 @@ struct CollectivePlan {
   int warmup = 5;
   int reps = 20;
   int iters = 1;
+  bool graph = false;  // each sample's `iters` launches as one captured CUDA graph
 };
 
 struct ReshardPlan {
@@ -40,6 +44,7 @@ struct ReshardPlan {
   int warmup = 3;
   int reps = 10;
   int iters = 1;
+  bool graph = false;
 };
 
 // GEMMs (kind gemm). Shapes the backend cannot run (gemm_unsupported) are skipped with a
@@ -52,9 +57,9 @@ Status run_gemms(Backend& b, const std::vector<GemmRequest>& shapes, RawWriter& 
 Status run_power(Backend& b, const std::vector<GemmRequest>& shapes,
                  const std::vector<double>& limits_w, RawWriter& out, const ProgressFn& progress);
 
-// Collectives (kind collective): every group size x kind x bytes (group size outermost). Each
-// size is rounded down to a multiple of 4 * group size (whole floats per rank); sizes that round
-// to 0 or repeat are skipped. Group sizes above the backend's ranks are an error before anything
+// Collectives (kind collective): every group size x kind x bytes (group size outermost). The
+// sizes of each group size are collective_sizes(bytes, g): multiples of 16 * g bytes, as
+// nccl-tests measures. Group sizes above the backend's ranks are an error before anything
 // runs.
 Status run_collectives(Backend& b, const CollectivePlan& plan, RawWriter& out,
                        const ProgressFn& progress);

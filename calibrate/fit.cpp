@@ -79,8 +79,8 @@ double qflops(int64_t m, int64_t n, int64_t k, int sms, int tm, int tn, int tk) 
   return quantized_flops(m, n, k, sms, tm, tn, tk);
 }
 
-Result<GemmFit> fit_gemm(GemmDType dtype, const std::vector<GemmSample>& s, int sms,
-                         const FitOptions& opt) {
+Result<GemmFit> fit_gemm(GemmDType dtype, std::optional<GemmLayout> layout,
+                         const std::vector<GemmSample>& s, int sms, const FitOptions& opt) {
   GemmFit best;
   double best_sse = std::numeric_limits<double>::infinity();
   const auto rows = static_cast<Eigen::Index>(s.size());
@@ -106,10 +106,13 @@ Result<GemmFit> fit_gemm(GemmDType dtype, const std::vector<GemmSample>& s, int 
     }
   }
   if (!std::isfinite(best_sse)) {
-    return Error::bad_input(fmt::format("gemm {}: the fit has no solution (need shapes of "
-                                        "different sizes)", to_string(dtype)));
+    return Error::bad_input(
+        fmt::format("gemm {}{}: the fit has no solution (need shapes of "
+                    "different sizes)",
+                    to_string(dtype), layout ? std::string(" ") + to_string(*layout) : ""));
   }
   best.dtype = dtype;
+  best.layout = layout;
   best.sm_count = sms;
   std::vector<double> measured, predicted;
   std::vector<std::string> what;
@@ -408,7 +411,8 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
   }
   out.origin = combine_origins(all);
   for (const auto& [part, list] : parts) out.part_origins[part] = combine_origins(list);
-  std::map<GemmDType, std::vector<GemmSample>> gemm;
+  // Keyed by dtype and, with separate_layouts, the layout (pooled: all layouts under -1).
+  std::map<std::pair<GemmDType, int>, std::vector<GemmSample>> gemm;
   int sms = options.sm_count;
   std::map<std::pair<std::string, CollectiveKind>, std::vector<CollSample>> coll;
   std::map<std::pair<std::string, int>, std::vector<ReshardSample>> reshard;
@@ -417,15 +421,20 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
     out.files.push_back(f.file);
     out.contexts.push_back(f.context);
     out.points += static_cast<int>(f.rows());
+    for (const SkippedPoint& p : f.skipped) {
+      out.skipped.push_back(fmt::format("{} {}: {}", where(f.file, p.line), p.what, p.reason));
+    }
     switch (f.kind) {
       case RawKind::kGemm: {
         const int ctx_sms = static_cast<int>(context_number(f.context, "sm_count"));
         if (sms == 0) sms = ctx_sms;
         for (const GemmRow& g : f.gemm) {
-          gemm[g.request.dtype].push_back(
+          const int layout_key = options.separate_layouts ? static_cast<int>(g.request.layout) : -1;
+          gemm[{g.request.dtype, layout_key}].push_back(
               {g.request.m, g.request.n, g.request.k, g.time.median_s,
-               fmt::format("{} gemm {} {}x{}x{}", where(f.file, g.line), to_string(g.request.dtype),
-                           g.request.m, g.request.n, g.request.k)});
+               fmt::format("{} gemm {} {} {}x{}x{}", where(f.file, g.line),
+                           to_string(g.request.dtype), to_string(g.request.layout), g.request.m,
+                           g.request.n, g.request.k)});
         }
         break;
       }
@@ -453,8 +462,10 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
     return Error::bad_input(fmt::format("{}: no 'sm_count' in the context header (pass --sm-count)",
                                         files.front().file));
   }
-  for (const auto& [dtype, samples] : gemm) {
-    auto g = fit_gemm(dtype, samples, sms, options);
+  for (const auto& [key, samples] : gemm) {
+    const std::optional<GemmLayout> layout =
+        key.second < 0 ? std::nullopt : std::optional(static_cast<GemmLayout>(key.second));
+    auto g = fit_gemm(key.first, layout, samples, sms, options);
     if (!g.ok()) return g.error();
     out.gemm.push_back(std::move(*g));
   }
@@ -476,14 +487,29 @@ Result<FitResult> fit_raw(const std::vector<RawData>& files, const FitOptions& o
   return out;
 }
 
+std::string gemm_fit_name(const GemmFit& g) {
+  return g.layout ? fmt::format("{}.{}", to_string(g.dtype), to_string(*g.layout))
+                  : std::string(to_string(g.dtype));
+}
+
+const GemmFit* profile_gemm_fit(const FitResult& r, GemmDType dtype) {
+  const GemmFit* chosen = nullptr;
+  for (const GemmFit& g : r.gemm) {
+    if (g.dtype != dtype) continue;
+    if (!g.layout || *g.layout == GemmLayout::kTN) return &g;
+    if (chosen == nullptr) chosen = &g;
+  }
+  return chosen;
+}
+
 std::string describe(const FitResult& r) {
   std::string s;
   for (const GemmFit& g : r.gemm) {
-    s += fmt::format("gemm {}: rate {:.1f} TFLOP/s (best measured {:.1f}), overhead {:.2f} us, "
-                     "tile {}x{} on {} SMs; {} points, R² {:.4f}, max |rel err| {:.1f}%\n",
-                     to_string(g.dtype), g.rate_flops / 1e12, g.best_flops / 1e12,
-                     g.overhead_s * 1e6, g.tile_m, g.tile_n, g.sm_count, g.quality.points,
-                     g.quality.r2, 100 * g.quality.max_abs_rel_error);
+    s += fmt::format(
+        "gemm {}: rate {:.1f} TFLOP/s (best measured {:.1f}), overhead {:.2f} us, "
+        "tile {}x{} on {} SMs; {} points, R² {:.4f}, max |rel err| {:.1f}%\n",
+        gemm_fit_name(g), g.rate_flops / 1e12, g.best_flops / 1e12, g.overhead_s * 1e6, g.tile_m,
+        g.tile_n, g.sm_count, g.quality.points, g.quality.r2, 100 * g.quality.max_abs_rel_error);
   }
   for (const CollectiveFitResult& c : r.collectives) {
     s += fmt::format("{} {}: alpha {:.2f} us/step, bus bw {:.1f} GB/s; {} points, R² {:.4f}, "
@@ -501,6 +527,11 @@ std::string describe(const FitResult& r) {
                      "R² {:.4f}, max |rel err| {:.1f}%\n",
                      f.fabric, f.tp, f.alpha_s * 1e6, f.bw_Bps / 1e9, f.quality.points, f.quality.r2,
                      100 * f.quality.max_abs_rel_error);
+  }
+  if (!r.skipped.empty()) {
+    s += fmt::format("note: {} point(s) were not measured (the runs skipped them):\n",
+                     r.skipped.size());
+    for (const std::string& k : r.skipped) s += "    " + k + "\n";
   }
   if (r.power) {
     const PowerFit& p = *r.power;

@@ -2,7 +2,9 @@
 //
 // Weighted linear least squares (Eigen, rows scaled by 1/measured so the relative error is
 // minimised) of the forms the cost models use (models/hardware.h):
-//   GEMM (per dtype)  t = overhead + qflops(m, n, k; tile, sm_count) / rate
+//   GEMM (per dtype; FitOptions::separate_layouts: per dtype and layout TN/NN/NT, else the
+//                     layouts pooled in one fit)
+//                     t = overhead + qflops(m, n, k; tile, sm_count) / rate
 //                     where qflops counts whole waves of output tiles (quantized_flops below);
 //                     the tile (tile_m, tile_n) is chosen among common cuBLASLt tiles by the
 //                     smallest squared relative error; tile_k = 64. Also the measured table.
@@ -11,7 +13,8 @@
 //                     t = alpha * latency_steps(n) + bytes * bus_factor(n) / bus_bw
 //   reshard           per (fabric, T): t = 2 * (alpha * k + busiest_bytes / bw), the form the
 //                     analytic step model uses with the all_to_all parameters at n = T
-//   power             ln(speed) = c + elasticity * ln(limit / tdp) over the power-limit sweep of the
+//   power             ln(speed) = c + elasticity * ln(limit / tdp) over the power-limit sweep of
+//   the
 //                     most compute-bound shape (points whose clock is below the top clock);
 //                     max_clock_speedup = top SM clock / mean SM clock at the TDP limit.
 // Quality: per point relative error (predicted - measured) / measured, the largest, and R² of
@@ -45,6 +48,8 @@ struct FitQuality {
 
 struct GemmFit {
   GemmDType dtype = GemmDType::kBF16;
+  std::optional<GemmLayout> layout;  // empty: every layout of the dtype pooled
+
   int sm_count = 0;
   int tile_m = 0, tile_n = 0, tile_k = 64;
   double overhead_s = 0.0;
@@ -100,6 +105,11 @@ struct FitOptions {
   // Tile shapes tried by the GEMM fit.
   // (Each is also tried transposed, as cuBLASLt picks the orientation.)
   std::vector<std::pair<int, int>> tiles = {{64, 128}, {128, 128}, {128, 256}, {256, 256}};
+  // false (default): one GEMM fit per dtype over every layout (TN forward, NN data-gradient, NT
+  // weight-gradient GEMMs together: the step model has one GEMM model per type). true: one fit
+  // per dtype and layout, to see whether the layouts differ; the profile then takes each type's
+  // TN fit (profile_gemm_fit).
+  bool separate_layouts = false;
 };
 
 struct FitResult {
@@ -110,11 +120,13 @@ struct FitResult {
   std::map<std::string, std::string> part_origins;
   std::vector<std::string> files;
   std::vector<RawContext> contexts;
-  std::vector<GemmFit> gemm;                 // one per dtype present
+  std::vector<GemmFit> gemm;  // one per dtype (and layout) present
   std::vector<CollectiveFitResult> collectives;
   std::vector<ReshardFit> reshards;
   std::optional<PowerFit> power;
   int points = 0;                            // measurement rows used
+  // Points the runs could not measure ('# skipped:' lines), as "file:line what: reason".
+  std::vector<std::string> skipped;
 };
 
 // Provenance of one file's numbers: "synthetic" when its context carries a `synthetic` line
@@ -136,6 +148,12 @@ double quantized_flops(int64_t m, int64_t n, int64_t k, int sm_count, int tile_m
 // Quality of arbitrary predictions (exposed for tests and the e2e check).
 FitQuality quality_of(const std::vector<double>& measured, const std::vector<double>& predicted,
                       const std::vector<std::string>& what);
+
+// "bf16", or "bf16.NN" for a fit of one layout.
+std::string gemm_fit_name(const GemmFit& g);
+// The fit of `dtype` a profile is built from: the pooled one, else the TN (forward) one, else the
+// first; nullptr when the type was not measured.
+const GemmFit* profile_gemm_fit(const FitResult& r, GemmDType dtype);
 
 // A multi-line human summary (for `ntpsim fit` on the terminal).
 std::string describe(const FitResult& r);

@@ -48,7 +48,7 @@ std::vector<ModelCheck> check_profile(const models::HardwareProfile& h,
   for (const RawData& f : files) {
     if (f.kind == RawKind::kGemm) {
       for (const GemmRow& g : f.gemm) {
-        const bool fp8 = g.request.dtype == GemmDType::kFP8;
+        const bool fp8 = is_fp8(g.request.dtype);
         if (h.peak_flops(fp8) <= 0 || h.hbm_bw_Bps <= 0) continue;
         const auto m = static_cast<double>(g.request.m), n = static_cast<double>(g.request.n),
                    k = static_cast<double>(g.request.k);

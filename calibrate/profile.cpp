@@ -88,13 +88,15 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
     if (c == ' ') c = '-';
   }
 
-  // GEMM: the tile model from the bf16 fit (else fp8), the efficiency against the base's peak.
-  const GemmFit* main_fit = nullptr;
-  for (const GemmFit& g : fit.gemm) {
-    if (g.dtype == GemmDType::kBF16 || main_fit == nullptr) main_fit = &g;
-  }
+  // GEMM: the tile model from the bf16 fit (else fp8, else mxfp8), the efficiency against the
+  // base's peak. The profile's fp8 peak comes from per-tensor fp8 when measured, else from mxfp8
+  // (Blackwell's fp8 training recipe). With layouts fitted apart, each type's TN fit is used.
+  const GemmFit* bf16_fit = profile_gemm_fit(fit, GemmDType::kBF16);
+  const GemmFit* fp8_fit = profile_gemm_fit(fit, GemmDType::kFP8);
+  if (fp8_fit == nullptr) fp8_fit = profile_gemm_fit(fit, GemmDType::kMXFP8);
+  const GemmFit* main_fit = bf16_fit != nullptr ? bf16_fit : fp8_fit;
   if (main_fit != nullptr) {
-    const bool fp8 = main_fit->dtype == GemmDType::kFP8;
+    const bool fp8 = is_fp8(main_fit->dtype);
     h.gemm.sm_count = main_fit->sm_count;
     h.gemm.tile_m = main_fit->tile_m;
     h.gemm.tile_n = main_fit->tile_n;
@@ -107,11 +109,9 @@ Result<models::HardwareProfile> make_profile(const FitResult& fit, const Profile
       (fp8 ? h.peak_fp8_flops : h.peak_bf16_flops) = peak;
     }
     h.gemm_efficiency = std::clamp(main_fit->rate_flops / peak, 0.01, 1.0);
-    for (const GemmFit& g : fit.gemm) {
-      if (&g == main_fit) continue;
-      // One efficiency for both types: the other type's effective peak reproduces its rate.
-      const bool other_fp8 = g.dtype == GemmDType::kFP8;
-      (other_fp8 ? h.peak_fp8_flops : h.peak_bf16_flops) = g.rate_flops / h.gemm_efficiency;
+    if (fp8_fit != nullptr && fp8_fit != main_fit) {
+      // One efficiency for both types: the fp8 effective peak reproduces its rate.
+      h.peak_fp8_flops = fp8_fit->rate_flops / h.gemm_efficiency;
     }
     h.gemm.table.clear();
     if (opt.gemm_table) {
@@ -230,7 +230,7 @@ std::string profile_text(const models::HardwareProfile& profile, const FitResult
       s += fmt::format("#   {:<22} {:+.2f}%  {}\n", fit_name, 100 * p.rel_error, p.what);
     }
   };
-  for (const GemmFit& g : fit.gemm) points(fmt::format("gemm.{}", to_string(g.dtype)), g.quality);
+  for (const GemmFit& g : fit.gemm) points(fmt::format("gemm.{}", gemm_fit_name(g)), g.quality);
   for (const CollectiveFitResult& c : fit.collectives) {
     points(fmt::format("{}.{}", c.fabric, to_string(c.kind)), c.quality);
   }
@@ -246,7 +246,7 @@ std::string fit_report_csv(const FitResult& fit) {
                        p.rel_error);
     }
   };
-  for (const GemmFit& g : fit.gemm) rows(fmt::format("gemm.{}", to_string(g.dtype)), g.quality);
+  for (const GemmFit& g : fit.gemm) rows(fmt::format("gemm.{}", gemm_fit_name(g)), g.quality);
   for (const CollectiveFitResult& c : fit.collectives) {
     rows(fmt::format("{}.{}", c.fabric, to_string(c.kind)), c.quality);
     for (const CollectiveGroupFit& g : c.groups) {

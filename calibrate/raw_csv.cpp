@@ -29,7 +29,7 @@ bool parse_raw_kind(const std::string& text, RawKind& out) {
 
 const std::vector<std::string>& raw_optional_columns(RawKind k) {
   static const std::vector<std::string> kGemm = {"power_source", "gpu_temp_max_c",
-                                                 "clock_event_reasons"};
+                                                 "clock_event_reasons", "layout"};
   static const std::vector<std::string> kNone;
   return k == RawKind::kGemm || k == RawKind::kPower ? kGemm : kNone;
 }
@@ -113,13 +113,21 @@ Result<RawWriter> RawWriter::open(const std::string& path, RawKind kind,
   return w;
 }
 
-Status RawWriter::write_line(const std::string& line) {
+Status RawWriter::write_line(const std::string& line, bool is_row) {
   if (std::fputs(line.c_str(), file_.get()) < 0 || std::fputc('\n', file_.get()) == EOF ||
       std::fflush(file_.get()) != 0) {
     return Error::runtime("cannot write to raw file '" + path_ + "'");
   }
-  ++rows_;
+  if (is_row) ++rows_;
   return Status::Ok();
+}
+
+Status RawWriter::write_skipped(const std::string& what, const std::string& reason) {
+  std::string line = "# skipped: " + what + ": " + reason;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return write_line(line, false);
 }
 
 namespace {
@@ -164,6 +172,7 @@ Status RawWriter::write_gemm(const GemmRequest& r, const GemmMeasurement& m,
   f.push_back(has_power ? (m.power.energy_based ? "energy" : "samples") : "");
   f.push_back(has_power && m.power.temp_max_c > 0 ? format_number(m.power.temp_max_c) : "");
   f.push_back(has_power ? std::to_string(m.power.clock_event_reasons) : "");
+  f.push_back(to_string(r.layout));
   return write_line(join(f));
 }
 

@@ -32,7 +32,10 @@ bool parse_raw_kind(const std::string& text, RawKind& out);
 const std::vector<std::string>& raw_columns(RawKind k);
 // Columns a file may carry after those (readers accept files without them): for gemm and power,
 // `power_source` (energy: the mean from NVML's energy counter; samples: of power readings),
-// `gpu_temp_max_c` and `clock_event_reasons` (NVML's mask, decimal, OR over the run).
+// `gpu_temp_max_c` and `clock_event_reasons` (NVML's mask, decimal, OR over the run), and
+// `layout` (TN, NN or NT; files without it were all measured TN).
+// After the column line a file may also hold `# skipped: WHAT: REASON` lines: points the run
+// could not measure (a refused shape or type, out of memory for one shape) and why.
 const std::vector<std::string>& raw_optional_columns(RawKind k);
 
 // The `# key: value` header, in insertion order. Keys are lower_snake_case; values one line.
@@ -71,6 +74,8 @@ class RawWriter {
                           const std::string& fabric);
   Status write_reshard(const ReshardRequest& r, const ReshardMeasurement& m,
                        const std::string& fabric);
+  // Appends a `# skipped: what: reason` line (not a row: rows() is unchanged) and flushes it.
+  Status write_skipped(const std::string& what, const std::string& reason);
 
   RawKind kind() const { return kind_; }
   int rows() const { return rows_; }
@@ -85,7 +90,7 @@ class RawWriter {
   };
   RawWriter(std::FILE* f, bool owned, RawKind kind, std::string path)
       : file_(f, Closer{owned}), kind_(kind), path_(std::move(path)) {}
-  Status write_line(const std::string& line);
+  Status write_line(const std::string& line, bool is_row = true);
 
   std::unique_ptr<std::FILE, Closer> file_;
   RawKind kind_;

@@ -126,7 +126,13 @@ Status parse_gemm_row(const RowReader& r, int line, RawData& out) {
   GemmRow row;
   row.line = line;
   if (!parse_dtype(r.text("dtype"), row.request.dtype)) {
-    return r.error("dtype", fmt::format("'{}' is not a GEMM type (bf16, fp8)", r.text("dtype")));
+    return r.error("dtype",
+                   fmt::format("'{}' is not a GEMM type (bf16, fp8, mxfp8)", r.text("dtype")));
+  }
+  // Files written before the layout column measured every GEMM as TN.
+  if (r.present("layout") && !parse_layout(r.text("layout"), row.request.layout)) {
+    return r.error("layout",
+                   fmt::format("'{}' is not a GEMM layout (TN, NN, NT)", r.text("layout")));
   }
   constexpr int64_t kMaxDim = 1 << 24;
   NTPSIM_RETURN_IF_ERROR(r.integer("m", row.request.m, 1, kMaxDim));
@@ -228,9 +234,21 @@ Result<RawData> parse_raw(const std::string& text, const std::string& name) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (trim(line).empty()) continue;
     if (line[0] == '#') {
-      if (!columns.empty()) return at(line_no, 1, "context line after the column header");
       const std::string body = line.substr(1);
       const size_t colon = body.find(':');
+      if (!columns.empty()) {
+        // After the columns only the points a run skipped: "# skipped: WHAT: REASON".
+        const size_t sep = colon == std::string::npos ? colon : body.find(": ", colon + 1);
+        if (colon == std::string::npos || trim(body.substr(0, colon)) != "skipped" ||
+            sep == std::string::npos) {
+          return at(line_no, 1,
+                    "context line after the column header (only '# skipped: WHAT: REASON' "
+                    "may follow it)");
+        }
+        data.skipped.push_back(
+            {line_no, trim(body.substr(colon + 1, sep - colon - 1)), trim(body.substr(sep + 2))});
+        continue;
+      }
       if (colon == std::string::npos) {
         return at(line_no, 1, "context line must read '# key: value'");
       }

@@ -37,6 +37,13 @@ struct ReshardRow {
   TimeStats time;
 };
 
+// A point the run could not measure (`# skipped: WHAT: REASON` after the column line).
+struct SkippedPoint {
+  int line = 0;
+  std::string what;
+  std::string reason;
+};
+
 // One raw file. Only the vector that matches `kind` is filled (gemm rows for kinds gemm and power).
 struct RawData {
   std::string file;
@@ -45,6 +52,7 @@ struct RawData {
   std::vector<GemmRow> gemm;
   std::vector<CollectiveRow> collectives;
   std::vector<ReshardRow> reshards;
+  std::vector<SkippedPoint> skipped;
 
   size_t rows() const { return gemm.size() + collectives.size() + reshards.size(); }
 };

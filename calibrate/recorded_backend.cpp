@@ -24,8 +24,9 @@ RecordedBackend::RecordedBackend(const std::vector<RawData>& files, std::string 
     for (const GemmRow& g : f.gemm) {
       const GemmMeasurement m{g.time, g.power};
       const auto d = static_cast<int>(g.request.dtype);
-      gemm_[{d, g.request.m, g.request.n, g.request.k, milliwatts(g.power_limit_w)}] = m;
-      gemm_.try_emplace({d, g.request.m, g.request.n, g.request.k, 0}, m);
+      const auto l = static_cast<int>(g.request.layout);
+      gemm_[{d, l, g.request.m, g.request.n, g.request.k, milliwatts(g.power_limit_w)}] = m;
+      gemm_.try_emplace({d, l, g.request.m, g.request.n, g.request.k, 0}, m);
       if (limit_w_ == 0.0) limit_w_ = g.power_limit_w;  // the limit the rows were measured at
     }
     for (const CollectiveRow& c : f.collectives) {
@@ -49,11 +50,12 @@ Error RecordedBackend::missing(const std::string& what) const {
 
 Result<GemmMeasurement> RecordedBackend::gemm(const GemmRequest& r) {
   const auto d = static_cast<int>(r.dtype);
-  auto it = gemm_.find({d, r.m, r.n, r.k, milliwatts(limit_w_)});
-  if (it == gemm_.end()) it = gemm_.find({d, r.m, r.n, r.k, 0});
+  const auto l = static_cast<int>(r.layout);
+  auto it = gemm_.find({d, l, r.m, r.n, r.k, milliwatts(limit_w_)});
+  if (it == gemm_.end()) it = gemm_.find({d, l, r.m, r.n, r.k, 0});
   if (it == gemm_.end()) {
-    return missing(fmt::format("gemm {} {}x{}x{} at {} W", to_string(r.dtype), r.m, r.n, r.k,
-                               limit_w_));
+    return missing(fmt::format("gemm {} {} {}x{}x{} at {} W", to_string(r.dtype),
+                               to_string(r.layout), r.m, r.n, r.k, limit_w_));
   }
   return it->second;
 }

@@ -1,7 +1,7 @@
 // A backend that replays raw measurement files (raw_reader.h) instead of touching a GPU.
 //
-// Each request is answered with the recorded row of the same key: GEMM (dtype, m, n, k, power
-// limit when the file recorded one), collective (fabric, kind, group size, bytes), reshard
+// Each request is answered with the recorded row of the same key: GEMM (dtype, layout, m, n, k,
+// power limit when the file recorded one), collective (fabric, kind, group size, bytes), reshard
 // (fabric, T, k, bytes per rank). A request with no recorded row is an error naming it and the
 // files searched, so a replayed plan must be a subset of what was measured. Power-limit changes
 // only select which recorded rows answer. With it the measurement loops, the fitter and the
@@ -38,7 +38,8 @@ class RecordedBackend final : public Backend {
  private:
   Error missing(const std::string& what) const;
 
-  using GemmKey = std::tuple<int, int64_t, int64_t, int64_t, long long>;  // limit in mW, 0 = any
+  // dtype, layout, m, n, k, limit in mW (0 = any)
+  using GemmKey = std::tuple<int, int, int64_t, int64_t, int64_t, long long>;
   std::map<GemmKey, GemmMeasurement> gemm_;
   std::map<std::tuple<int, int, int64_t>, CollectiveMeasurement> coll_;
   std::map<std::tuple<int, int, int64_t>, ReshardMeasurement> reshard_;

@@ -15,8 +15,9 @@ namespace {
 // Collects shapes once each, in first-seen order, joining the labels of duplicates.
 class ShapeSet {
  public:
-  void add(GemmDType dtype, int64_t m, int64_t n, int64_t k, const std::string& label) {
-    const auto key = std::make_tuple(static_cast<int>(dtype), m, n, k);
+  void add(GemmDType dtype, GemmLayout layout, int64_t m, int64_t n, int64_t k,
+           const std::string& label) {
+    const auto key = std::make_tuple(static_cast<int>(dtype), static_cast<int>(layout), m, n, k);
     const auto it = index_.find(key);
     if (it != index_.end()) {
       out_[it->second].label += "|" + label;
@@ -25,6 +26,7 @@ class ShapeSet {
     index_.emplace(key, out_.size());
     GemmRequest r;
     r.dtype = dtype;
+    r.layout = layout;
     r.m = m;
     r.n = n;
     r.k = k;
@@ -34,11 +36,24 @@ class ShapeSet {
   std::vector<GemmRequest> take() { return std::move(out_); }
 
  private:
-  std::map<std::tuple<int, int64_t, int64_t, int64_t>, size_t> index_;
+  std::map<std::tuple<int, int, int64_t, int64_t, int64_t>, size_t> index_;
   std::vector<GemmRequest> out_;
 };
 
 }  // namespace
+
+GemmLayout pass_layout(GemmDType dtype, Pass pass) {
+  if (is_fp8(dtype)) return GemmLayout::kTN;
+  switch (pass) {
+    case Pass::kForward:
+      return GemmLayout::kTN;
+    case Pass::kDataGrad:
+      return GemmLayout::kNN;
+    case Pass::kWeightGrad:
+      return GemmLayout::kNT;
+  }
+  return GemmLayout::kTN;
+}
 
 int64_t padded_vocab(int64_t vocab, int t) {
   const int64_t unit = 128 * static_cast<int64_t>(t);
@@ -69,10 +84,13 @@ std::vector<GemmRequest> layer_shapes(const LayerDims& d, const std::vector<int>
                          {"lm_head", d.vocab > 0 ? padded_vocab(d.vocab, t) / t : 0, d.hidden}};
     for (const Fwd& g : gemms) {
       if (g.n == 0) continue;
-      set.add(dtype, tokens, g.n, g.k, std::string(g.name) + ".fwd" + tag);
+      set.add(dtype, pass_layout(dtype, Pass::kForward), tokens, g.n, g.k,
+              std::string(g.name) + ".fwd" + tag);
       if (backward) {
-        set.add(dtype, tokens, g.k, g.n, std::string(g.name) + ".dgrad" + tag);
-        set.add(dtype, g.n, g.k, tokens, std::string(g.name) + ".wgrad" + tag);
+        set.add(dtype, pass_layout(dtype, Pass::kDataGrad), tokens, g.k, g.n,
+                std::string(g.name) + ".dgrad" + tag);
+        set.add(dtype, pass_layout(dtype, Pass::kWeightGrad), g.n, g.k, tokens,
+                std::string(g.name) + ".wgrad" + tag);
       }
     }
   }
@@ -128,19 +146,21 @@ Result<LayerDims> parse_flat_workload(const std::string& text, const std::string
 }
 
 std::vector<GemmRequest> grid_shapes(const std::vector<int64_t>& ms, const std::vector<int64_t>& ns,
-                                     const std::vector<int64_t>& ks, GemmDType dtype) {
+                                     const std::vector<int64_t>& ks, GemmDType dtype,
+                                     GemmLayout layout) {
   ShapeSet set;
   for (const int64_t m : ms) {
     for (const int64_t n : ns) {
-      for (const int64_t k : ks) set.add(dtype, m, n, k, "grid");
+      for (const int64_t k : ks) set.add(dtype, layout, m, n, k, "grid");
     }
   }
   return set.take();
 }
 
-std::vector<GemmRequest> square_shapes(const std::vector<int64_t>& sizes, GemmDType dtype) {
+std::vector<GemmRequest> square_shapes(const std::vector<int64_t>& sizes, GemmDType dtype,
+                                       GemmLayout layout) {
   ShapeSet set;
-  for (const int64_t s : sizes) set.add(dtype, s, s, s, "square");
+  for (const int64_t s : sizes) set.add(dtype, layout, s, s, s, "square");
   return set.take();
 }
 

@@ -19,7 +19,7 @@ double SyntheticBackend::speed() const {
 double SyntheticBackend::gemm_time_s(const GemmRequest& r) const {
   const SyntheticTruth& t = truth_;
   const double qflops = quantized_flops(r.m, r.n, r.k, t.sm_count, t.tile_m, t.tile_n, t.tile_k);
-  const double rate = r.dtype == GemmDType::kFP8 ? t.fp8_rate_flops : t.bf16_rate_flops;
+  const double rate = is_fp8(r.dtype) ? t.fp8_rate_flops : t.bf16_rate_flops;
   return t.overhead_s + qflops / (rate * speed());
 }
 
@@ -45,12 +45,12 @@ TimeStats SyntheticBackend::noisy(double t, int reps) {
 }
 
 Result<GemmMeasurement> SyntheticBackend::gemm(const GemmRequest& r) {
-  if (r.dtype == GemmDType::kFP8 && !truth_.fp8) return Error::runtime("fp8 GEMM not supported");
+  if (const std::string why = gemm_unsupported(r); !why.empty()) return Error::runtime(why);
   GemmMeasurement m;
   const double t = gemm_time_s(r);
   m.time = noisy(t, r.reps);
   // Utilisation: share of the full-wave rate this shape achieves; drives the drawn power.
-  const double rate = (r.dtype == GemmDType::kFP8 ? truth_.fp8_rate_flops : truth_.bf16_rate_flops) * speed();
+  const double rate = (is_fp8(r.dtype) ? truth_.fp8_rate_flops : truth_.bf16_rate_flops) * speed();
   const double util = std::clamp(r.flops() / t / rate, 0.0, 1.0);
   m.power.samples = truth_.power_samples;
   m.power.mean_w = truth_.idle_w + (limit_w_ - truth_.idle_w) * util;

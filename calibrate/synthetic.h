@@ -35,6 +35,7 @@ struct SyntheticTruth {
   double bf16_rate_flops = 800e12;     // sustained rate of a full wave of tiles at the TDP limit
   double fp8_rate_flops = 1500e12;
   bool fp8 = true;
+  bool mxfp8 = false;                  // block-scaled fp8 (at the fp8 rate); off: Hopper-like
   int ranks = 8;                       // GPUs available to collectives
   std::string fabric = "scale_up";
   std::map<CollectiveKind, SyntheticCollective> collectives = {
@@ -61,7 +62,9 @@ class SyntheticBackend final : public Backend {
   std::string name() const override { return "synthetic"; }
   int max_group_size() const override { return truth_.ranks; }
   std::string gemm_unsupported(const GemmRequest& r) const override {
-    return r.dtype == GemmDType::kFP8 && !truth_.fp8 ? "no fp8 on this synthetic GPU" : "";
+    if (r.dtype == GemmDType::kFP8 && !truth_.fp8) return "no fp8 on this synthetic GPU";
+    if (r.dtype == GemmDType::kMXFP8 && !truth_.mxfp8) return "no mxfp8 on this synthetic GPU";
+    return {};
   }
   double power_limit_w() const override { return limit_w_; }
 

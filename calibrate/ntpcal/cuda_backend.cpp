@@ -15,10 +15,19 @@
 #include "calibrate/ntpcal/cuda_util.h"
 #include "calibrate/ntpcal/fill.h"
 #include "calibrate/ntpcal/nccl_runner.h"
+#include "calibrate/shapes.h"
+
+// Block-scaled (mxfp8) cuBLASLt: the VEC32_UE8M0 scale mode arrived with cuBLAS 12.8.
+#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 120800
+#define NTPCAL_HAVE_BLOCK_SCALING 1
+#else
+#define NTPCAL_HAVE_BLOCK_SCALING 0
+#endif
 
 namespace ntpsim::ntpcal {
 
 using calibrate::GemmDType;
+using calibrate::GemmLayout;
 using calibrate::GemmMeasurement;
 using calibrate::GemmRequest;
 
@@ -92,6 +101,9 @@ void describe_host(calibrate::RawContext& ctx, const Nvml& nvml, const World& wo
   cudaDriverGetVersion(&v);
   ctx.set("cuda_driver", v > 0 ? std::to_string(v) : "none (no NVIDIA driver)");
   ctx.set("cublas", std::to_string(cublasLtGetVersion()));
+  ctx.set("cublaslt_block_scaling", NTPCAL_HAVE_BLOCK_SCALING
+                                        ? "built (mxfp8 on GPUs of compute capability 10.0+)"
+                                        : "not built (toolkit older than CUDA 12.8: no mxfp8)");
   ctx.set("nccl", nccl_library_version());
   std::string env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -122,6 +134,7 @@ struct CudaBackend::Impl {
   cublasLtHandle_t lt = nullptr;
   DeviceBuffer workspace;
   std::unique_ptr<NcclRunner> nccl;  // null when built without NCCL
+  bool recoverable = false;          // the last failed gemm left the context usable
 
   Impl(const World& w, const Nvml& n, CudaOptions o) : world(w), nvml(n), opt(std::move(o)) {}
 
@@ -158,11 +171,15 @@ struct CudaBackend::Impl {
     const double limit = opt.timeout_s + std::max(0.0, expected_s);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit);
     while (true) {
-      if (interrupted()) return Error::runtime(std::string(what) + ": interrupted by a signal");
+      if (interrupted()) {
+        note_failure(FailureScope::kRun);
+        return Error::runtime(std::string(what) + ": interrupted by a signal");
+      }
       const cudaError_t rc = cudaEventQuery(ev);
       if (rc == cudaSuccess) return Status::Ok();
       if (rc != cudaErrorNotReady) return cuda_check(rc, what);
       if (std::chrono::steady_clock::now() > deadline) {
+        note_failure(FailureScope::kRun);  // the GPU is still busy with the queued work
         return Error::runtime(std::string(what) + ": timed out after " + std::to_string(limit) +
                               " s");
       }
@@ -170,9 +187,27 @@ struct CudaBackend::Impl {
     }
   }
 
+  // Measures one GEMM. On failure, `recoverable` says whether the context is still fit for the
+  // next shape: the failure's scope (failure.h) is a point failure, any queued work finishes
+  // without error, and no sticky error shows afterwards.
   Result<GemmMeasurement> gemm(const GemmRequest& r) {
+    recoverable = false;
+    note_failure(FailureScope::kRun);
+    auto out = gemm_once(r);
+    if (out.ok() || g_last_failure != FailureScope::kPoint) return out;
+    cudaGetLastError();  // clears a non-sticky error; a sticky one stays and shows below
+    EventPair probe;
+    recoverable = probe.create().ok() &&
+                  cuda_check(cudaEventRecord(probe.stop, stream), "cudaEventRecord").ok() &&
+                  wait_event(probe.stop, "GEMM clean-up", 0.0).ok() &&
+                  cudaDeviceSynchronize() == cudaSuccess;
+    return out;
+  }
+
+  Result<GemmMeasurement> gemm_once(const GemmRequest& r) {
     NTPSIM_RETURN_IF_ERROR(cuda_check(cudaSetDevice(device), "cudaSetDevice"));
-    const bool fp8 = r.dtype == GemmDType::kFP8;
+    const bool fp8 = calibrate::is_fp8(r.dtype);
+    const bool mx = r.dtype == GemmDType::kMXFP8;
     const size_t in_size = fp8 ? 1 : 2;
     const auto m = static_cast<uint64_t>(r.m), n = static_cast<uint64_t>(r.n),
                k = static_cast<uint64_t>(r.k);
@@ -201,15 +236,57 @@ struct CudaBackend::Impl {
     }
     NTPSIM_RETURN_IF_ERROR(d.allocate(m * n * 2));
 
-    // D[m x n] (column-major) = A^T B with A stored k x m and B stored k x n ("TN", as fp8 needs).
+    // D[m x n] (column-major, bf16) = op(A) op(B). The layout names op(A) and op(B): A is stored
+    // k x m when transposed (T) and m x k otherwise (N); B is stored k x n (N) or n x k (T).
+    const bool ta = r.layout == GemmLayout::kTN;
+    const bool tb = r.layout == GemmLayout::kNT;
     const cudaDataType_t in_t = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
     LtObjects o;
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulDescCreate(&o.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate"));
-    const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+    const cublasOperation_t transa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t transb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa), "set TRANSA"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb), "set TRANSB"));
-    DeviceBuffer scale;
-    if (fp8) {
+    DeviceBuffer scale, scale_a, scale_b;
+    if (mx) {
+#if NTPCAL_HAVE_BLOCK_SCALING
+      // MXFP8: one UE8M0 scale per 32 consecutive elements along k, in cuBLASLt's tiled layout
+      // (blocks of 128 rows x 4 scale columns): roundup(rows, 128) x roundup(ceil(k/32), 4)
+      // bytes per operand. Every scale is 0x7F = 2^0, the unit scale.
+      const auto scale_bytes = [&](uint64_t rows) {
+        return calibrate::ceil_div(static_cast<int64_t>(rows), 128) * 128 *
+               calibrate::ceil_div(calibrate::ceil_div(static_cast<int64_t>(k), 32), 4) * 4;
+      };
+      NTPSIM_RETURN_IF_ERROR(scale_a.allocate(static_cast<size_t>(scale_bytes(m))));
+      NTPSIM_RETURN_IF_ERROR(scale_b.allocate(static_cast<size_t>(scale_bytes(n))));
+      NTPSIM_RETURN_IF_ERROR(cuda_check(
+          cudaMemsetAsync(scale_a.get(), 0x7F, scale_a.size(), stream), "fill A scales"));
+      NTPSIM_RETURN_IF_ERROR(cuda_check(
+          cudaMemsetAsync(scale_b.get(), 0x7F, scale_b.size(), stream), "fill B scales"));
+      const cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                                                    &mode, sizeof mode),
+                     "set A_SCALE_MODE"));
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                                                    &mode, sizeof mode),
+                     "set B_SCALE_MODE"));
+      const void* pa = scale_a.get();
+      const void* pb = scale_b.get();
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                    &pa, sizeof pa),
+                     "set A scales"));
+      NTPSIM_RETURN_IF_ERROR(
+          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                    &pb, sizeof pb),
+                     "set B scales"));
+#else
+      note_failure(FailureScope::kPoint);
+      return Error::runtime("mxfp8: this ntpcal was built without block-scaled cuBLASLt");
+#endif
+    } else if (fp8) {
       // Per-tensor scales of 1.0, set explicitly as Transformer Engine does (cuBLASLt's
       // LtFp8Matmul sample); fast accumulation only where every use of the shape is a forward GEMM.
       const float one = 1.0f;
@@ -231,9 +308,15 @@ struct CudaBackend::Impl {
                                                     sizeof fast),
                      "set FAST_ACCUM"));
     }
-    NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatrixLayoutCreate(&o.a, in_t, k, m, static_cast<int64_t>(k)), "layout A"));
-    NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatrixLayoutCreate(&o.b, in_t, k, n, static_cast<int64_t>(k)), "layout B"));
-    NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatrixLayoutCreate(&o.c, CUDA_R_16BF, m, n, static_cast<int64_t>(m)), "layout C"));
+    const auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
+    NTPSIM_RETURN_IF_ERROR(blas_check(ta ? cublasLtMatrixLayoutCreate(&o.a, in_t, k, m, i64(k))
+                                         : cublasLtMatrixLayoutCreate(&o.a, in_t, m, k, i64(m)),
+                                      "layout A"));
+    NTPSIM_RETURN_IF_ERROR(blas_check(tb ? cublasLtMatrixLayoutCreate(&o.b, in_t, n, k, i64(n))
+                                         : cublasLtMatrixLayoutCreate(&o.b, in_t, k, n, i64(k)),
+                                      "layout B"));
+    NTPSIM_RETURN_IF_ERROR(
+        blas_check(cublasLtMatrixLayoutCreate(&o.c, CUDA_R_16BF, m, n, i64(m)), "layout C"));
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulPreferenceCreate(&o.pref), "cublasLtMatmulPreferenceCreate"));
     const size_t ws = workspace.size();
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulPreferenceSetAttribute(o.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "set workspace"));
@@ -243,7 +326,10 @@ struct CudaBackend::Impl {
     NTPSIM_RETURN_IF_ERROR(blas_check(cublasLtMatmulAlgoGetHeuristic(lt, o.desc, o.a, o.b, o.c, o.c,
                                                                      o.pref, kAlgos, heur, &found),
                                       "cublasLtMatmulAlgoGetHeuristic"));
-    if (found == 0) return Error::runtime("cuBLASLt has no algorithm for this shape");
+    if (found == 0) {
+      note_failure(FailureScope::kPoint);
+      return Error::runtime("cuBLASLt has no algorithm for this shape");
+    }
     const float alpha = 1.0f, beta = 0.0f;
     int algo = 0;
     size_t next = 0;
@@ -276,7 +362,28 @@ struct CudaBackend::Impl {
                                       "cudaEventElapsedTime"));
     // Launches per sample: at least 1 ms of GPU work, so the GPU never waits for the host.
     const double one_s = std::max(1e-7, static_cast<double>(probe_ms) * 1e-3);
-    const int batch = static_cast<int>(std::clamp(std::ceil(1e-3 / one_s), 1.0, 100000.0));
+    const int batch =
+        static_cast<int>(std::clamp(std::ceil(1e-3 / one_s), 1.0, r.graph ? 10000.0 : 100000.0));
+    // With r.graph the batch is captured once (operand rotation included) and each sample is one
+    // graph launch: no host cost per GEMM even where one launch takes longer than the kernel.
+    GraphExec graph;
+    if (r.graph) {
+      const auto queue_batch = [&]() -> Status {
+        for (int j = 0; j < batch; ++j) NTPSIM_RETURN_IF_ERROR(checked());
+        return Status::Ok();
+      };
+      NTPSIM_RETURN_IF_ERROR(
+          capture_graph(stream, cudaStreamCaptureModeThreadLocal, queue_batch, graph));
+      // The first launch uploads the graph; it is not timed.
+      NTPSIM_RETURN_IF_ERROR(cuda_check(cudaGraphLaunch(graph.exec, stream), "cudaGraphLaunch"));
+      NTPSIM_RETURN_IF_ERROR(cuda_check(cudaEventRecord(probe.stop, stream), "cudaEventRecord"));
+      NTPSIM_RETURN_IF_ERROR(wait_event(probe.stop, "GEMM graph warm-up", batch * one_s * 4));
+    }
+    const auto one_sample = [&]() -> Status {
+      if (r.graph) return cuda_check(cudaGraphLaunch(graph.exec, stream), "cudaGraphLaunch");
+      for (int j = 0; j < batch; ++j) NTPSIM_RETURN_IF_ERROR(checked());
+      return Status::Ok();
+    };
     const int reps = std::max(1, r.reps);
     constexpr int kChunk = 16;  // samples queued between waits
     PowerSampler sampler(nvml, nvml_dev);
@@ -290,8 +397,7 @@ struct CudaBackend::Impl {
         if (status = e.create(); !status.ok()) break;
         if (status = cuda_check(cudaEventRecord(e.start, stream), "cudaEventRecord"); !status.ok())
           break;
-        for (int j = 0; j < batch && status.ok(); ++j) status = checked();
-        if (!status.ok()) break;
+        if (status = one_sample(); !status.ok()) break;
         status = cuda_check(cudaEventRecord(e.stop, stream), "cudaEventRecord");
         if (!status.ok()) break;
       }
@@ -362,11 +468,13 @@ int CudaBackend::max_group_size() const {
 }
 
 std::string CudaBackend::gemm_unsupported(const GemmRequest& r) const {
-  if (r.dtype != GemmDType::kFP8) return {};
   const int cc = impl_->prop.major * 10 + impl_->prop.minor;
-  if (cc < 89) return "fp8 needs compute capability 8.9 or newer, this GPU has " + std::to_string(cc);
-  if (r.m % 16 != 0 || r.n % 16 != 0 || r.k % 16 != 0) return "fp8 needs m, n, k multiples of 16";
-  return {};
+  return calibrate::gemm_support(r, cc, static_cast<int>(cublasLtGetVersion()),
+                                 NTPCAL_HAVE_BLOCK_SCALING != 0);
+}
+
+bool CudaBackend::failure_recoverable() const {
+  return impl_->recoverable || (impl_->nccl && impl_->nccl->failure_recoverable());
 }
 
 double CudaBackend::power_limit_w() const {
@@ -375,14 +483,19 @@ double CudaBackend::power_limit_w() const {
   return w;
 }
 
-Result<GemmMeasurement> CudaBackend::gemm(const GemmRequest& r) { return impl_->gemm(r); }
+Result<GemmMeasurement> CudaBackend::gemm(const GemmRequest& r) {
+  if (impl_->nccl) impl_->nccl->clear_failure();
+  return impl_->gemm(r);
+}
 
 Result<calibrate::CollectiveMeasurement> CudaBackend::collective(const calibrate::CollectiveRequest& r) {
+  impl_->recoverable = false;
   if (!impl_->nccl) return Error::bad_input("ntpcal was built without NCCL: no collectives");
   return impl_->nccl->collective(r);
 }
 
 Result<calibrate::ReshardMeasurement> CudaBackend::reshard(const calibrate::ReshardRequest& r) {
+  impl_->recoverable = false;
   if (!impl_->nccl) return Error::bad_input("ntpcal was built without NCCL: no reshard");
   return impl_->nccl->reshard(r);
 }

@@ -2,21 +2,27 @@
 // with NVML power/clock sampling (DESIGN.md §5).
 //
 // GEMMs run on this process's measured GPU (the first of `devices`): random bf16 or fp8 (e4m3)
-// inputs in the "TN" layout cuBLASLt needs for fp8, fp32 accumulation, bf16 output, unit scale
-// pointers and fast accumulation for forward-only fp8 shapes (as Transformer Engine runs fprop),
-// the first of up to 8 heuristic algorithms that launches, with a 32 MiB workspace by default.
+// inputs in the request's layout (TN, NN or NT), fp32 accumulation, bf16 output; fp8 with unit
+// per-tensor scale pointers and fast accumulation for forward-only shapes (as Transformer Engine
+// runs fprop); mxfp8 with unit UE8M0 scales per 32 elements along k (cuBLASLt's VEC32_UE8M0 scale
+// mode, compute capability 10.0+); the first of up to 8 heuristic algorithms that launches, with
+// a 32 MiB workspace by default. A failure that leaves the context usable (an unsupported shape,
+// type or layout, out of memory for one shape: failure.h) is reported recoverable, so the loops
+// skip that shape; any other ends the run.
 // Operands rotate over enough copies that each launch reads them cold from HBM (together at
 // least twice the L2 cache), as training reads weights. After warm-up, each timed sample is one
 // CUDA-event pair around a batch of back-to-back launches lasting at least 1 ms (so host launch
-// cost is hidden), repeated for `reps` samples and at least `min_seconds`, while NVML samples
-// power (the mean from the energy counter after the first second), SM clock, temperature and
-// clock-event reasons.
-// Collectives and reshards run over NCCL communicators of the requested group size (the first n
-// of `rank_order`; one communicator set at a time): each sample is a barrier, `iters`
-// back-to-back launches and the wait for every rank, divided by `iters` and averaged over ranks
-// (as nccl-tests). Every wait has a deadline of `timeout_s` plus the expected run time; on a
-// timeout or any NCCL error the communicators are aborted and a runtime error returned.
-// Power limits change only through set_power_limit_w (ntpcal power --set-power-limits).
+// cost is hidden; with the request's `graph` the batch is one captured CUDA graph, which also
+// removes the host cost of launches shorter than their kernels), repeated for `reps` samples and at
+// least `min_seconds`, while NVML samples power (the mean from the energy counter after the first
+// second), SM clock, temperature and clock-event reasons. Collectives and reshards run over NCCL
+// communicators of the requested group size (the first n of `rank_order`; one communicator set at a
+// time): each sample is a barrier, `iters` back-to-back launches (with `graph`: one captured CUDA
+// graph of them, as nccl-tests -G) and the wait for every rank, divided by `iters` and averaged
+// over ranks (as nccl-tests). Every wait has a deadline of `timeout_s` plus the expected run time;
+// on a timeout or any NCCL error the communicators are aborted and a runtime error returned. Out of
+// memory for one size's buffers (agreed over all ranks) is a recoverable failure: that size is
+// skipped. Power limits change only through set_power_limit_w (ntpcal power --set-power-limits).
 // Thread safety: one thread; the object owns its CUDA streams, buffers and communicators.
 #pragma once
 
@@ -25,23 +31,12 @@
 #include <vector>
 
 #include "calibrate/backend.h"
-#include "calibrate/raw_csv.h"
 #include "calibrate/ntpcal/nvml.h"
+#include "calibrate/ntpcal/plan.h"
 #include "calibrate/ntpcal/world.h"
+#include "calibrate/raw_csv.h"
 
 namespace ntpsim::ntpcal {
-
-struct CudaOptions {
-  // Local CUDA devices this process drives. With MPI: exactly one. Without: the ranks of the
-  // collectives (device i is rank i); GEMM and power use the first.
-  std::vector<int> devices;
-  double timeout_s = 120.0;
-  uint64_t seed = 1;
-  size_t workspace_bytes = size_t{32} << 20;  // cuBLASLt workspace
-  // World ranks in the order collective groups take them (group of n = the first n); empty:
-  // 0, 1, 2, ... (--fabric scale_out orders them one per host, round robin).
-  std::vector<int> rank_order;
-};
 
 // How many CUDA devices this machine has, or an error (exit 2) saying why there are none: no
 // driver loaded, or a driver older than this CUDA runtime needs, named as such.
@@ -63,6 +58,7 @@ class CudaBackend final : public calibrate::Backend {
   std::string name() const override { return "cuda"; }
   int max_group_size() const override;
   std::string gemm_unsupported(const calibrate::GemmRequest& r) const override;
+  bool failure_recoverable() const override;
   double power_limit_w() const override;
 
   Result<calibrate::GemmMeasurement> gemm(const calibrate::GemmRequest& r) override;

@@ -1,5 +1,6 @@
 // Small RAII owners and error translation for CUDA runtime and cuBLASLt calls in ntpcal.
-// Every failed call becomes a runtime Error naming the call and CUDA's message.
+// Every failed call becomes a runtime Error naming the call and CUDA's message, and records how
+// far the failure reaches (failure.h) for the backend to read right after a failed measurement.
 // Thread safety: owners are used by one thread.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <csignal>
 #include <string>
 
+#include "calibrate/ntpcal/failure.h"
 #include "models/base/status.h"
 
 namespace ntpsim::ntpcal {
@@ -21,14 +23,23 @@ inline bool interrupted() {
   return g_interrupted != 0;
 }
 
+// The scope of the most recent failure on this thread (ntpcal measures from one thread). Checks
+// set it; code that fails without a CUDA status (a timeout, no heuristic) sets it explicitly.
+inline thread_local FailureScope g_last_failure = FailureScope::kRun;
+inline void note_failure(FailureScope scope) {
+  g_last_failure = scope;
+}
+
 inline Status cuda_check(cudaError_t rc, const char* what) {
   if (rc == cudaSuccess) return Status::Ok();
+  note_failure(classify_cuda_error(rc));
   return Error::runtime(std::string(what) + " failed: " + cudaGetErrorString(rc));
 }
 
 inline Status blas_check(cublasStatus_t rc, const char* what) {
   if (rc == CUBLAS_STATUS_SUCCESS) return Status::Ok();
-  return Error::runtime(std::string(what) + " failed: cuBLAS status " + std::to_string(static_cast<int>(rc)));
+  note_failure(classify_cublas_status(rc));
+  return Error::runtime(std::string(what) + " failed: " + cublasLtGetStatusName(rc));
 }
 
 // Device memory on the current device.
@@ -56,6 +67,7 @@ class DeviceBuffer {
     const cudaError_t rc = cudaMalloc(&p_, bytes == 0 ? 1 : bytes);
     if (rc != cudaSuccess) {
       p_ = nullptr;
+      note_failure(classify_cuda_error(rc));
       return Error::runtime("cudaMalloc of " + std::to_string(bytes) + " bytes failed: " + cudaGetErrorString(rc));
     }
     size_ = bytes;
@@ -90,6 +102,43 @@ struct EventPair {
     return cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
   }
 };
+
+// A captured CUDA graph and its executable instance.
+struct GraphExec {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  GraphExec() = default;
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  GraphExec(GraphExec&& o) noexcept : graph(o.graph), exec(o.exec) {
+    o.graph = nullptr;
+    o.exec = nullptr;
+  }
+  GraphExec& operator=(GraphExec&&) = delete;
+  ~GraphExec() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+};
+
+// Captures what `body` queues on `stream` into `out` (instantiated, ready to launch). The capture
+// is always ended, also when `body` fails (its error is returned and the partial graph dropped),
+// so the stream is never left capturing.
+template <typename Body>
+Status capture_graph(cudaStream_t stream, cudaStreamCaptureMode mode, Body&& body, GraphExec& out) {
+  NTPSIM_RETURN_IF_ERROR(
+      cuda_check(cudaStreamBeginCapture(stream, mode), "cudaStreamBeginCapture"));
+  const Status st = body();
+  cudaGraph_t g = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream, &g);
+  if (!st.ok()) {
+    if (g != nullptr) cudaGraphDestroy(g);
+    return st;
+  }
+  NTPSIM_RETURN_IF_ERROR(cuda_check(end, "cudaStreamEndCapture"));
+  out.graph = g;
+  return cuda_check(cudaGraphInstantiate(&out.exec, g, 0), "cudaGraphInstantiate");
+}
 
 // The cuBLASLt descriptors of one GEMM shape.
 struct LtObjects {

@@ -43,16 +43,20 @@ class Runner final : public NcclRunner {
   ~Runner() override { destroy(false); }
 
   std::string version() const override { return version_text(); }
+  bool failure_recoverable() const override { return recoverable_; }
+  void clear_failure() override { recoverable_ = false; }
 
   Result<calibrate::CollectiveMeasurement> collective(const calibrate::CollectiveRequest& r) override {
     const int g = r.group_size;
+    recoverable_ = false;
     NTPSIM_RETURN_IF_ERROR(ensure(g));
     const size_t bytes = static_cast<size_t>(r.bytes);
     const size_t count = bytes / sizeof(float);                 // whole-buffer elements
     const size_t part = count / static_cast<size_t>(g);         // per-rank slice
     const bool gather = r.kind == CollectiveKind::kAllGather;
-    NTPSIM_RETURN_IF_ERROR(buffers(gather ? part * sizeof(float) : bytes,
-                                   r.kind == CollectiveKind::kReduceScatter ? part * sizeof(float) : bytes));
+    NTPSIM_RETURN_IF_ERROR(
+        agreed_buffers(gather ? part * sizeof(float) : bytes,
+                       r.kind == CollectiveKind::kReduceScatter ? part * sizeof(float) : bytes));
     const auto launch = [&]() -> Status {
       NTPSIM_RETURN_IF_ERROR(nccl_check(ncclGroupStart(), "ncclGroupStart"));
       for (Local& l : locals_) {
@@ -92,13 +96,14 @@ class Runner final : public NcclRunner {
       }
       return nccl_check(ncclGroupEnd(), "ncclGroupEnd");
     };
-    auto t = timed(launch, r.warmup, r.reps, r.iters, calibrate::to_string(r.kind));
+    auto t = timed(launch, r.warmup, r.reps, r.iters, r.graph, calibrate::to_string(r.kind));
     if (!t.ok()) return t.error();
     return calibrate::CollectiveMeasurement{*t};
   }
 
   Result<calibrate::ReshardMeasurement> reshard(const calibrate::ReshardRequest& r) override {
     const int core = r.tp - r.k;
+    recoverable_ = false;
     NTPSIM_RETURN_IF_ERROR(ensure(r.tp));
     const size_t bytes = static_cast<size_t>(r.bytes_per_rank);
     // Extra rank e splits its shard into `core` near-equal chunks, chunk j to core rank j.
@@ -111,7 +116,7 @@ class Runner final : public NcclRunner {
       return off;
     };
     const size_t max_chunk = chunk(0);
-    NTPSIM_RETURN_IF_ERROR(buffers(bytes, max_chunk * static_cast<size_t>(r.k)));
+    NTPSIM_RETURN_IF_ERROR(agreed_buffers(bytes, max_chunk * static_cast<size_t>(r.k)));
     const auto phase = [&](bool out) -> Status {
       NTPSIM_RETURN_IF_ERROR(nccl_check(ncclGroupStart(), "ncclGroupStart"));
       for (Local& l : locals_) {
@@ -141,7 +146,7 @@ class Runner final : public NcclRunner {
       NTPSIM_RETURN_IF_ERROR(phase(true));
       return phase(false);
     };
-    auto t = timed(launch, r.warmup, r.reps, r.iters, "reshard");
+    auto t = timed(launch, r.warmup, r.reps, r.iters, r.graph, "reshard");
     if (!t.ok()) return t.error();
     return calibrate::ReshardMeasurement{*t};
   }
@@ -213,6 +218,56 @@ class Runner final : public NcclRunner {
     return Status::Ok();
   }
 
+  // buffers() on every rank, then agreement: when any rank's allocation failed, every rank
+  // returns an error (the others would otherwise wait in the collective), recoverable when every
+  // failure was one that leaves the context usable (out of memory for this size).
+  Status agreed_buffers(size_t send_bytes, size_t recv_bytes) {
+    note_failure(FailureScope::kRun);
+    const Status st = buffers(send_bytes, recv_bytes);
+    const bool point = !st.ok() && g_last_failure == FailureScope::kPoint;
+    if (point) cudaGetLastError();  // clears the non-sticky allocation error
+    double failed = st.ok() ? 0.0 : 1.0;
+    double fatal = st.ok() || point ? 0.0 : 1.0;
+    if (world_.mpi()) {
+      failed = world_.sum(failed);
+      fatal = world_.sum(fatal);
+    }
+    if (failed == 0.0) return Status::Ok();
+    recoverable_ = fatal == 0.0;
+    if (!st.ok()) return st;
+    return Error::runtime("another rank could not allocate this size's buffers");
+  }
+
+  // Captures `iters` launches on every local stream into one graph per stream (all streams
+  // capture together: one group call spans them in a single process, as nccl-tests -G).
+  Status capture(const std::function<Status()>& launch, int iters, std::vector<GraphExec>& graphs) {
+    graphs.clear();
+    graphs.resize(locals_.size());
+    size_t begun = 0;
+    Status st = Status::Ok();
+    for (; begun < locals_.size() && st.ok(); ++begun) {
+      Local& l = locals_[begun];
+      st = cuda_check(cudaSetDevice(l.device), "cudaSetDevice");
+      if (st.ok()) {
+        st = cuda_check(cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeGlobal),
+                        "cudaStreamBeginCapture");
+      }
+      if (!st.ok()) break;
+    }
+    for (int j = 0; j < std::max(1, iters) && st.ok(); ++j) st = launch();
+    for (size_t i = 0; i < begun; ++i) {  // every begun capture is ended, also after a failure
+      cudaSetDevice(locals_[i].device);
+      cudaGraph_t g = nullptr;
+      const cudaError_t end = cudaStreamEndCapture(locals_[i].stream, &g);
+      graphs[i].graph = g;
+      if (st.ok()) st = cuda_check(end, "cudaStreamEndCapture");
+      if (st.ok()) {
+        st = cuda_check(cudaGraphInstantiate(&graphs[i].exec, g, 0), "cudaGraphInstantiate");
+      }
+    }
+    return st;
+  }
+
   // Waits for every local stream; aborts the communicators on an NCCL error or the deadline.
   // The deadline is the timeout plus the run time expected of the queued work.
   Status wait_all(const char* what, double expected_s) {
@@ -254,11 +309,12 @@ class Runner final : public NcclRunner {
     }
   }
 
-  // After `warmup` launches, `reps` samples: a barrier, `iters` back-to-back launches and the
-  // wait for every local stream, divided by `iters`; the sample is the mean over the ranks in
-  // the group (nccl-tests' default average). Any error aborts the communicators.
+  // After `warmup` launches, `reps` samples: a barrier, `iters` back-to-back launches (with
+  // `graph`: one replay of their captured graph per local stream) and the wait for every local
+  // stream, divided by `iters`; the sample is the mean over the ranks in the group (nccl-tests'
+  // default average). Any error aborts the communicators.
   Result<calibrate::TimeStats> timed(const std::function<Status()>& launch, int warmup, int reps,
-                                     int iters, const char* what) {
+                                     int iters, bool graph, const char* what) {
     const auto fail = [&](Status s) -> Result<calibrate::TimeStats> {
       destroy(true);
       return s.error();
@@ -269,6 +325,24 @@ class Runner final : public NcclRunner {
       }
     }
     if (Status s = wait_all(what, 0.0); !s.ok()) return s.error();
+    std::vector<GraphExec> graphs;
+    const auto sample = [&]() -> Status {
+      if (!graph) {
+        for (int j = 0; j < std::max(1, iters); ++j) NTPSIM_RETURN_IF_ERROR(launch());
+        return Status::Ok();
+      }
+      for (size_t i = 0; i < locals_.size(); ++i) {
+        NTPSIM_RETURN_IF_ERROR(cuda_check(cudaSetDevice(locals_[i].device), "cudaSetDevice"));
+        NTPSIM_RETURN_IF_ERROR(
+            cuda_check(cudaGraphLaunch(graphs[i].exec, locals_[i].stream), "cudaGraphLaunch"));
+      }
+      return Status::Ok();
+    };
+    if (graph && !locals_.empty()) {
+      if (Status s = capture(launch, iters, graphs); !s.ok()) return fail(s);
+      if (Status s = sample(); !s.ok()) return fail(s);  // uploads the graphs; not timed
+      if (Status s = wait_all(what, 0.0); !s.ok()) return s.error();
+    }
     double expected = 0.0;  // a sample's run time, once one has been seen
     std::vector<double> times;
     const int in_group =
@@ -276,8 +350,8 @@ class Runner final : public NcclRunner {
     for (int i = 0; i < std::max(1, reps); ++i) {
       world_.barrier();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int j = 0; j < std::max(1, iters) && !locals_.empty(); ++j) {
-        if (Status s = launch(); !s.ok()) return fail(s);
+      if (!locals_.empty()) {
+        if (Status s = sample(); !s.ok()) return fail(s);
       }
       if (Status s = wait_all(what, expected); !s.ok()) return s.error();
       const double mine =
@@ -298,6 +372,7 @@ class Runner final : public NcclRunner {
   std::vector<int> order_;
   int group_ = 0;
   std::vector<Local> locals_;
+  bool recoverable_ = false;  // the last failed point left the communicators usable
 };
 
 }  // namespace

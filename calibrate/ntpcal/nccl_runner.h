@@ -7,7 +7,8 @@
 // Message sizes follow nccl-tests: `bytes` is the whole buffer (all-gather's output,
 // reduce-scatter's input, all-to-all's total), float elements.
 // A wait past `timeout_s` or an asynchronous NCCL error aborts the communicators and returns a
-// runtime error. Thread safety: one thread.
+// runtime error. With a request's `graph`, each sample's `iters` launches are captured once per
+// local stream into a CUDA graph and replayed (nccl-tests -G). Thread safety: one thread.
 #pragma once
 
 #include <memory>
@@ -25,6 +26,10 @@ class NcclRunner {
   virtual std::string version() const = 0;
   virtual Result<calibrate::CollectiveMeasurement> collective(const calibrate::CollectiveRequest& r) = 0;
   virtual Result<calibrate::ReshardMeasurement> reshard(const calibrate::ReshardRequest& r) = 0;
+  // After a failed collective or reshard: true when only that point failed (every rank agreed
+  // that one rank's buffers did not fit) and the communicators are fit for the next point.
+  virtual bool failure_recoverable() const = 0;
+  virtual void clear_failure() = 0;
 };
 
 // nullptr when ntpcal was built without NCCL.

@@ -102,7 +102,7 @@ command -v nvidia-smi > /dev/null && nvidia-smi -q > "$OUT/nvidia-smi-q.txt" 2>&
 env | grep '^NCCL_' > "$OUT/nccl-env.txt" || true
 
 # 2. Measurements, most valuable first (the fit needs GEMMs and collectives).
-step gemm-layers 120 "$NTPCAL" gemm --workload "models/workloads/$WORKLOAD.yaml" --tp "$TP" --dtype bf16,fp8 \
+step gemm-layers 120 "$NTPCAL" gemm --workload "models/workloads/$WORKLOAD.yaml" --tp "$TP" --dtype bf16,fp8,mxfp8 \
   --out "$OUT/gemm-$WORKLOAD.csv"
 if (( GPUS >= 2 )); then
   step collectives 120 "$NTPCAL" collectives -g "$GPUS" --group-sizes "2-$GPUS" -b 1K -e 1G -f 4 -n 20 -w 5 \
@@ -114,7 +114,7 @@ else
   say "one GPU: no collectives or reshard"
 fi
 step power 60 "$NTPCAL" power --min-seconds 3 --out "$OUT/power.csv"
-step gemm-square 60 "$NTPCAL" gemm --square 256,512,1024,2048,4096,8192,16384 --dtype bf16,fp8 \
+step gemm-square 60 "$NTPCAL" gemm --square 256,512,1024,2048,4096,8192,16384 --dtype bf16,fp8,mxfp8 \
   --out "$OUT/gemm-square.csv"
 
 # 3. Fit and simulate.

@@ -167,6 +167,12 @@ TEST(NtpcalCli, OptionsAreCheckedBeforeTheGpu) {
   EXPECT_EQ(run(NTPCAL_BIN, "gemm --hidden 4096 --heads 32").exit_code, 2);  // needs --ffn --seq --tp
   EXPECT_EQ(run(NTPCAL_BIN, "collectives --min-bytes 1X").exit_code, 2);
   EXPECT_EQ(run(NTPCAL_BIN, "frobnicate").exit_code, 2);
+  const ProgramRun layout = run(NTPCAL_BIN, "gemm --square 256 --layout TT");
+  EXPECT_EQ(layout.exit_code, 2);
+  EXPECT_NE(layout.err.find("--layout: 'TT' is not TN, NN or NT"), std::string::npos) << layout.err;
+  const ProgramRun dtype = run(NTPCAL_BIN, "gemm --square 256 --dtype fp4");
+  EXPECT_EQ(dtype.exit_code, 2);
+  EXPECT_NE(dtype.err.find("'fp4' is not bf16, fp8 or mxfp8"), std::string::npos) << dtype.err;
 }
 
 TEST(NtpcalCli, InfoWorksWithoutAGpu) {
@@ -175,7 +181,7 @@ TEST(NtpcalCli, InfoWorksWithoutAGpu) {
   const ProgramRun r = run(NTPCAL_BIN, "info");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (const char* key : {"cuda_toolkit: ", "cuda_driver: ", "cublas: ", "nccl: ", "nvml: ",
-                          "mpi: ", "gpus: none: "}) {
+                          "mpi: ", "cublaslt_block_scaling: ", "gpus: none: "}) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing from:\n" << r.out;
   }
   const ProgramRun sha = run(NTPCAL_BIN, "info", "NTPSIM_GIT_SHA=0123456789ab");

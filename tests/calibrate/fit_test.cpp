@@ -1,12 +1,15 @@
 // The fitter recovers known parameters from synthetic measurements (calibrate/synthetic.h, fixed
 // seeds, 1% multiplicative timing noise per repetition) within stated tolerances, and rejects
 // data it cannot fit with a clear error.
+#include "calibrate/fit.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "calibrate/driver.h"
-#include "calibrate/fit.h"
 #include "calibrate/raw_reader.h"
 #include "calibrate/shapes.h"
 #include "calibrate/synthetic.h"
@@ -52,7 +55,51 @@ TEST(Fit, GemmRecoversTileModel) {
   EXPECT_NEAR(g.overhead_s, truth.overhead_s, 0.5e-6);                 // 0.5 us
   EXPECT_GT(g.quality.r2, 0.999);
   EXPECT_LT(g.quality.max_abs_rel_error, 0.03);                        // noise is 1% per rep
-  EXPECT_EQ(g.table.size(), shapes.size());
+  // The table has one point per (m, n, k): the layouts of a shape are pooled, as in the fit.
+  std::set<std::tuple<int64_t, int64_t, int64_t>> distinct;
+  for (const auto& r : shapes) distinct.insert({r.m, r.n, r.k});
+  EXPECT_LT(distinct.size(), shapes.size());  // some shapes recur in another pass's layout
+  EXPECT_EQ(g.table.size(), distinct.size());
+  EXPECT_FALSE(g.layout.has_value());
+}
+
+// Pooled (default), the layouts share one fit per type; separate, each layout gets its own fit,
+// its points named with the layout, and the profile is built from the TN (forward) fit.
+TEST(Fit, GemmLayoutsArePooledOrKeptApart) {
+  SyntheticTruth truth;
+  SyntheticBackend b(truth, 12);
+  const LayerDims d{8192, 64, 8, 28672, true, 4096, 1};
+  auto shapes = layer_shapes(d, {8, 7, 6, 5}, GemmDType::kBF16, true);
+  for (const GemmLayout l : {GemmLayout::kTN, GemmLayout::kNN, GemmLayout::kNT}) {
+    for (const auto& s : square_shapes(geometric(256, 16384, 2.0), GemmDType::kBF16, l)) {
+      shapes.push_back(s);
+    }
+  }
+  auto raw = measure(RawKind::kGemm, [&](RawWriter& w) { return run_gemms(b, shapes, w, {}); });
+  int per_layout[3] = {0, 0, 0};
+  for (const GemmRow& r : raw.gemm) ++per_layout[static_cast<int>(r.request.layout)];
+  auto pooled = fit_raw({raw});
+  ASSERT_TRUE(pooled.ok()) << pooled.error().message;
+  ASSERT_EQ(pooled->gemm.size(), 1u);
+  EXPECT_EQ(pooled->gemm[0].quality.points, static_cast<int>(raw.gemm.size()));
+  FitOptions opt;
+  opt.separate_layouts = true;
+  auto apart = fit_raw({raw}, opt);
+  ASSERT_TRUE(apart.ok()) << apart.error().message;
+  ASSERT_EQ(apart->gemm.size(), 3u);
+  for (const GemmFit& g : apart->gemm) {
+    ASSERT_TRUE(g.layout.has_value());
+    SCOPED_TRACE(gemm_fit_name(g));
+    EXPECT_EQ(g.quality.points, per_layout[static_cast<int>(*g.layout)]);
+    EXPECT_NEAR(g.rate_flops / truth.bf16_rate_flops, 1.0, 0.02);  // the truth has no layout effect
+    EXPECT_NE(g.quality.per_point.front().what.find(to_string(*g.layout)), std::string::npos);
+  }
+  EXPECT_EQ(gemm_fit_name(apart->gemm[1]), "bf16.NN");
+  const GemmFit* used = profile_gemm_fit(*apart, GemmDType::kBF16);
+  ASSERT_NE(used, nullptr);
+  EXPECT_EQ(used->layout, GemmLayout::kTN);
+  EXPECT_EQ(profile_gemm_fit(*pooled, GemmDType::kBF16), &pooled->gemm[0]);
+  EXPECT_EQ(profile_gemm_fit(*pooled, GemmDType::kFP8), nullptr);
 }
 
 TEST(Fit, CollectivesRecoverAlphaBetaForAnyGroupSize) {

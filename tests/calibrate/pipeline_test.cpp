@@ -90,8 +90,11 @@ TEST(Pipeline, RecordedBackendNamesWhatWasNotMeasured) {
   ASSERT_TRUE(out.ok());
   const Status s = run_gemms(replay, square_shapes({1024, 3000}, GemmDType::kBF16), *out, {});
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("gemm bf16 3000x3000x3000: no recorded measurement for gemm bf16 3000x3000x3000"),
-            std::string::npos) << s.error().message;
+  EXPECT_NE(
+      s.error().message.find(
+          "gemm bf16 TN 3000x3000x3000: no recorded measurement for gemm bf16 TN 3000x3000x3000"),
+      std::string::npos)
+      << s.error().message;
   EXPECT_EQ(out->rows(), 1);  // the completed point is on disk
   auto back = read_raw_file(scratch_path("partial.csv"));
   ASSERT_TRUE(back.ok());
@@ -259,6 +262,34 @@ TEST(Pipeline, WithoutABaseOnlyMeasuredValuesAreWritten) {
   auto node = load_yaml_string(profile_text(*alone, f, {}), "alone.yaml");
   ASSERT_TRUE(node.ok());
   EXPECT_TRUE(models::read_hardware(*node, "", YamlContext("alone.yaml"), kProfileDirs).ok());
+}
+
+// Blackwell's fp8 recipe: with mxfp8 measured and no per-tensor fp8 (refused here, a skipped
+// point), the profile's fp8 peak reproduces the mxfp8 rate at the bf16 fit's efficiency.
+TEST(Pipeline, Mxfp8SetsTheFp8PeakWithoutPerTensorFp8) {
+  SyntheticTruth truth;
+  truth.fp8 = false;
+  truth.mxfp8 = true;
+  SyntheticBackend b(truth, 31);
+  auto shapes = square_shapes(geometric(512, 16384, 2.0), GemmDType::kBF16);
+  for (const auto& s : square_shapes(geometric(1024, 16384, 2.0), GemmDType::kMXFP8)) {
+    shapes.push_back(s);
+  }
+  for (const auto& s : square_shapes({4096}, GemmDType::kFP8)) shapes.push_back(s);
+  const RawData raw =
+      measure(RawKind::kGemm, [&](RawWriter& w) { return run_gemms(b, shapes, w, {}); });
+  ASSERT_EQ(raw.skipped.size(), 1u);
+  EXPECT_EQ(raw.skipped[0].reason, "no fp8 on this synthetic GPU");
+  auto fit = fit_raw({raw});
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  ASSERT_EQ(fit->gemm.size(), 2u);
+  EXPECT_EQ(fit->gemm[1].dtype, GemmDType::kMXFP8);
+  ProfileOptions opt;
+  opt.base = spec("h200-sxm");
+  auto made = make_profile(*fit, opt);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  EXPECT_NEAR(made->peak_bf16_flops * made->gemm_efficiency / truth.bf16_rate_flops, 1.0, 0.01);
+  EXPECT_NEAR(made->peak_fp8_flops * made->gemm_efficiency / truth.fp8_rate_flops, 1.0, 0.01);
 }
 
 }  // namespace

@@ -153,11 +153,29 @@ TEST(Shapes, LayerShapesUseTheBusiestGpusShards) {
   EXPECT_EQ(fwd[1].k, 10 * 128);            // attention output: K = local heads * d
   EXPECT_EQ(fwd[2].n, 2 * 4096);            // gated up: 2 * ceil(28672/7)
   EXPECT_EQ(fwd[3].k, 4096);                // down: K = ceil(28672/7)
+  // bf16 passes run in their own layouts (TE: forward TN, dgrad NN, wgrad NT), so the same
+  // (m, n, k) in two passes is two measurements.
   const auto all = layer_shapes(d, {8, 7}, GemmDType::kBF16, true);
-  EXPECT_LT(all.size(), 24u);               // duplicates merged ...
+  ASSERT_EQ(all.size(), 24u);
+  for (const auto& r : all) {
+    SCOPED_TRACE(r.label);
+    EXPECT_EQ(r.label.find('|'), std::string::npos);
+    const GemmLayout want = r.label.find(".dgrad") != std::string::npos   ? GemmLayout::kNN
+                            : r.label.find(".wgrad") != std::string::npos ? GemmLayout::kNT
+                                                                          : GemmLayout::kTN;
+    EXPECT_EQ(r.layout, want);
+  }
+  // fp8 runs every pass as TN: identical shapes are merged, their labels joined.
+  const auto fp8 = layer_shapes(d, {8, 7}, GemmDType::kFP8, true);
+  EXPECT_LT(fp8.size(), 24u);
   bool merged = false;
-  for (const auto& r : all) merged = merged || r.label.find('|') != std::string::npos;
-  EXPECT_TRUE(merged);                      // ... with their labels joined
+  for (const auto& r : fp8) {
+    merged = merged || r.label.find('|') != std::string::npos;
+    EXPECT_EQ(r.layout, GemmLayout::kTN);
+  }
+  EXPECT_TRUE(merged);
+  EXPECT_EQ(pass_layout(GemmDType::kMXFP8, Pass::kWeightGrad), GemmLayout::kTN);
+  EXPECT_EQ(pass_layout(GemmDType::kBF16, Pass::kWeightGrad), GemmLayout::kNT);
 }
 
 TEST(Shapes, LmHeadIsVocabularyParallel) {

@@ -165,6 +165,9 @@ void usage_rows(std::vector<Row>& t) {
   t.push_back({"fit_sm_count_out_of_range",
                "fit @SRC@/calibrate/recorded/synthetic-gemm.csv -o x.yaml --sm-count 0", {}, 2,
                {"--sm-count: Value 0 not in range 1 to 1048576"}});
+  t.push_back({"fit_gemm_layouts_not_a_choice",
+               "fit @SRC@/calibrate/recorded/synthetic-gemm.csv -o x.yaml --gemm-layouts apart", {},
+               2, {"--gemm-layouts: apart not in {pool,separate}"}});
 }
 
 // Scenario loading, as `check` (and every scenario command) meets it.

@@ -45,6 +45,11 @@ class FitCommand final : public Command {
     sub->add_flag("--no-table", no_table_, "Do not write the measured GEMM table (tile model only)");
     sub->add_option("--report", report_, "Also write per-point relative errors as CSV")
         ->check(output_path());
+    sub->add_option(
+           "--gemm-layouts", gemm_layouts_,
+           "pool: one GEMM fit per type over the TN/NN/NT layouts (the profile's GEMM "
+           "model); separate: one per type and layout, the profile from each type's TN fit")
+        ->check(CLI::IsMember({"pool", "separate"}));
     sub->add_flag("-q,--quiet", quiet_, "Print nothing but errors");
     sub->add_option("--nccl-collective", nccl_.collective,
                     "Collective of the nccl-tests logs when neither the log nor the file name says")
@@ -84,6 +89,7 @@ class FitCommand final : public Command {
     }
     calibrate::FitOptions fit_options;
     fit_options.sm_count = sm_count_;
+    fit_options.separate_layouts = gemm_layouts_ == "separate";
     auto fit = calibrate::fit_raw(files, fit_options);
     if (!fit.ok()) return report_error(fit.error());
 
@@ -142,6 +148,7 @@ class FitCommand final : public Command {
  private:
   std::vector<std::string> raw_;
   std::string output_, base_, name_, report_;
+  std::string gemm_layouts_ = "pool";
   int sm_count_ = 0;
   bool no_table_ = false;
   bool quiet_ = false;
