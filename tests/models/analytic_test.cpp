@@ -172,10 +172,12 @@ TEST(Analytic, PowerInversionMeetsTheTarget) {
   EXPECT_GT(m.replica_iteration_s(28, 1.0, r * 0.999), target);
   // Fewer GPUs need more power.
   EXPECT_GT(power_ratio_for(m, 24, 1.0, target), r);
-  // The share at TDP is the one whose time meets the target.
+  // The share at TDP is the largest whose time meets the target: the time can jump there (a
+  // GEMM's tile count steps with the micro-batch's tokens), so it may be below the target.
   const double x = max_batch_share(m, 28, 1.0, target);
   EXPECT_LT(x, 1.0);
-  EXPECT_NEAR(m.replica_iteration_s(28, x, 1.0) / target, 1.0, 1e-5);
+  EXPECT_LE(m.replica_iteration_s(28, x, 1.0), target);
+  EXPECT_GT(m.replica_iteration_s(28, x + 2e-7, 1.0), target);
 }
 
 TEST(Analytic, DataParallelCommunicationByHand) {
