@@ -148,3 +148,18 @@ TEST_F(StepCliTest, RunNotesALayoutFarFromTheFastest) {
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(best.out.find("warning: layout"), std::string::npos) << best.out;
 }
+
+// `ntpsim step` says the same on stderr, leaving its table as it was.
+TEST_F(StepCliTest, StepNotesALayoutFarFromTheFastest) {
+  const std::string quick = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml'";
+  const RunResult r = run("step " + quick);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: layout TP 64 x PP 16 x DP 28 runs at MFU"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("note: layout"), std::string::npos) << r.out;
+  // The fastest layout itself gets no such note.
+  const RunResult best =
+      run("step " + quick + " --set layout.tp=16 --set layout.pp=14 --set layout.dp=128");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(best.err.find("note: layout"), std::string::npos) << best.err;
+}
