@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "models/base/check.h"
 #include "models/memory_model.h"
@@ -11,24 +12,39 @@ namespace ntpsim::models {
 
 std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProfile& h,
                                            const LayoutSearch& search, const StepOptions& options) {
-  NTPSIM_CHECK(search.gpus >= 1 && search.domain_gpus >= 1);
+  NTPSIM_CHECK(search.domain_gpus >= 1);
+  NTPSIM_CHECK(search.exact_gpus ? search.gpus >= 1 : search.domains >= 1);
   std::optional<LayoutChoice> best;
+  double best_rate = 0;
   const int max_tp = std::min({search.domain_gpus, w.heads, w.ffn});
   for (int tp = 1; tp <= max_tp; ++tp) {
-    if (search.gpus % tp != 0) continue;
-    const int64_t groups = search.gpus / tp;  // PP x DP
-    if (search.domains > 0 && groups > (search.domain_gpus / tp) * search.domains) continue;
+    // Megatron-LM splits heads and FFN evenly over the TP ranks.
+    if (w.heads % tp != 0 || w.ffn % tp != 0) continue;
+    if (search.exact_gpus && search.gpus % tp != 0) continue;
+    const int64_t fit_groups = search.domains > 0 ? (search.domain_gpus / tp) * search.domains
+                                                  : std::numeric_limits<int64_t>::max();
+    const int64_t groups = search.exact_gpus ? search.gpus / tp : fit_groups;  // PP x DP
+    if (groups > fit_groups) continue;
     for (int64_t pp = 1; pp <= std::min<int64_t>(groups, w.layers); ++pp) {
-      if (groups % pp != 0) continue;
-      const int64_t dp = groups / pp;
-      if (dp * w.micro_batch > w.global_batch) continue;
+      // Megatron-LM's even split of the layers over the stages.
+      if (w.layers % pp != 0) continue;
+      if (search.exact_gpus && groups % pp != 0) continue;
+      const int64_t dp = search.exact_gpus
+                             ? groups / pp
+                             : std::min<int64_t>(groups / pp, w.global_batch / w.micro_batch);
+      if (dp < 1 || dp * w.micro_batch > w.global_batch) continue;
       Layout l{tp, static_cast<int>(pp), static_cast<int>(dp), 1};
-      if (pp > 1 && pp * search.virtual_stages <= w.layers)
+      if (pp > 1 && w.layers % (pp * search.virtual_stages) == 0) {
         l.virtual_stages = search.virtual_stages;
+      }
       if (!memory_at(w, l, h, tp, options.flash_attention).fits()) continue;
       const StepBreakdown b = AnalyticStepModel(w, l, h, options).breakdown(tp, 1.0, 1.0);
-      if (!best || b.tokens_per_s_per_gpu > best->healthy.tokens_per_s_per_gpu) {
+      // Per GPU at a fixed GPU count; the whole job's tokens/s when filling the domains.
+      const double rate =
+          b.tokens_per_s_per_gpu * (search.exact_gpus ? 1.0 : static_cast<double>(tp) * pp * dp);
+      if (!best || rate > best_rate) {
         best = LayoutChoice{l, b};
+        best_rate = rate;
       }
     }
   }
@@ -37,7 +53,8 @@ std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProf
 
 std::string layout_gap_note(const Workload& w, const HardwareProfile& h, const Layout& chosen,
                             const LayoutSearch& search, const StepOptions& options) {
-  NTPSIM_CHECK(static_cast<int64_t>(chosen.tp) * chosen.pp * chosen.dp == search.gpus);
+  NTPSIM_CHECK(search.exact_gpus &&
+               static_cast<int64_t>(chosen.tp) * chosen.pp * chosen.dp == search.gpus);
   if (!memory_at(w, chosen, h, chosen.tp, options.flash_attention).fits()) return {};
   const std::optional<LayoutChoice> best = fastest_layout(w, h, search, options);
   if (!best) return {};

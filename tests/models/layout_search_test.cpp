@@ -38,7 +38,7 @@ TEST(LayoutSearch, BeatsEveryValidLayoutOfTheSameGpus) {
   EXPECT_TRUE(memory_at(w, best->layout, h, best->layout.tp).fits());
   int checked = 0;
   for (int tp : {1, 2, 4, 8}) {
-    for (int pp : {1, 2, 4, 8, 16, 32}) {
+    for (int pp : {1, 2, 4, 8, 16}) {  // the divisors of 48 that divide 256
       const Layout l{tp, pp, 256 / (tp * pp), 1};
       if (!memory_at(w, l, h, tp).fits()) continue;
       ++checked;
@@ -67,9 +67,10 @@ TEST(LayoutSearch, HonoursTheLayoutRules) {
   // Virtual stages are kept where PP x v <= layers, else dropped.
   const auto v = fastest_layout(w, h, LayoutSearch{256, 8, 0, 4});
   ASSERT_TRUE(v.has_value());
-  if (v->layout.pp > 1) {
-    EXPECT_EQ(v->layout.virtual_stages, 4);
-  }
+  EXPECT_EQ(v->layout.virtual_stages, v->layout.pp > 1 && 48 % (v->layout.pp * 4) == 0 ? 4 : 1);
+  // Megatron's even splits: TP divides the heads, PP the layers.
+  EXPECT_EQ(64 % best->layout.tp, 0);
+  EXPECT_EQ(48 % best->layout.pp, 0);
   // Nothing fits: a 405B model on 8 GPUs.
   EXPECT_FALSE(fastest_layout(shipped("llama3-405b"), h, LayoutSearch{8, 8, 1, 1}).has_value());
 }
@@ -93,6 +94,33 @@ TEST(LayoutSearch, QuickStartLayoutIsFarFromTheFastest) {
   EXPECT_NE(note.find("MFU"), std::string::npos) << note;
   // The fastest layout itself gets no note.
   EXPECT_EQ(layout_gap_note(w, h, best->layout, search), "");
+}
+
+TEST(LayoutSearch, FillingTheDomainsMaximisesTheJobsTokens) {
+  // 16 HGX H100 nodes: every TP x PP with the most replicas the nodes hold is no faster for the
+  // whole job than the one returned, which uses as many replicas as fit.
+  const Workload w = gpt(48, 8192, 64, 4096, 51200, 512);
+  const HardwareProfile h = profile("h100-sxm");
+  LayoutSearch fill{0, 8, 16, 1};
+  fill.exact_gpus = false;
+  const auto best = fastest_layout(w, h, fill);
+  ASSERT_TRUE(best.has_value());
+  auto job_rate = [&](const Layout& l) { return tokens_per_gpu(w, l, h) * l.tp * l.pp * l.dp; };
+  EXPECT_EQ(best->layout.dp, 16 * (8 / best->layout.tp) / best->layout.pp);
+  const double rate = job_rate(best->layout);
+  for (int tp : {1, 2, 4, 8}) {
+    for (int pp : {1, 2, 3, 4, 6, 8, 12, 16}) {
+      const Layout l{tp, pp, 16 * (8 / tp) / pp, 1};
+      if (l.dp < 1 || !memory_at(w, l, h, tp).fits()) continue;
+      EXPECT_GE(rate, job_rate(l) * (1 - 1e-12)) << tp << " " << pp;
+    }
+  }
+  // A batch of 8 sequences caps DP at 8.
+  Workload small_batch = w;
+  small_batch.global_batch = 8;
+  const auto capped = fastest_layout(small_batch, h, fill);
+  ASSERT_TRUE(capped.has_value());
+  EXPECT_LE(capped->layout.dp, 8);
 }
 
 }  // namespace
