@@ -147,7 +147,8 @@ Status read_search(MapReader& top, Plan& p) {
     }
     for (const char* key : {"tp", "pp", "dp"}) {
       if (r->has(key)) {
-        return r->error("layout", fmt::format("'auto' chooses TP, PP and DP: remove search.{}", key));
+        return r->error("layout",
+                        fmt::format("'auto' chooses TP, PP and DP: remove search.{}", key));
       }
     }
     r->mark_used("layout");
