@@ -340,6 +340,7 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const int p = layout_.pp;
   const double v = layout_.virtual_stages;
   double p2p = 0;
+  double hop = 0;  // one send/recv of a chunk's boundary tensor
   if (p > 1) {
     // Per chunk, activations forward and gradients backward. Without SP Megatron sends 1/t of
     // the tensor and all-gathers it in the receiving TP group (scatter-gather optimization);
@@ -349,14 +350,31 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
     if (!w.sequence_parallel && tp > 1) {
       one += collective_time_s(tp_fabric(tp), Collective::kAllGather, tp, bytes);
     }
+    hop = one;
     p2p = 2.0 * v * one;
   }
-  const double per_micro = compute_f + compute_b + tp_f + tp_b + p2p;
   const double m = microbatches_;
   b.compute_s = m * (compute_f + compute_b);
   b.tp_comm_s = m * (tp_f + tp_b);
   b.pp_comm_s = m * p2p;
-  b.bubble_s = (p - 1) / v * per_micro;
+  if (p > 1) {
+    // Fill and drain of the 1F1B / interleaved schedule (Narayanan et al. 2021, section 2.2).
+    // The busiest (last) stage waits, before its first forward, for the first micro-batch's
+    // forward through the first chunk of each of the p - 1 earlier stages, one send/recv per
+    // hop, and after its last backward for that micro-batch's backward back through them. Those
+    // chunks hold the other stages' transformer layers, 1/v of each stage: the LM head and loss
+    // run on the last stage within its own m micro-batches, and the embedding is a gather whose
+    // cost is negligible beside a layer. The bubble is therefore the forward + backward of
+    // (L - L_busiest) / v layers plus 2 (p - 1) hops, independent of m: for evenly split layers,
+    // (p - 1) / (v m) of the stage's layer work, as in the paper.
+    const MicroCost layer = layer_cost(tp, n);
+    const double layer_s =
+        layer.scaled_fwd / speed + layer.memory_fwd + layer.tp_fwd * (1.0 - options_.tp_overlap) +
+        layer.scaled_bwd / speed + layer.memory_bwd +
+        layer.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
+    const double other_layers = w.layers - std::ceil(static_cast<double>(w.layers) / p);
+    b.bubble_s = other_layers / v * layer_s + 2.0 * (p - 1) * hop;
+  }
 
   const double params = stage_params(tp);
   const int r = layout_.dp;

@@ -20,8 +20,9 @@
 //  - recompute: selective adds the attention-core forward to backward, full a whole forward
 //    whose collectives overlap nothing;
 //  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out; plus
-//    the receiver's all-gather without SP), and the schedule (m + (p-1)/v) × per-micro-batch
-//    stage time: bubble (p-1)/(v·m) of the work;
+//    the receiver's all-gather without SP); the fill and drain add the other stages' first-chunk
+//    layers forward and backward and 2(p-1) send/recv hops, independent of m: bubble (p-1)/(v·m)
+//    of the layer work (the LM head, loss and embedding are not on the fill/drain path);
 //  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights,
 //    or a plain all-reduce, over the R replicas on the scale-out network (rail-aligned, slowed
 //    by leaf oversubscription when the ring spans leaves); with Megatron's bucketed overlap

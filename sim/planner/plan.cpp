@@ -140,8 +140,22 @@ Status read_search(MapReader& top, Plan& p) {
                                      if (!(*v >= 1)) return Error::bad_input("at least 1 s");
                                      return *v;
                                    }));
+  if (r->has("layout")) {
+    const YAML::Node node = r->child("layout");
+    if (!node.IsScalar() || node.Scalar() != "auto") {
+      return r->error("layout", "'auto' is the only value (omit it to use tp, pp and dp)");
+    }
+    for (const char* key : {"tp", "pp", "dp"}) {
+      if (r->has(key)) {
+        return r->error("layout",
+                        fmt::format("'auto' chooses TP, PP and DP: remove search.{}", key));
+      }
+    }
+    r->mark_used("layout");
+    p.search.layout_auto = true;
+  }
   NTPSIM_RETURN_IF_ERROR(r->finish({"hardware", "domains", "spare_domains", "tp", "pp", "dp",
-                                    "strategies", "checkpoint_interval"}));
+                                    "strategies", "checkpoint_interval", "layout"}));
   const double candidates = candidate_count(p.search);
   if (candidates > kMaxCandidates) {
     return top.error("search",

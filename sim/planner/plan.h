@@ -35,6 +35,9 @@ struct PlanSearch {
   std::vector<int> dp;                   // empty = derive: the most replicas the domains hold
   std::vector<PlanStrategy> strategies;  // required
   std::vector<double> checkpoint_interval_s;  // 0 = auto (Young/Daly); empty = the base's
+  // `layout: auto`: TP, PP and DP chosen per hardware x domains by the analytic step model
+  // (models/layout_search.h, filling the domains); then tp, pp and dp are not given.
+  bool layout_auto = false;
 };
 
 struct PlanTarget {

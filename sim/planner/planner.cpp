@@ -12,6 +12,7 @@
 #include "models/base/check.h"
 #include "models/base/statistics.h"
 #include "models/base/time.h"
+#include "models/layout_search.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan_progress.h"
@@ -111,6 +112,16 @@ struct Searcher {
       }
       for (int d : sp.domains) {
         for (int sd : spares) {
+          if (sp.layout_auto) {
+            const AutoLayout l = auto_layout(hw_overrides, d, sd, base);
+            for (double iv : intervals) {
+              for (const auto& st : sp.strategies) {
+                add(base, hw, hw_overrides, target_overrides, d, sd, l.tp, l.pp, iv, st, l.dp,
+                    l.virtual_stages);
+              }
+            }
+            continue;
+          }
           for (int tp : tps) {
             for (int pp : pps) {
               for (double iv : intervals) {
@@ -131,11 +142,35 @@ struct Searcher {
     return a;
   }
 
-  void add(const Scenario& base, const std::string& hw, const std::vector<std::string>& hw_overrides,
+  // `layout: auto`: the layout of the most healthy tokens/s the candidate's domains give
+  // (models/layout_search.h, analytic step model, filling the domains). Where the probe does not
+  // load or no layout fits, the base's TP and PP with derived DP: the candidate then shows the
+  // loader's or the screen's reason.
+  struct AutoLayout {
+    int tp = 1, pp = 1, dp = 0, virtual_stages = 0;  // dp 0: derive; virtual_stages 0: the base's
+  };
+  AutoLayout auto_layout(const std::vector<std::string>& hw_overrides, int d, int sd,
+                         const Scenario& base) const {
+    AutoLayout out{base.layout.tp, base.layout.pp, 0, 0};
+    const std::vector<std::string> more =
+        concat(hw_overrides,
+               {fmt::format("cluster.domains={}", d), fmt::format("cluster.spare_domains={}", sd)});
+    auto probe = load_scenario(plan.base, base_load_options(plan, more));
+    if (!probe.ok()) return out;
+    models::LayoutSearch search{0, probe->cluster.gpus_per_domain, d, probe->layout.virtual_stages};
+    search.exact_gpus = false;
+    const auto best = models::fastest_layout(probe->workload, probe->hardware, search);
+    if (!best) return out;
+    return {best->layout.tp, best->layout.pp, best->layout.dp, best->layout.virtual_stages};
+  }
+
+  void add(const Scenario& base, const std::string& hw,
+           const std::vector<std::string>& hw_overrides,
            const std::vector<std::string>& target_overrides, int d, int sd, int tp, int pp,
-           double iv, const PlanStrategy& st) {
+           double iv, const PlanStrategy& st, int dp_choice = 0, int virtual_stages = 0) {
     const int g = base.cluster.gpus_per_domain;  // replaced below once loaded
     std::vector<int> dps = plan.search.dp;
+    if (dp_choice > 0) dps = {dp_choice};
     Candidate c;
     c.family = st.label();
     c.strategy = st.name;
@@ -152,6 +187,9 @@ struct Searcher {
     c.overrides.push_back(fmt::format("cluster.spare_domains={}", sd));
     c.overrides.push_back(fmt::format("layout.tp={}", tp));
     c.overrides.push_back(fmt::format("layout.pp={}", pp));
+    if (virtual_stages > 0 && virtual_stages != base.layout.virtual_stages) {
+      c.overrides.push_back(fmt::format("layout.virtual_stages={}", virtual_stages));
+    }
     c.overrides.push_back("checkpoint.interval=" + interval_text(iv, base));
     c.overrides.push_back(strategy_yaml(st));
     if (dps.empty()) {  // derive: the most replicas the job domains hold

@@ -368,6 +368,15 @@ void plan_rows(std::vector<Row>& t) {
                {scenario(), plan()}, 1, {"nodir/r.html: cannot create the output file"}});
   t.push_back({"plan_negative_seed", "plan p.yaml --seed -1", {scenario(), plan()}, 2,
                {"--seed: '-1' is not a whole number in [0, 9223372036854775807]"}});
+  // `search.layout` is `auto` or absent; with `auto`, TP, PP and DP are not given.
+  auto plan_layout = [](const std::string& value) {
+    std::string p = kPlan;
+    return p.replace(p.find("search:\n"), 8, "search:\n  layout: " + value + "\n");
+  };
+  t.push_back({"plan_layout_not_auto", "plan q.yaml", {scenario(), text("q.yaml", plan_layout("manual"))}, 2,
+               {"q.yaml:3:11: search.layout: 'auto' is the only value (omit it to use tp, pp and dp)"}});
+  t.push_back({"plan_layout_auto_with_dp", "plan q.yaml", {scenario(), text("q.yaml", plan_layout("auto"))}, 2,
+               {"q.yaml:3:11: search.layout: 'auto' chooses TP, PP and DP: remove search.dp"}});
 }
 
 void report_rows(std::vector<Row>& t) {

@@ -123,3 +123,43 @@ TEST_F(StepCliTest, TableShowsTokensPerGpu) {
 }
 
 }  // namespace
+
+// `ntpsim run` says when the scenario's layout is far from the fastest one of the same GPUs (the
+// quick start's TP 64 on GB200 NVL72) in its table and results, and keeps the layout; a
+// scenario whose layout is within 10% of the fastest gets no such line.
+TEST_F(StepCliTest, RunNotesALayoutFarFromTheFastest) {
+  const std::string quick = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml'";
+  const RunResult r = run("run " + quick + " --replications 2 --threads 1 --out r.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: layout TP 64 x PP 16 x DP 28 runs at MFU"), std::string::npos)
+      << r.out;
+  const auto j = nlohmann::json::parse(ntpsim::cli_test::read_text(work() / "r.json"));
+  bool found = false;
+  for (const auto& w : j["warnings"]) {
+    found = found ||
+            w.get<std::string>().find("fastest layout of the same 28672 GPUs") != std::string::npos;
+  }
+  EXPECT_TRUE(found) << j["warnings"].dump();
+  EXPECT_EQ(j["scenario"]["layout"]["tp"], 64) << "the scenario's layout is kept";
+  // The fastest layout itself: no line.
+  const RunResult best = run("run " + quick +
+                             " --replications 2 --threads 1 --set layout.tp=16 --set layout.pp=14"
+                             " --set layout.dp=128");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(best.out.find("warning: layout"), std::string::npos) << best.out;
+}
+
+// `ntpsim step` says the same on stderr, leaving its table as it was.
+TEST_F(StepCliTest, StepNotesALayoutFarFromTheFastest) {
+  const std::string quick = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml'";
+  const RunResult r = run("step " + quick);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: layout TP 64 x PP 16 x DP 28 runs at MFU"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("note: layout"), std::string::npos) << r.out;
+  // The fastest layout itself gets no such note.
+  const RunResult best =
+      run("step " + quick + " --set layout.tp=16 --set layout.pp=14 --set layout.dp=128");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(best.err.find("note: layout"), std::string::npos) << best.err;
+}

@@ -2,6 +2,8 @@
 // Carlo on every candidate of a small plan; a looser deadline never costs more and a higher
 // goodput floor never costs less; invalid plans give located errors (exit 2); same plan and seed
 // give byte-identical output for any thread count.
+#include "sim/planner/planner.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,11 +13,11 @@
 #include <set>
 #include <string>
 
+#include "models/layout_search.h"
 #include "reports/report.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan.h"
 #include "sim/planner/plan_output.h"
-#include "sim/planner/planner.h"
 #include "sim/scenario/loader.h"
 #include "tests/fixtures/tiny_job.h"
 
@@ -286,6 +288,11 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
       {head + search + target + prices + "confirm: {min_replications: 1}\n", 5,
        "confirm.min_replications: "},
       {head + search + prices, 1, "missing required field \"target\""},
+      {head + "search: {domains: [4], strategies: [ntp], layout: given}\n" + target + prices, 2,
+       "search.layout: 'auto' is the only value"},
+      {head + "search: {domains: [4], strategies: [ntp], layout: auto, tp: [8]}\n" + target +
+           prices,
+       2, "search.layout: 'auto' chooses TP, PP and DP: remove search.tp"},
   };
   for (const auto& c : cases) {
     const std::string path = write("bad.yaml", c.text);
@@ -324,6 +331,42 @@ confirm: {min_replications: 8, max_replications: 8}
   EXPECT_EQ(r->candidates[1].status, CandidateStatus::kInvalid);
   EXPECT_NE(r->candidates[1].reason.find("does not fit"), std::string::npos) << r->candidates[1].reason;
   EXPECT_EQ(r->best, 0);
+}
+
+// `layout: auto`: each cluster size gets the layout of the most healthy tokens/s its domains give
+// under the analytic step model (models/layout_search.h), whatever the base's step model.
+TEST_F(PlanFiles, LayoutAutoChoosesTheFastestLayoutPerClusterSize) {
+  const std::string path = write("p.yaml", R"(base: train.yaml
+search: {domains: [4, 6], layout: auto, strategies: [ntp]}
+target: {tokens: 6e10, deadline: 8d}
+prices: {gpu_hour: 2}
+confirm: {min_replications: 4, max_replications: 4}
+)");
+  auto r = run(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->candidates.size(), 2u);
+  for (const Candidate& c : r->candidates) {
+    EXPECT_NE(c.status, CandidateStatus::kInvalid) << c.reason;
+    auto s = load_scenario(
+        r->plan.base, base_load_options(r->plan, {"cluster.domains=" + std::to_string(c.domains)}));
+    ASSERT_TRUE(s.ok());
+    models::LayoutSearch search{0, 8, c.domains, 1};
+    search.exact_gpus = false;
+    const auto best = models::fastest_layout(s->workload, s->hardware, search);
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(c.tp, best->layout.tp) << c.domains;
+    EXPECT_EQ(c.pp, best->layout.pp) << c.domains;
+    EXPECT_EQ(c.dp, best->layout.dp) << c.domains;
+    // No slower than the base's TP 8 x PP 1 with the replicas the domains hold.
+    const models::Layout base_layout{8, 1, c.domains, 1};
+    const double base_rate = models::AnalyticStepModel(s->workload, base_layout, s->hardware)
+                                 .breakdown(8, 1, 1)
+                                 .tokens_per_s_per_gpu *
+                             8 * c.domains;
+    EXPECT_GE(
+        best->healthy.tokens_per_s_per_gpu * best->layout.tp * best->layout.pp * best->layout.dp,
+        base_rate * (1 - 1e-12));
+  }
 }
 
 // An override written in a plan is reported at its line and column in the plan file, never as a

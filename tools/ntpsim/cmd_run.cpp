@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "models/layout_search.h"
 #include "reports/report.h"
 #include "sim/io/results_json.h"
 #include "sim/io/results_table.h"
@@ -107,6 +108,18 @@ class RunCommand final : public Command {
     if (const std::string w = models::origin_warning(s.hardware); !w.empty()) {
       fmt::print(stderr, "ntpsim: warning: {}\n", w);
       result->warnings.push_back(w);
+    }
+    // A layout far slower per GPU than the fastest the analytic step model finds for the same
+    // GPUs: said in the table, the results and the report, with both MFUs; the scenario's
+    // layout is kept (the study may need it, e.g. TP spanning a rack for NTP).
+    if (s.step_model == "analytic") {
+      const models::LayoutSearch search{
+          static_cast<int64_t>(s.layout.tp) * s.layout.pp * s.layout.dp, s.cluster.gpus_per_domain,
+          s.cluster.domains, s.layout.virtual_stages};
+      if (std::string note = models::layout_gap_note(s.workload, s.hardware, s.layout, search);
+          !note.empty()) {
+        result->warnings.push_back(std::move(note));
+      }
     }
     if (!out.empty()) {
       const auto st = outputs.stage(out, sim::run_document(s, *result).dump(1) + "\n");

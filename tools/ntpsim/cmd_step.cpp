@@ -26,6 +26,7 @@
 
 #include "models/analytic_step_model.h"
 #include "models/base/build_info.h"
+#include "models/layout_search.h"
 #include "models/memory_model.h"
 #include "sim/scenario/loader.h"
 #include "tools/ntpsim/command.h"
@@ -130,6 +131,15 @@ class StepCommand final : public Command {
       fmt::print(stderr, "ntpsim: warning: {}\n", w);
     }
     for (const std::string& w : notes(*setup, *rows)) fmt::print(stderr, "{}\n", w);
+    // The fastest layout of the same GPUs (TP inside the profile's scale-up domain).
+    if (setup->model == "analytic" && setup->hardware.gpus_per_domain > 0) {
+      const models::Layout& l = setup->layout;
+      const models::LayoutSearch search{static_cast<int64_t>(l.tp) * l.pp * l.dp,
+                                        setup->hardware.gpus_per_domain, 0, l.virtual_stages};
+      const std::string note =
+          models::layout_gap_note(setup->workload, setup->hardware, l, search, options_);
+      if (!note.empty()) fmt::print(stderr, "note: {}\n", note);
+    }
     if (json_) {
       std::fputs((to_json(*setup, *rows).dump(2) + "\n").c_str(), stdout);
     } else if (csv_) {
