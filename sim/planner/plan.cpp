@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "models/base/check.h"
 #include "models/base/units.h"
 #include "models/base/yaml_reader.h"
 #include "sim/strategies/registry.h"
@@ -78,8 +79,11 @@ Result<int> parse_int(std::string_view text, int min, int max) {
   return static_cast<int>(*v);
 }
 
-Result<PlanStrategy> parse_strategy(std::string_view text) {
+Result<PlanStrategy> parse_strategy(std::string_view full) {
   PlanStrategy s;
+  // "name[@cap][/resume]": a resume mechanism after a slash (sim/strategies/README.md).
+  const auto slash = full.find('/');
+  const std::string_view text = full.substr(0, slash);
   const auto at_pos = text.find('@');
   s.name = std::string(text.substr(0, at_pos));
   const StrategyInfo* info = find_strategy(s.name);
@@ -104,6 +108,17 @@ Result<PlanStrategy> parse_strategy(std::string_view text) {
     if (!cap.ok()) return cap.error();
     if (!(*cap > 0 && *cap <= 2)) return Error::bad_input("power cap must be in (0%, 200%]");
     s.cap = *cap;
+  }
+  if (slash != std::string_view::npos) {
+    s.resume = std::string(full.substr(slash + 1));
+    const auto spec = std::find_if(info->params.begin(), info->params.end(),
+                                   [](const ParamSpec& p) { return p.name == "resume"; });
+    NTPSIM_CHECK(spec != info->params.end());
+    if (std::find(spec->choices.begin(), spec->choices.end(), s.resume) == spec->choices.end()) {
+      std::string list;
+      for (const auto& c : spec->choices) list += (list.empty() ? "" : ", ") + c;
+      return Error::bad_input(fmt::format("'{}': {} resumes by one of: {}", s.resume, s.name, list));
+    }
   }
   return s;
 }
@@ -236,7 +251,8 @@ Status read_confirm(MapReader& top, Plan& p) {
 }  // namespace
 
 std::string PlanStrategy::label() const {
-  return cap ? fmt::format("{}@{:g}%", name, *cap * 100) : name;
+  const std::string base = cap ? fmt::format("{}@{:g}%", name, *cap * 100) : name;
+  return resume.empty() ? base : base + "/" + resume;
 }
 
 Result<Plan> read_plan(const std::string& path) {

@@ -23,7 +23,8 @@ namespace ntpsim::sim {
 struct PlanStrategy {
   std::string name;             // registered strategy name
   std::optional<double> cap;    // max_power (fraction above TDP), where the strategy has one
-  std::string label() const;    // "ntp_power_boost@30%" or the name
+  std::string resume;           // its `resume` mechanism; "" = the strategy's default
+  std::string label() const;    // "ntp_power_boost@30%/in_place", "ntp" ...
 };
 
 struct PlanSearch {

@@ -35,9 +35,11 @@ void wilson(int k, int n, double& lo, double& hi) {
 }
 
 std::string strategy_yaml(const PlanStrategy& s) {
-  if (!s.cap) return fmt::format("strategies=[{}]", s.name);
-  return fmt::format("strategies=[{{name: {}, label: \"{}\", max_power: {:.17g}}}]", s.name,
-                     s.label(), *s.cap);
+  if (!s.cap && s.resume.empty()) return fmt::format("strategies=[{}]", s.name);
+  std::string params;
+  if (s.cap) params += fmt::format(", max_power: {:.17g}", *s.cap);
+  if (!s.resume.empty()) params += fmt::format(", resume: {}", s.resume);
+  return fmt::format("strategies=[{{name: {}, label: \"{}\"{}}}]", s.name, s.label(), params);
 }
 
 // A candidate's checkpoint.interval override: a duration, or (s <= 0) the base's own auto mode,
