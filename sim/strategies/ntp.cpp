@@ -269,6 +269,9 @@ StrategyPlugin ntp_plugin() {
     return screen(in, params, false);
   };
   p.serves_as_fallback = true;
+  // The NTP paper restarts the job on every failure and re-packs the damaged domains; an in-place
+  // NTP reconfiguration is unpublished (README.md, "Resume mechanisms").
+  p.default_resume = "restart_from_checkpoint";
   return p;
 }
 
@@ -288,6 +291,7 @@ StrategyPlugin ntp_power_boost_plugin() {
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, true);
   };
+  p.default_resume = "restart_from_checkpoint";  // as ntp
   return p;
 }
 

@@ -11,10 +11,12 @@
 //     (`Coverage`): a policy chain (chain.cpp) names the action that resolved it this way.
 // The engine (sim/engine/engine.h) owns the cluster state and the clock; strategies are pure.
 //
-// Recovery cost model (also in README): a restart rolls back to the last committed checkpoint
-// and pays detection + restart + restore; a reconfiguration (dp_drop, ntp, ntp_power_boost) or a
-// spare swap pays detection + reconfigure_s (or spare_swap_s) and loses only the in-flight
-// iteration, because the surviving replicas hold the model and optimizer state.
+// Recovery cost model (also in README): the strategy's resume mechanism (`Resume`) decides. A
+// restart rolls back to the last committed checkpoint (or in-memory snapshot) and pays detection
+// + restart + restore; in place, a reconfiguration (dp_drop, ntp, ntp_power_boost) or a spare
+// swap pays detection + reconfigure_s (or spare_swap_s) + the state transfer and loses only the
+// in-flight iteration, because the surviving replicas hold the model and the optimizer state
+// has a second copy (`StateCopy`).
 //
 // Ownership: built once per scenario by make_strategy (each strategy's factory is registered
 // with it in its own file, plugin.h); immutable; the tables of model answers

@@ -53,7 +53,7 @@ TEST_F(CheckCliTest, JsonIsValidJsonWithSiValues) {
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["cluster"]["total_gpus"], 32256);
   EXPECT_DOUBLE_EQ(j["horizon_s"].get<double>(), 30 * 86400.0);
-  EXPECT_EQ(j["strategies"].size(), 7u);  // five strategies and two policy chains
+  EXPECT_EQ(j["strategies"].size(), 8u);  // five strategies, ntp in place and two policy chains
 }
 
 TEST_F(CheckCliTest, BadScenarioExitsTwoWithOneLocatedMessage) {

@@ -37,7 +37,7 @@ search:
   domains: [3, 4, 5, 6]
   spare_domains: [0, 1]
   dp: derive
-  strategies: [checkpoint_restart, dp_drop, ntp]
+  strategies: [checkpoint_restart, dp_drop, ntp/in_place]
 target:
 )" + target +
          R"(

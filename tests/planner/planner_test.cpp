@@ -57,7 +57,7 @@ search:
   domains: [3, 4, 5, 6]
   spare_domains: [0, 1]
   dp: derive
-  strategies: [checkpoint_restart, dp_drop, ntp]
+  strategies: [checkpoint_restart, dp_drop, ntp/in_place]
 target:
 )" + target + R"(
 prices: {gpu_hour: 2.0, energy_per_mwh: 100}
@@ -152,7 +152,7 @@ search:
   domains: [3, 4, 5]
   spare_domains: [0, 1]
   dp: derive
-  strategies: [ntp, spares_then_ntp, "spares_then_ntp_power_boost@20%"]
+  strategies: [ntp/in_place, spares_then_ntp, "spares_then_ntp_power_boost@20%"]
 target: {goodput: "93%", confidence: "80%"}
 prices: {gpu_hour: 2.0, energy_per_mwh: 100}
 confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
@@ -167,7 +167,7 @@ confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
     EXPECT_LE(c.goodput_expected, c.goodput_bound + 1e-12) << describe(c);
   }
   EXPECT_EQ(families,
-            (std::set<std::string>{"ntp", "spares_then_ntp", "spares_then_ntp_power_boost@20%"}));
+            (std::set<std::string>{"ntp/in_place", "spares_then_ntp", "spares_then_ntp_power_boost@20%"}));
   const int best = exhaustive_best(*r);
   ASSERT_GE(best, 0);
   EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
@@ -278,6 +278,10 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
        "search.domains[0]: "},
       {head + "search: {domains: [4], strategies: [\"dp_drop@30%\"]}\n" + target + prices, 2,
        "only for a strategy with max_power"},
+      {head + "search: {domains: [4], strategies: [checkpoint_restart/in_place]}\n" + target +
+           prices,
+       2, "'in_place': checkpoint_restart resumes by one of: restart_from_checkpoint, "
+          "restart_from_memory"},
       {head + search + "target: {tokens: 6e10, deadline: 4d, goodput: 90%}\n" + prices, 3,
        "target: give either tokens"},
       {head + search + target + "prices: {energy_per_mwh: 80}\n", 4,

@@ -35,8 +35,8 @@ TEST_F(SensitivityCli, WritesJsonAndCsvAndPrintsTheVerdictFirst) {
   EXPECT_NE(json.find("\"kind\": \"sensitivity\""), std::string::npos);
   const std::string csv = read_text(work() / "s.csv");
   EXPECT_EQ(csv.rfind("input,strategy,low,high,goodput_low,goodput_high,", 0), 0u) << csv;
-  // 13 default inputs x the quick start's 7 strategies, plus the header.
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13 * 7) << csv;
+  // 13 default inputs x the quick start's 8 strategies, plus the header.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13 * 8) << csv;
 }
 
 TEST_F(SensitivityCli, InterruptedBySigintWritesNothing) {

@@ -35,7 +35,7 @@ failures:
         - {name: hardware, share: 1, repair: {distribution: fixed, mean: "1s"}}
 checkpoint: {interval: "1h", write: "30s", restore: "2min"}
 recovery: {detection: "30s", restart: "10min", reconfigure: "2min", spare_swap: "5min"}
-strategies: [spare_substitution, ntp]
+strategies: [spare_substitution, {name: ntp, resume: in_place}]
 horizon: "20d"
 replications: 8
 seed: 7

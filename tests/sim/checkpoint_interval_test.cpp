@@ -30,7 +30,12 @@ Scenario job(int domains, int spares, double rate_per_h, double repair_s,
              const std::vector<std::string>& strategies) {
   Scenario s = testing::tiny_job(domains, 8, 8, spares, rate_per_h, repair_s);
   s.name = "interval";
-  for (const auto& name : strategies) s.strategies.push_back(StrategyConfig{name, name, {}});
+  // ntp as the reconfiguring strategy it is in place (its default restarts from the checkpoint).
+  for (const auto& name : strategies) {
+    std::map<std::string, ParamValue> params;
+    if (name == "ntp") params.emplace("resume", std::string("in_place"));
+    s.strategies.push_back(StrategyConfig{name, name, params});
+  }
   s.replications.fixed = 4;
   return s;
 }

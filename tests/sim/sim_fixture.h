@@ -125,6 +125,13 @@ inline FailureEvent gpu_failure(double t_s, int64_t first, int32_t count, double
   return e;
 }
 
+// Parameters with `resume: in_place` added: ntp and ntp_power_boost restart from the checkpoint
+// by default, and the tests of their reconfiguration semantics ask for in-place recovery.
+inline std::map<std::string, ParamValue> in_place(std::map<std::string, ParamValue> params = {}) {
+  params.emplace("resume", std::string("in_place"));
+  return params;
+}
+
 // Everything one engine test needs, built from a scenario.
 struct Bench {
   Scenario scenario;

@@ -128,7 +128,7 @@ TEST(Transitions, DpDropShrinkingBatchLosesASmallerIteration) {
 TEST(Transitions, NtpRunsTheDamagedGroupAtReducedDegree) {
   Bench b(no_checkpoints());
   Engine engine(b.config);
-  auto s = b.strategy("ntp");
+  auto s = b.strategy("ntp", testing::in_place());
   // Group 0 at TP 3 carries share 3/4; healthy replicas pay 0.1 s reshard per 10 s iteration:
   // rate = 3.75/4 * 10/10.1, without reshard 3.75/4. Degraded from 2660 to the repair at 3500.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
@@ -144,7 +144,7 @@ TEST(Transitions, NtpRunsTheDamagedGroupAtReducedDegree) {
 TEST(Transitions, NtpBelowMinTpDropsTheReplica) {
   Bench b(no_checkpoints());
   Engine engine(b.config);
-  auto s = b.strategy("ntp", {{"min_tp", int64_t{4}}});
+  auto s = b.strategy("ntp", testing::in_place({{"min_tp", int64_t{4}}}));
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
   EXPECT_NEAR(get(m, Metric::kBadputDegraded), 840 * 0.25 / 10000, kTol);
   EXPECT_NEAR(get(m, Metric::kBadputReshard), 0.0, kTol);
@@ -159,8 +159,8 @@ TEST(Transitions, NtpPackingPutsDamagedGroupsInOneReplica) {
   // Groups 0 and 2 (domains 0 and 1) each lose a GPU. Packed: one replica at TP 3 (share 3/4),
   // one healthy: 1.75/2. Spread: both replicas at TP 3: 1.5/2.
   const std::vector<FailureEvent> f = {gpu_failure(2500, 0, 1, 1e6), gpu_failure(2500, 8, 1, 1e6)};
-  auto packed = b.strategy("ntp");
-  auto spread = b.strategy("ntp", {{"pack", false}});
+  auto packed = b.strategy("ntp", testing::in_place());
+  auto spread = b.strategy("ntp", testing::in_place({{"pack", false}}));
   const auto mp = engine.run(*packed, f);
   const auto ms = engine.run(*spread, f);
   // Both failures at 2500 interrupt; the second restarts the recovery: running from 2660.
@@ -177,8 +177,8 @@ TEST(Transitions, NtpParityRuleAndTpStep) {
   // Group 0 (replica 0) loses 1 GPU -> TP 3; group 2 (replica 1) loses 2 -> TP 2. Spread over
   // both replicas: per_group gives shares 3/4 and 1/2; parity runs both at TP 2 (1/2 each).
   const std::vector<FailureEvent> f = {gpu_failure(2500, 0, 1, 1e6), gpu_failure(2500, 8, 2, 1e6)};
-  auto per_group = b.strategy("ntp", {{"pack", false}});
-  auto parity = b.strategy("ntp", {{"pack", false}, {"rule", std::string("parity")}});
+  auto per_group = b.strategy("ntp", testing::in_place({{"pack", false}}));
+  auto parity = b.strategy("ntp", testing::in_place({{"pack", false}, {"rule", std::string("parity")}}));
   EXPECT_NEAR(get(engine.run(*per_group, f), Metric::kBadputDegraded),
               7340 * (1 - 1.25 / 2) / 10000, 1e-6);
   EXPECT_NEAR(get(engine.run(*parity, f), Metric::kBadputDegraded), 7340 * (1 - 1.0 / 2) / 10000,
@@ -186,7 +186,7 @@ TEST(Transitions, NtpParityRuleAndTpStep) {
   // tp_step 2: one failed GPU of 4 leaves TP 3, rounded down to 2: share 1/2 of one replica.
   Bench b4(no_checkpoints());
   Engine e4(b4.config);
-  auto step = b4.strategy("ntp", {{"tp_step", int64_t{2}}});
+  auto step = b4.strategy("ntp", testing::in_place({{"tp_step", int64_t{2}}}));
   EXPECT_NEAR(get(e4.run(*step, {gpu_failure(2500, 0, 1, 1e6)}), Metric::kBadputDegraded),
               7340 * (1 - 3.5 / 4) / 10000, 1e-6);
 }
@@ -194,7 +194,7 @@ TEST(Transitions, NtpParityRuleAndTpStep) {
 TEST(Transitions, NtpWithoutKeepPaceSlowsTheJob) {
   Bench b(no_checkpoints());
   Engine engine(b.config);
-  auto s = b.strategy("ntp", {{"keep_pace", false}});
+  auto s = b.strategy("ntp", testing::in_place({{"keep_pace", false}}));
   // Full share at TP 3 takes 10*4/3 s: the job runs at 10/(13.333) of ideal (+ reshard).
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6)});
   const double rnr = 10.0 / (10.0 * 4 / 3);
@@ -206,14 +206,14 @@ TEST(Transitions, PowerBoostKeepsFullShare) {
   Engine engine(b.config);
   // TP 3 needs power ratio 4/3 for full share; the cap 1.5 allows it, the domain budget too
   // ((4 GPUs x 1 kW - 1 idle GPU x 100 W) / 3 = 1.3 kW per GPU < 4/3 kW!) -> without budget.
-  auto s = b.strategy("ntp_power_boost", {{"max_power", 0.5}, {"domain_budget", false}});
+  auto s = b.strategy("ntp_power_boost", testing::in_place({{"max_power", 0.5}, {"domain_budget", false}}));
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6)});
   EXPECT_NEAR(get(m, Metric::kBadputDegraded), 0.0, 1e-9);
   EXPECT_NEAR(get(m, Metric::kBadputReshard), 7340 * (1 - 10 / 10.1) / 10000, 1e-9);
   // Boost: 3 GPUs x 1 kW x 1/3 for 7340 s.
   EXPECT_NEAR(get(m, Metric::kBoostEnergyMwh), 1000.0 * 7340 / 3.6e9, 1e-9);
   // With the domain budget the ratio is capped at 1.3: share 0.975.
-  auto budget = b.strategy("ntp_power_boost", {{"max_power", 0.5}});
+  auto budget = b.strategy("ntp_power_boost", testing::in_place({{"max_power", 0.5}}));
   const auto mb = engine.run(*budget, {gpu_failure(2500, 0, 1, 1e6)});
   EXPECT_NEAR(get(mb, Metric::kBadputDegraded), 7340 * (1 - 3.975 / 4) / 10000, 1e-6);
 }
@@ -274,7 +274,7 @@ TEST(Transitions, TokenBudgetStopsAtTheTarget) {
 TEST(Transitions, FingerprintIsStableAcrossReruns) {
   Bench b(small_scenario(1));
   Engine engine(b.config);
-  auto s = b.strategy("ntp");
+  auto s = b.strategy("ntp", testing::in_place());
   const std::vector<FailureEvent> f = {gpu_failure(100, 0, 1, 500), gpu_failure(300, 9, 1, 50),
                                        gpu_failure(301, 16, 8, 1000)};
   (void)engine.run(*s, f);

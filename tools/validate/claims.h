@@ -59,5 +59,8 @@ inline constexpr double kYoungDalyGoodputTol = 0.002;  // goodput at Daly vs the
 // Goodput of checkpoint_restart vs Daly's renewal model (absolute, each failures_during_pause
 // mode): Monte Carlo noise of 40 x 30-day runs is about 0.1 point.
 inline constexpr double kDalyRenewalTol = 0.005;
+// Resume mechanisms against their closed forms (absolute goodput): restart_from_memory as Daly's
+// renewal model with the snapshot's pause and restore, in_place as a pure pause per interruption.
+inline constexpr double kResumeClosedFormTol = 0.005;
 
 }  // namespace ntpsim::validate::published
