@@ -222,6 +222,14 @@ std::vector<std::pair<std::string, std::string>> context_rows(const Results& r) 
     }
     if (!each.empty()) rows.emplace_back("Checkpoint interval per strategy", each);
   }
+  // How each strategy gets going again after a failure (sim/strategies/README.md, "Resume
+  // mechanisms"): the axis that decides most of the gap between restarting and in-place ones.
+  std::string resumes;
+  for (const auto& st : r.strategies) {
+    if (st.resume.empty()) continue;
+    resumes += fmt::format("{}{}: {}", resumes.empty() ? "" : "; ", st.label, st.resume);
+  }
+  if (!resumes.empty()) rows.emplace_back("Resume mechanism per strategy", resumes);
   if (!c.failures_during_pause.empty())
     rows.emplace_back("Failures during a recovery pause", c.failures_during_pause == "ignore"
                                                               ? "ignored (the pause runs on)"

@@ -130,6 +130,7 @@ StrategyResult read_strategy(Reader& r, const json& j, const std::string& path) 
   s.label = r.str(j, "label", path, false);
   if (s.label.empty()) s.label = s.name;
   s.checkpoint_interval_s = r.num(j, "checkpoint_interval_s", path, false);
+  s.resume = r.str(j, "resume", path, false);
   const json* summary = r.field(j, "summary", path, true);
   if (summary != nullptr) {
     if (!summary->is_object())

@@ -46,6 +46,7 @@ struct StrategyResult {
   std::string name;                     // registered strategy name
   std::string label;                    // display name
   double checkpoint_interval_s = 0.0;   // the interval it ran at; NaN when absent
+  std::string resume;                   // its resume mechanism; "" when absent (older files)
   std::map<std::string, MetricSummary> summary;  // metric key -> statistics
   // One map per replication (index = replication): metric key -> value. Empty in sweep points.
   std::vector<std::map<std::string, double>> replications;

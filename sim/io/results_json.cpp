@@ -360,6 +360,7 @@ ojson strategies_json(const Scenario& s, const RunResult& r, bool with_replicati
     j["name"] = st.name;
     j["label"] = st.label;
     j["checkpoint_interval_s"] = st.checkpoint_interval_s;
+    if (!st.resume.empty()) j["resume"] = st.resume;
     ojson summary;
     for (size_t k : keys) summary[metric_infos()[k].key] = stat_json(summarize(column(st, k)));
     const std::vector<double> tokens = tokens_column(r, st);

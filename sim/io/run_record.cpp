@@ -48,6 +48,7 @@ ojson run_record(const Scenario& s, const RunResult& r) {
     one["name"] = st.name;
     one["label"] = st.label;
     one["checkpoint_interval_s"] = exact_number(st.checkpoint_interval_s);
+    one["resume"] = st.resume;
     ojson reps = ojson::array();
     for (const auto& m : st.replications) {
       ojson row = ojson::array();
@@ -117,6 +118,11 @@ Result<RunResult> read_run_record(const ojson& record, const Scenario& s,
     st.name = *name;
     st.label = *label;
     st.checkpoint_interval_s = *st_interval;
+    if (one.contains("resume")) {  // absent in records of earlier versions
+      auto resume = field<std::string>(one, "resume", at);
+      if (!resume.ok()) return resume.error();
+      st.resume = *resume;
+    }
     const ojson& rows = one.contains("replications") ? one.at("replications") : ojson();
     if (!rows.is_array() || rows.size() != static_cast<size_t>(r.replications)) {
       return Error::bad_input(

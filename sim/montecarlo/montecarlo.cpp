@@ -114,6 +114,7 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
     run.name = strategies[k]->name();
     run.label = s.strategies[k].label.empty() ? run.name : s.strategies[k].label;
     run.checkpoint_interval_s = sim.checkpoint_interval_s(k);
+    run.resume = to_string(sim.strategies()[k]->resume().mechanism);
     r.strategies.push_back(std::move(run));
   }
 

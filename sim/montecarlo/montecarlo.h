@@ -81,6 +81,7 @@ struct StrategyRun {
   std::string name;
   std::string label;
   double checkpoint_interval_s = 0;              // the interval this strategy ran at
+  std::string resume;                            // its resume mechanism (strategy.h, Resume)
   std::vector<ReplicationMetrics> replications;  // index = replication
   StrategyTimeline timeline;                     // replication 0 (empty unless requested)
 };
