@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/memory_model.h"
 #include "sim/io/results_json.h"
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/loader.h"
@@ -122,6 +123,40 @@ TEST(Simulation, PrepareReportsBadInputBeforeRunning) {
   auto layout = Simulation::prepare(s);
   ASSERT_FALSE(layout.ok());
   EXPECT_EQ(layout.error().exit_code, ExitCode::kBadInput);
+}
+
+// In place needs a second copy of every optimizer shard, and the memory model counts it: on a GPU
+// with 1 GB of room left over the quick start's job, a peer copy (12 B/param / (T P R), about
+// 0.17 GB) fits and a replicated optimizer (12 B/param / (T P), about 4.8 GB) is refused.
+TEST(Simulation, InPlaceStateCopyMustFitInMemory) {
+  auto loaded = load_scenario(std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  Scenario s = *loaded;
+  const auto base = models::memory_at(s.workload, s.layout, s.hardware, s.layout.tp);
+  ASSERT_TRUE(base.fits());
+  s.hardware.hbm_bytes = (base.total_bytes + 1e9 + s.hardware.memory.reserved_bytes) /
+                         s.hardware.memory.usable_fraction;
+  auto with_copy = [&](const char* copy) {
+    Scenario t = s;
+    t.strategies = {StrategyConfig{"ntp",
+                                   "ntp",
+                                   {{"resume", std::string("in_place")},
+                                    {"state_copy", std::string(copy)}},
+                                   {}}};
+    return Simulation::prepare(t);
+  };
+  auto peer = with_copy("peer");
+  ASSERT_TRUE(peer.ok()) << peer.error().message;
+  auto replicated = with_copy("replicated");
+  ASSERT_FALSE(replicated.ok());
+  EXPECT_EQ(replicated.error().exit_code, ExitCode::kBadInput);
+  EXPECT_NE(replicated.error().message.find("state_copy: replicated"), std::string::npos)
+      << replicated.error().message;
+  EXPECT_NE(replicated.error().message.find("no longer fits"), std::string::npos);
+  // A restart keeps the distributed optimizer's single copy: nothing more to fit.
+  Scenario t = s;
+  t.strategies = {StrategyConfig{"ntp", "ntp", {}, {}}};
+  EXPECT_TRUE(Simulation::prepare(t).ok());
 }
 
 }  // namespace
