@@ -1,12 +1,12 @@
 #include "sim/engine/engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "models/base/check.h"
 #include "models/checkpoint_model.h"
@@ -132,8 +132,10 @@ Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
   }
   switch (kind) {
     case RecoveryKind::kRestart: return cfg_.restart;
-    case RecoveryKind::kReconfigure: return cfg_.reconfigure + cfg_.state_transfer;
-    case RecoveryKind::kSwap: return cfg_.spare_swap + cfg_.state_transfer;
+    case RecoveryKind::kReconfigure:
+      return cfg_.reconfigure + cfg_.state_transfer;
+    case RecoveryKind::kSwap:
+      return cfg_.spare_swap + cfg_.state_transfer;
   }
   return cfg_.restart;
 }
@@ -163,14 +165,13 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   strategy_ = &strategy;
   resume_ = strategy.resume().mechanism;
   // Under a restart mechanism repaired units join at the next restart, not in a planned one.
-  rejoins_on_repair_ = resume_ == Resume::kInPlace &&
-                       strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
+  rejoins_on_repair_ =
+      resume_ == Resume::kInPlace && strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
   const bool memory = resume_ == Resume::kRestartFromMemory;
   cycle_exposed_ = memory ? cfg_.memory_exposed : cfg_.checkpoint_exposed;
   cycle_write_ = memory ? cfg_.memory_write : cfg_.checkpoint_write;
   persist_every_ =
-      memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds()))
-             : 1;
+      memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds())) : 1;
   snapshot_index_ = 0;
   persist_pending_ = false;
   persist_snapshot_work_ = work_since_persist_ = 0;
@@ -482,8 +483,7 @@ void Engine::note_host_loss(GpuRange gpus) {
   if (gpus.count <= 0) return;
   const int64_t host_gpus = std::max(1, cfg_.host_gpus);
   const int64_t hosts = static_cast<int64_t>(host_lost_epoch_.size());
-  const int64_t per_domain =
-      std::max<int64_t>(1, cfg_.layout.gpus_per_domain / host_gpus);
+  const int64_t per_domain = std::max<int64_t>(1, cfg_.layout.gpus_per_domain / host_gpus);
   // A host's peer holds its copy: the same host of the next domain (the next host when there
   // is one domain).
   const int64_t stride = hosts > per_domain ? per_domain : 1;

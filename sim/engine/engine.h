@@ -41,9 +41,9 @@
 #include "models/base/status.h"
 #include "models/base/time.h"
 #include "models/step_model.h"
+#include "sim/cluster/layout.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/job_state.h"
-#include "sim/cluster/layout.h"
 #include "sim/engine/schedule.h"
 #include "sim/engine/timeline.h"
 #include "sim/failures/failure_source.h"
@@ -64,12 +64,12 @@ struct EngineConfig {
   Duration reconfigure;
   Duration spare_swap;
   // Resume mechanisms (sim/strategies/strategy.h, Resume; README "Resume mechanisms").
-  Duration memory_restart;          // restart + restore from the in-memory snapshot
-  Duration memory_exposed;          // training pause per in-memory snapshot
-  Duration memory_write;            // pause start to the snapshot's peer copy being complete
-  double memory_interval_s = 0.0;   // fixed snapshot interval; 0 = auto (renewal optimum)
-  Duration state_transfer;          // in place: the lost GPU's state to the GPUs taking over
-  int host_gpus = 1;                // GPUs sharing one host's memory (a node, else a domain)
+  Duration memory_restart;         // restart + restore from the in-memory snapshot
+  Duration memory_exposed;         // training pause per in-memory snapshot
+  Duration memory_write;           // pause start to the snapshot's peer copy being complete
+  double memory_interval_s = 0.0;  // fixed snapshot interval; 0 = auto (renewal optimum)
+  Duration state_transfer;         // in place: the lost GPU's state to the GPUs taking over
+  int host_gpus = 1;               // GPUs sharing one host's memory (a node, else a domain)
   // Why the in-memory restore or the state transfer could not be derived (then 0); "" = known.
   std::string state_cost_unknown;
   double idle_power_w = 0.0;        // idle (not computing, not failed) GPU
@@ -175,8 +175,8 @@ class Engine {
   Resume resume_ = Resume::kInPlace;
   Duration cycle_exposed_, cycle_write_;
   int64_t persist_every_ = 1;
-  int64_t snapshot_index_ = 0;     // snapshots started in this run
-  bool persist_pending_ = false;   // the snapshot in flight is also a persistent checkpoint
+  int64_t snapshot_index_ = 0;    // snapshots started in this run
+  bool persist_pending_ = false;  // the snapshot in flight is also a persistent checkpoint
   double persist_snapshot_work_ = 0.0;
   double work_since_persist_ = 0.0;  // done since the last committed persistent checkpoint
   // restart_from_memory: per host, the snapshot epoch in which it lost its memory (a node,

@@ -117,7 +117,8 @@ Result<PlanStrategy> parse_strategy(std::string_view full) {
     if (std::find(spec->choices.begin(), spec->choices.end(), s.resume) == spec->choices.end()) {
       std::string list;
       for (const auto& c : spec->choices) list += (list.empty() ? "" : ", ") + c;
-      return Error::bad_input(fmt::format("'{}': {} resumes by one of: {}", s.resume, s.name, list));
+      return Error::bad_input(
+          fmt::format("'{}': {} resumes by one of: {}", s.resume, s.name, list));
     }
   }
   return s;

@@ -59,8 +59,8 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   // a restart mechanism every action is such a restart (repairs join at the next one); in place,
   // a swap or reconfiguration pays its pause, the state transfer and half an iteration, and a
   // reconfiguration a second pause when the repaired units rejoin.
-  const double restart_s = resume == Resume::kRestartFromMemory ? ec.memory_restart.seconds()
-                                                                : ec.restart.seconds();
+  const double restart_s =
+      resume == Resume::kRestartFromMemory ? ec.memory_restart.seconds() : ec.restart.seconds();
   in.restart_loss_s = rc.detection_s + restart_s + 0.5 * (tau + r.exposed_s);
   if (resume == Resume::kInPlace) {
     const double transfer_s = ec.state_transfer.seconds();

@@ -378,21 +378,21 @@ json to_json(const Scenario& s) {
              {"interrupts", t.interrupts}};
   }
   j["failures"] = {{"processes", processes}, {"trace", trace}};
-  j["checkpoint"] = {{"auto_interval", s.checkpoint.auto_interval},
-                     {"auto_interval_per_strategy",
-                      s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval},
-                     {"interval_s", s.checkpoint.interval_s},
-                     {"max_interval_s", s.checkpoint.max_interval_s},
-                     {"write_s", s.checkpoint.write_s},
-                     {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
-                     {"restore_s", s.checkpoint.restore_s},
-                     {"memory",
-                      {{"auto_interval", s.checkpoint.memory.auto_interval},
-                       {"interval_s", s.checkpoint.memory.interval_s},
-                       {"exposed_s", s.checkpoint.memory.exposed_s},
-                       {"restore_s", s.checkpoint.memory.restore_s
-                                         ? nlohmann::json(*s.checkpoint.memory.restore_s)
-                                         : nlohmann::json("auto")}}}};
+  j["checkpoint"] = {
+      {"auto_interval", s.checkpoint.auto_interval},
+      {"auto_interval_per_strategy",
+       s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval},
+      {"interval_s", s.checkpoint.interval_s},
+      {"max_interval_s", s.checkpoint.max_interval_s},
+      {"write_s", s.checkpoint.write_s},
+      {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
+      {"restore_s", s.checkpoint.restore_s},
+      {"memory",
+       {{"auto_interval", s.checkpoint.memory.auto_interval},
+        {"interval_s", s.checkpoint.memory.interval_s},
+        {"exposed_s", s.checkpoint.memory.exposed_s},
+        {"restore_s", s.checkpoint.memory.restore_s ? nlohmann::json(*s.checkpoint.memory.restore_s)
+                                                    : nlohmann::json("auto")}}}};
   j["recovery"] = {{"detection_s", s.recovery.detection_s},
                    {"restart_s", s.recovery.restart_s},
                    {"reconfigure_s", s.recovery.reconfigure_s},

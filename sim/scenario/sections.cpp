@@ -286,8 +286,8 @@ Status read_auto_duration(MapReader& r, std::string_view key, std::optional<doub
   const auto parse = [&](std::string_view text) -> Result<double> {
     auto d = units::parse_duration_s(text);
     if (!d.ok()) {
-      return Error::bad_input(fmt::format(
-          "expected \"auto\" or a duration such as \"30s\", got \"{}\"", text));
+      return Error::bad_input(
+          fmt::format("expected \"auto\" or a duration such as \"30s\", got \"{}\"", text));
     }
     if (!(*d >= min_s && *d <= max_s)) {
       return Error::bad_input(fmt::format("\"{}\" is out of range: must be between {} and {}", text,

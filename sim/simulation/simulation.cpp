@@ -1,8 +1,8 @@
 #include "sim/simulation/simulation.h"
 
-#include <utility>
-
 #include <fmt/format.h>
+
+#include <utility>
 
 #include "models/memory_model.h"
 #include "sim/engine/checkpoint_interval.h"
@@ -100,10 +100,10 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
     sim->intervals_s_.push_back(interval_s);
     // The shared interval is the config's own Duration, so a shared run is unchanged; in-memory
     // snapshots always run at their own interval.
-    sim->intervals_.push_back(
-        sim->config_.per_strategy_interval || resume == Resume::kRestartFromMemory
-            ? Duration::from_seconds(interval_s)
-            : sim->config_.checkpoint_interval);
+    sim->intervals_.push_back(sim->config_.per_strategy_interval ||
+                                      resume == Resume::kRestartFromMemory
+                                  ? Duration::from_seconds(interval_s)
+                                  : sim->config_.checkpoint_interval);
   }
   // Bad failure parameters show up here, before any replication runs.
   auto probe = sim->failure_source(0);

@@ -23,18 +23,24 @@ JobShape Strategy::full_shape() const {
 
 const char* to_string(Resume r) {
   switch (r) {
-    case Resume::kRestartFromCheckpoint: return "restart_from_checkpoint";
-    case Resume::kRestartFromMemory: return "restart_from_memory";
-    case Resume::kInPlace: return "in_place";
+    case Resume::kRestartFromCheckpoint:
+      return "restart_from_checkpoint";
+    case Resume::kRestartFromMemory:
+      return "restart_from_memory";
+    case Resume::kInPlace:
+      return "in_place";
   }
   return "in_place";
 }
 
 const char* to_string(StateCopy c) {
   switch (c) {
-    case StateCopy::kPeer: return "peer";
-    case StateCopy::kReplicated: return "replicated";
-    case StateCopy::kNone: return "none";
+    case StateCopy::kPeer:
+      return "peer";
+    case StateCopy::kReplicated:
+      return "replicated";
+    case StateCopy::kNone:
+      return "none";
   }
   return "peer";
 }
@@ -59,10 +65,10 @@ Result<ResumeSpec> resume_spec(const StrategyConfig& cfg) {
     if (it != cfg.params.end()) {
       if (spec.kind == ParamKind::kChoice &&
           (!std::holds_alternative<std::string>(it->second) ||
-           std::find(spec.choices.begin(), spec.choices.end(),
-                     std::get<std::string>(it->second)) == spec.choices.end())) {
-        return Error::bad_input(fmt::format("strategy {}: {} must be one of the listed choices",
-                                            cfg.name, spec.name));
+           std::find(spec.choices.begin(), spec.choices.end(), std::get<std::string>(it->second)) ==
+               spec.choices.end())) {
+        return Error::bad_input(
+            fmt::format("strategy {}: {} must be one of the listed choices", cfg.name, spec.name));
       }
       values.emplace(spec.name, it->second);
     } else if (spec.kind == ParamKind::kChoice) {

@@ -170,8 +170,8 @@ std::unique_ptr<Strategy> make_ntp(const std::string& name, bool boost, const st
   const int T = ctx.tp;
   NTPSIM_CHECK(model.nominal_tp() == T);
   NTPSIM_CHECK(T >= 1);
-  const int min_tp = std::max<int>(
-      {static_cast<int>(p.integer("min_tp")), model.min_tp(), state_min_tp});
+  const int min_tp =
+      std::max<int>({static_cast<int>(p.integer("min_tp")), model.min_tp(), state_min_tp});
   const int step = std::max<int>(1, static_cast<int>(p.integer("tp_step")));
 
   MembershipRules r;
@@ -261,9 +261,8 @@ StrategyPlugin ntp_plugin() {
             ntp_param_specs(false), "reduce_tp"};
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
-    return make_ntp("ntp", false, label, params, ctx.shape, ctx.model,
-                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w,
-                    ctx.state_min_tp);
+    return make_ntp("ntp", false, label, params, ctx.shape, ctx.model, ctx.layout.idle_per_domain,
+                    ctx.hardware.idle_power_w, ctx.state_min_tp);
   };
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, false);
@@ -285,8 +284,7 @@ StrategyPlugin ntp_power_boost_plugin() {
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp_power_boost", true, label, params, ctx.shape, ctx.model,
-                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w,
-                    ctx.state_min_tp);
+                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w, ctx.state_min_tp);
   };
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, true);

@@ -79,9 +79,9 @@ Registry build() {
     for (auto& spec : p.info.params) {
       if (spec.choices_are_fallbacks) spec.choices = fallbacks;
     }
-    for (auto& spec : resume_param_specs(
-             p.restarts_always ? "restart_from_checkpoint" : p.default_resume,
-             !p.restarts_always)) {
+    for (auto& spec :
+         resume_param_specs(p.restarts_always ? "restart_from_checkpoint" : p.default_resume,
+                            !p.restarts_always)) {
       p.info.params.push_back(std::move(spec));
     }
     r.infos.push_back(p.info);
@@ -100,11 +100,9 @@ std::vector<ParamSpec> resume_param_specs(const std::string& default_resume,
                                           bool in_place_possible) {
   std::vector<std::string> mechanisms = {"restart_from_checkpoint", "restart_from_memory"};
   if (in_place_possible) mechanisms.emplace_back("in_place");
-  NTPSIM_CHECK(std::find(mechanisms.begin(), mechanisms.end(), default_resume) !=
-               mechanisms.end());
+  NTPSIM_CHECK(std::find(mechanisms.begin(), mechanisms.end(), default_resume) != mechanisms.end());
   return {
-      {"resume",
-       ParamKind::kChoice,
+      {"resume", ParamKind::kChoice,
        in_place_possible
            ? "how the job resumes after an interruption: restart_from_checkpoint (roll back to "
              "the persistent checkpoint), restart_from_memory (to the in-memory snapshot, "
@@ -112,11 +110,7 @@ std::vector<ParamSpec> resume_param_specs(const std::string& default_resume,
            : "how the job resumes after an interruption: restart_from_checkpoint (roll back to "
              "the persistent checkpoint) or restart_from_memory (to the in-memory snapshot, "
              "checkpoint.memory); this strategy has no action that can run in place",
-       "",
-       default_resume,
-       0,
-       0,
-       mechanisms},
+       "", default_resume, 0, 0, mechanisms},
       {"state_copy",
        ParamKind::kChoice,
        "with resume: in_place, where the lost GPU's optimizer shard is found: peer (a second "

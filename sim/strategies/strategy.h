@@ -139,8 +139,7 @@ class Strategy {
   // True when an interruption with this coverage rolls the job back: a restart action, or any
   // action under a restart mechanism.
   bool rolls_back(Coverage coverage) const {
-    return resume_.mechanism != Resume::kInPlace ||
-           recovery(coverage) == RecoveryKind::kRestart;
+    return resume_.mechanism != Resume::kInPlace || recovery(coverage) == RecoveryKind::kRestart;
   }
   // Derived from `recovery` and `resume`: the first coverage, in the order the engine tries its
   // sources, from which on the strategy rolls back.

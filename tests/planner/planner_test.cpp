@@ -166,8 +166,8 @@ confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
     EXPECT_GT(c.goodput_expected, 0.0) << describe(c);
     EXPECT_LE(c.goodput_expected, c.goodput_bound + 1e-12) << describe(c);
   }
-  EXPECT_EQ(families,
-            (std::set<std::string>{"ntp/in_place", "spares_then_ntp", "spares_then_ntp_power_boost@20%"}));
+  EXPECT_EQ(families, (std::set<std::string>{"ntp/in_place", "spares_then_ntp",
+                                             "spares_then_ntp_power_boost@20%"}));
   const int best = exhaustive_best(*r);
   ASSERT_GE(best, 0);
   EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
@@ -280,8 +280,9 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
        "only for a strategy with max_power"},
       {head + "search: {domains: [4], strategies: [checkpoint_restart/in_place]}\n" + target +
            prices,
-       2, "'in_place': checkpoint_restart resumes by one of: restart_from_checkpoint, "
-          "restart_from_memory"},
+       2,
+       "'in_place': checkpoint_restart resumes by one of: restart_from_checkpoint, "
+       "restart_from_memory"},
       {head + search + "target: {tokens: 6e10, deadline: 4d, goodput: 90%}\n" + prices, 3,
        "target: give either tokens"},
       {head + search + target + "prices: {energy_per_mwh: 80}\n", 4,

@@ -16,7 +16,9 @@ using testing::gpu_failure;
 using testing::small_scenario;
 
 constexpr double kTol = 1e-9;
-double get(const ReplicationMetrics& m, Metric k) { return at(m, k); }
+double get(const ReplicationMetrics& m, Metric k) {
+  return at(m, k);
+}
 
 void expect_sums_to_one(const ReplicationMetrics& m) {
   double sum = 0;
@@ -28,7 +30,9 @@ void expect_sums_to_one(const ReplicationMetrics& m) {
   EXPECT_NEAR(sum, 1.0, 1e-12);
 }
 
-ParamValue text(const char* s) { return ParamValue(std::string(s)); }
+ParamValue text(const char* s) {
+  return ParamValue(std::string(s));
+}
 
 // One run at the snapshot interval `interval_s` (what Simulation gives a restart_from_memory
 // strategy).
@@ -174,8 +178,8 @@ TEST(Resume, ParametersAreCheckedAgainstTheStrategy) {
                                     {"allow_lost_state", ParamValue(true)}});
   ASSERT_NE(allowed, nullptr);
   EXPECT_EQ(allowed->resume().state_copy, StateCopy::kNone);
-  auto err = resume_spec(StrategyConfig{"ntp", "ntp", {{"state_copy", text("none")},
-                                                         {"resume", text("in_place")}}, {}});
+  auto err = resume_spec(StrategyConfig{
+      "ntp", "ntp", {{"state_copy", text("none")}, {"resume", text("in_place")}}, {}});
   ASSERT_FALSE(err.ok());
   EXPECT_NE(err.error().message.find("exists nowhere else"), std::string::npos);
 }

@@ -138,11 +138,11 @@ TEST(Simulation, InPlaceStateCopyMustFitInMemory) {
                          s.hardware.memory.usable_fraction;
   auto with_copy = [&](const char* copy) {
     Scenario t = s;
-    t.strategies = {StrategyConfig{"ntp",
-                                   "ntp",
-                                   {{"resume", std::string("in_place")},
-                                    {"state_copy", std::string(copy)}},
-                                   {}}};
+    t.strategies = {
+        StrategyConfig{"ntp",
+                       "ntp",
+                       {{"resume", std::string("in_place")}, {"state_copy", std::string(copy)}},
+                       {}}};
     return Simulation::prepare(t);
   };
   auto peer = with_copy("peer");

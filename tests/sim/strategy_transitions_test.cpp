@@ -178,7 +178,8 @@ TEST(Transitions, NtpParityRuleAndTpStep) {
   // both replicas: per_group gives shares 3/4 and 1/2; parity runs both at TP 2 (1/2 each).
   const std::vector<FailureEvent> f = {gpu_failure(2500, 0, 1, 1e6), gpu_failure(2500, 8, 2, 1e6)};
   auto per_group = b.strategy("ntp", testing::in_place({{"pack", false}}));
-  auto parity = b.strategy("ntp", testing::in_place({{"pack", false}, {"rule", std::string("parity")}}));
+  auto parity =
+      b.strategy("ntp", testing::in_place({{"pack", false}, {"rule", std::string("parity")}}));
   EXPECT_NEAR(get(engine.run(*per_group, f), Metric::kBadputDegraded),
               7340 * (1 - 1.25 / 2) / 10000, 1e-6);
   EXPECT_NEAR(get(engine.run(*parity, f), Metric::kBadputDegraded), 7340 * (1 - 1.0 / 2) / 10000,
@@ -206,7 +207,8 @@ TEST(Transitions, PowerBoostKeepsFullShare) {
   Engine engine(b.config);
   // TP 3 needs power ratio 4/3 for full share; the cap 1.5 allows it, the domain budget too
   // ((4 GPUs x 1 kW - 1 idle GPU x 100 W) / 3 = 1.3 kW per GPU < 4/3 kW!) -> without budget.
-  auto s = b.strategy("ntp_power_boost", testing::in_place({{"max_power", 0.5}, {"domain_budget", false}}));
+  auto s = b.strategy("ntp_power_boost",
+                      testing::in_place({{"max_power", 0.5}, {"domain_budget", false}}));
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6)});
   EXPECT_NEAR(get(m, Metric::kBadputDegraded), 0.0, 1e-9);
   EXPECT_NEAR(get(m, Metric::kBadputReshard), 7340 * (1 - 10 / 10.1) / 10000, 1e-9);

@@ -260,9 +260,10 @@ Status resume_mechanisms(Doc& doc) {
     auto run = run_engine(**p, 0, reps, doc.options.threads);
     if (!run.ok()) return run.error();
     const double g = run->mean(run->goodput);
-    b += fmt::format("| `restart_from_memory` (τ {:.0f} s, C {:.1f} s, R {:.0f} s) | {} | {} | "
-                     "{:+.2f} pt |\n",
-                     tau, c, r, pct(closed, 2), pct(g, 2), (g - closed) * 100);
+    b += fmt::format(
+        "| `restart_from_memory` (τ {:.0f} s, C {:.1f} s, R {:.0f} s) | {} | {} | "
+        "{:+.2f} pt |\n",
+        tau, c, r, pct(closed, 2), pct(g, 2), (g - closed) * 100);
     rows += doc.claim({"goodput, restart_from_memory", "Daly 2006 renewal model", pct(closed, 2),
                        pct(g, 2), fmt::format("{:+.2f} pt", (g - closed) * 100),
                        fmt::format("±{:.1f} pt", pub::kResumeClosedFormTol * 100),
@@ -281,9 +282,10 @@ Status resume_mechanisms(Doc& doc) {
     auto run = run_engine(**p, 0, reps, doc.options.threads);
     if (!run.ok()) return run.error();
     const double g = run->mean(run->goodput);
-    b += fmt::format("| `in_place` (dp_drop, spare domains replace damaged ones; pause {:.0f} s) "
-                     "| {} | {} | {:+.2f} pt |\n",
-                     pause, pct(closed, 2), pct(g, 2), (g - closed) * 100);
+    b += fmt::format(
+        "| `in_place` (dp_drop, spare domains replace damaged ones; pause {:.0f} s) "
+        "| {} | {} | {:+.2f} pt |\n",
+        pause, pct(closed, 2), pct(g, 2), (g - closed) * 100);
     rows += doc.claim({"goodput, in_place as a pure pause", "closed form", pct(closed, 2),
                        pct(g, 2), fmt::format("{:+.2f} pt", (g - closed) * 100),
                        fmt::format("±{:.1f} pt", pub::kResumeClosedFormTol * 100),
@@ -314,8 +316,7 @@ Status resume_mechanisms(Doc& doc) {
       "differences of goodput, mean and 95% CI:\n\n",
       qreps);
   b += "| part | goodput difference | 95% CI |\n|---|---|---|\n";
-  for (const auto& [name, d] :
-       std::vector<std::pair<std::string, std::pair<double, double>>>{
+  for (const auto& [name, d] : std::vector<std::pair<std::string, std::pair<double, double>>>{
            {"reduced-TP configuration (ntp restart - checkpoint_restart)", config},
            {"resume mechanism (ntp in place - ntp restart)", mechanism},
            {"total (ntp in place - checkpoint_restart)", total}}) {
