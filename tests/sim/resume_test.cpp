@@ -12,6 +12,7 @@ namespace ntpsim::sim {
 namespace {
 
 using testing::Bench;
+using testing::expect_sums_to_one;
 using testing::gpu_failure;
 using testing::small_scenario;
 
@@ -20,15 +21,6 @@ double get(const ReplicationMetrics& m, Metric k) {
   return at(m, k);
 }
 
-void expect_sums_to_one(const ReplicationMetrics& m) {
-  double sum = 0;
-  for (Metric k : {Metric::kGoodput, Metric::kBadputCheckpoint, Metric::kBadputRollback,
-                   Metric::kBadputRecovery, Metric::kBadputStall, Metric::kBadputDegraded,
-                   Metric::kBadputReshard}) {
-    sum += get(m, k);
-  }
-  EXPECT_NEAR(sum, 1.0, 1e-12);
-}
 
 ParamValue text(const char* s) {
   return ParamValue(std::string(s));

@@ -5,6 +5,8 @@
 // value in the tests can be computed by hand from these formulas.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,6 +132,17 @@ inline FailureEvent gpu_failure(double t_s, int64_t first, int32_t count, double
 inline std::map<std::string, ParamValue> in_place(std::map<std::string, ParamValue> params = {}) {
   params.emplace("resume", std::string("in_place"));
   return params;
+}
+
+// Goodput and the six badput parts of one run sum to 1 (to 1e-12).
+inline void expect_sums_to_one(const ReplicationMetrics& m) {
+  double sum = 0;
+  for (Metric k : {Metric::kGoodput, Metric::kBadputCheckpoint, Metric::kBadputRollback,
+                   Metric::kBadputRecovery, Metric::kBadputStall, Metric::kBadputDegraded,
+                   Metric::kBadputReshard}) {
+    sum += at(m, k);
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-12);
 }
 
 // Everything one engine test needs, built from a scenario.
