@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 
+#include "models/checkpoint_model.h"
 #include "sim/cluster/topology.h"
 #include "sim/engine/engine.h"
 #include "sim/failures/failure_source.h"
@@ -170,6 +171,19 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
   add_warnings(s, count, *ran, r);
   for (const auto& st : sim.strategies()) {
     const ResumeSpec& rs = st->resume();
+    if (rs.mechanism == Resume::kRestartFromMemory) {
+      // Two copies (own and peer) of each of the host's GPUs' state; profiles carry no host
+      // memory size, so the footprint is stated rather than checked.
+      const auto state = models::gpu_state_cost(s.workload, s.layout, s.hardware);
+      if (state.ok()) {
+        const int host_gpus = sim.engine_config().host_gpus;
+        r.warnings.push_back(fmt::format(
+            "'{}': resume: restart_from_memory keeps {:.1f} GB of snapshots in each host's memory "
+            "({} GPUs x {:.2f} GB of state, own and peer copy); not checked against host memory, "
+            "which hardware profiles do not give",
+            st->label(), 2.0 * host_gpus * state->bytes / 1e9, host_gpus, state->bytes / 1e9));
+      }
+    }
     if (rs.mechanism == Resume::kInPlace && rs.state_copy == StateCopy::kNone) {
       r.warnings.push_back(fmt::format(
           "'{}': resume: in_place with state_copy: none (allow_lost_state): its result assumes "

@@ -3,6 +3,7 @@
 // draws, whatever the thread count; prepare() reports bad input before anything runs.
 #include "sim/simulation/simulation.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/checkpoint_model.h"
 #include "models/memory_model.h"
 #include "sim/io/results_json.h"
 #include "sim/montecarlo/montecarlo.h"
@@ -157,6 +159,27 @@ TEST(Simulation, InPlaceStateCopyMustFitInMemory) {
   Scenario t = s;
   t.strategies = {StrategyConfig{"ntp", "ntp", {}, {}}};
   EXPECT_TRUE(Simulation::prepare(t).ok());
+}
+
+// restart_from_memory states the host memory its snapshots take (profiles give no host memory
+// to check it against): a GB200 tray of the quick start holds its 4 GPUs' state (weights and
+// optimizer shard, models/checkpoint_model.h) twice, its own and its peer's copy.
+TEST(Simulation, InMemorySnapshotsStateTheirHostFootprint) {
+  auto loaded = load_scenario(std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  Scenario s = *loaded;
+  s.replications.fixed = 1;
+  s.strategies = {StrategyConfig{
+      "checkpoint_restart", "restart_mem", {{"resume", std::string("restart_from_memory")}}, {}}};
+  const auto state = models::gpu_state_cost(s.workload, s.layout, s.hardware);
+  ASSERT_TRUE(state.ok());
+  auto r = run_monte_carlo(s, RunOptions{});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::string expected =
+      fmt::format("keeps {:.1f} GB of snapshots in each host's memory", 8 * state->bytes / 1e9);
+  bool found = false;
+  for (const auto& w : r->warnings) found = found || w.find(expected) != std::string::npos;
+  EXPECT_TRUE(found) << expected;
 }
 
 }  // namespace
