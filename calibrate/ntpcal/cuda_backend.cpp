@@ -40,6 +40,17 @@ std::string cuda_version_text(int v) {
 
 // True when every part of a merged shape label ("qkv.fwd tp=8|attn_out.dgrad tp=7") is a forward
 // GEMM: Transformer Engine runs fp8 fprop with fast accumulation, dgrad and wgrad without.
+// Points a matmul descriptor's A and B scale attributes at device scale tensors (fp8 per-tensor
+// scales, or mxfp8 block scales).
+Status set_scale_pointers(cublasLtMatmulDesc_t desc, const void* a, const void* b) {
+  NTPSIM_RETURN_IF_ERROR(blas_check(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a, sizeof a),
+      "set A scale pointer"));
+  return blas_check(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b, sizeof b),
+      "set B scale pointer");
+}
+
 bool forward_only(const std::string& label) {
   if (label.empty()) return false;
   size_t start = 0;
@@ -272,16 +283,7 @@ struct CudaBackend::Impl {
           blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
                                                     &mode, sizeof mode),
                      "set B_SCALE_MODE"));
-      const void* pa = scale_a.get();
-      const void* pb = scale_b.get();
-      NTPSIM_RETURN_IF_ERROR(
-          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                    &pa, sizeof pa),
-                     "set A scales"));
-      NTPSIM_RETURN_IF_ERROR(
-          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                    &pb, sizeof pb),
-                     "set B scales"));
+      NTPSIM_RETURN_IF_ERROR(set_scale_pointers(o.desc, scale_a.get(), scale_b.get()));
 #else
       note_failure(FailureScope::kPoint);
       return Error::runtime("mxfp8: this ntpcal was built without block-scaled cuBLASLt");
@@ -293,15 +295,7 @@ struct CudaBackend::Impl {
       NTPSIM_RETURN_IF_ERROR(scale.allocate(sizeof one));
       NTPSIM_RETURN_IF_ERROR(cuda_check(
           cudaMemcpy(scale.get(), &one, sizeof one, cudaMemcpyHostToDevice), "copy fp8 scale"));
-      const void* sp = scale.get();
-      NTPSIM_RETURN_IF_ERROR(
-          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                    &sp, sizeof sp),
-                     "set A scale"));
-      NTPSIM_RETURN_IF_ERROR(
-          blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                    &sp, sizeof sp),
-                     "set B scale"));
+      NTPSIM_RETURN_IF_ERROR(set_scale_pointers(o.desc, scale.get(), scale.get()));
       const int8_t fast = forward_only(r.label) ? 1 : 0;
       NTPSIM_RETURN_IF_ERROR(
           blas_check(cublasLtMatmulDescSetAttribute(o.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
