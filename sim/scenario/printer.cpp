@@ -262,8 +262,8 @@ YAML::Node to_yaml(const Scenario& s) {
         if (it != st.params.end()) sn[spec.name] = param_text(st.name, spec.name, it->second);
       }
     } else {
-      // A chain: its resume parameters (registry.h, chain_resume_param_specs).
-      for (const char* key : {"resume", "state_copy", "allow_lost_state"}) {
+      // A chain: its resume parameters (registry.h, kResumeParamNames).
+      for (const char* key : kResumeParamNames) {
         const auto it = st.params.find(key);
         if (it != st.params.end()) sn[key] = value_text(nullptr, it->second);
       }

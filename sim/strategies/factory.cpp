@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "sim/strategies/plugin.h"
@@ -58,7 +59,8 @@ Result<ResumeSpec> resume_spec(const StrategyConfig& cfg) {
   }
   std::map<std::string, ParamValue> values;
   for (const auto& spec : specs) {
-    if (spec.name != "resume" && spec.name != "state_copy" && spec.name != "allow_lost_state") {
+    if (std::find(std::begin(kResumeParamNames), std::end(kResumeParamNames), spec.name) ==
+        std::end(kResumeParamNames)) {
       continue;
     }
     const auto it = cfg.params.find(spec.name);

@@ -56,6 +56,8 @@ const std::vector<StrategyInfo>& strategy_registry();
 // replicated | none) and `allow_lost_state`.
 std::vector<ParamSpec> resume_param_specs(const std::string& default_resume,
                                           bool in_place_possible);
+// Their names, in that order.
+inline constexpr const char* kResumeParamNames[] = {"resume", "state_copy", "allow_lost_state"};
 // A chain's resume defaults: in place unless its only action is `restart`.
 std::vector<ParamSpec> chain_resume_param_specs(const std::vector<std::string>& actions);
 // What is wrong with a strategy's resume parameters, as (key, message): in_place with no copy of

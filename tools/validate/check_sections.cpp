@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "models/base/statistics.h"
 #include "sim/engine/checkpoint_interval.h"
+#include "sim/metrics/aggregate.h"
 #include "tools/validate/claims.h"
 #include "tools/validate/doc_builder.h"
 #include "tools/validate/studies.h"
@@ -212,19 +212,6 @@ Status daly_renewal(Doc& doc) {
   return Status::Ok();
 }
 
-// Mean and 95% half-width (Student t) of paired per-replication differences.
-std::pair<double, double> paired(const std::vector<double>& a, const std::vector<double>& b) {
-  const size_t n = std::min(a.size(), b.size());
-  double mean = 0;
-  for (size_t i = 0; i < n; ++i) mean += a[i] - b[i];
-  mean /= static_cast<double>(n);
-  double ss = 0;
-  for (size_t i = 0; i < n; ++i) ss += (a[i] - b[i] - mean) * (a[i] - b[i] - mean);
-  const double sd = n > 1 ? std::sqrt(ss / static_cast<double>(n - 1)) : 0.0;
-  const double t = n > 1 ? student_t_quantile(0.975, static_cast<double>(n - 1)) : 0.0;
-  return {mean, t * sd / std::sqrt(static_cast<double>(n))};
-}
-
 // The resume mechanisms (sim/strategies/README.md): each against a closed form in a simple
 // regime, and the quick start's NTP-vs-restart gap split into the resume mechanism and the
 // reduced-TP configuration, paired over common failures.
@@ -305,9 +292,9 @@ Status resume_mechanisms(Doc& doc) {
     if (!run.ok()) return run.error();
     g.push_back(run->goodput);
   }
-  const auto config = paired(g[1], g[0]);
-  const auto mechanism = paired(g[2], g[1]);
-  const auto total = paired(g[2], g[0]);
+  const sim::PairedDiff config = sim::paired_difference(g[1], g[0]);
+  const sim::PairedDiff mechanism = sim::paired_difference(g[2], g[1]);
+  const sim::PairedDiff total = sim::paired_difference(g[2], g[0]);
   b += fmt::format(
       "The quick start (`scenarios/quickstart.yaml`, {} replications, common failures): the gap "
       "between `checkpoint_restart` and NTP recovering in place splits into the reduced-TP "
@@ -316,19 +303,19 @@ Status resume_mechanisms(Doc& doc) {
       "differences of goodput, mean and 95% CI:\n\n",
       qreps);
   b += "| part | goodput difference | 95% CI |\n|---|---|---|\n";
-  for (const auto& [name, d] : std::vector<std::pair<std::string, std::pair<double, double>>>{
+  for (const auto& [name, d] : std::vector<std::pair<std::string, sim::PairedDiff>>{
            {"reduced-TP configuration (ntp restart - checkpoint_restart)", config},
            {"resume mechanism (ntp in place - ntp restart)", mechanism},
            {"total (ntp in place - checkpoint_restart)", total}}) {
-    b += fmt::format("| {} | {:+.2f} pt | [{:+.2f}, {:+.2f}] |\n", name, d.first * 100,
-                     (d.first - d.second) * 100, (d.first + d.second) * 100);
+    b += fmt::format("| {} | {:+.2f} pt | [{:+.2f}, {:+.2f}] |\n", name, d.mean * 100,
+                     d.ci95_lo * 100, d.ci95_hi * 100);
   }
   b += fmt::format(
       "\nIn this setting the resume mechanism is {:.0f}% of the gap: each rack's 8 idle GPUs "
       "absorb nearly every failure, so a restarted NTP job rarely runs at a reduced degree. "
       "In-place NTP is unpublished and needs a second copy of every optimizer shard "
       "(`state_copy`), which the memory model counts.\n\n",
-      total.first != 0 ? mechanism.first / total.first * 100 : 0.0);
+      total.mean != 0 ? mechanism.mean / total.mean * 100 : 0.0);
   doc.seeds.push_back(fmt::format(
       "Resume mechanisms ({}; scenarios/quickstart.yaml) | seeds {}, {}; {} and {} replications",
       kPaper, seed, (*q)->scenario().seed, reps, qreps));
