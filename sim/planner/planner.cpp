@@ -153,16 +153,16 @@ struct Searcher {
   };
   AutoLayout auto_layout(const std::vector<std::string>& hw_overrides, int d, int sd,
                          const Scenario& base) const {
-    AutoLayout out{base.layout.tp, base.layout.pp, 0, 0};
+    const AutoLayout fallback{base.layout.tp, base.layout.pp, 0, 0};
     const std::vector<std::string> more =
         concat(hw_overrides,
                {fmt::format("cluster.domains={}", d), fmt::format("cluster.spare_domains={}", sd)});
     auto probe = load_scenario(plan.base, base_load_options(plan, more));
-    if (!probe.ok()) return out;
+    if (!probe.ok()) return fallback;
     models::LayoutSearch search{0, probe->cluster.gpus_per_domain, d, probe->layout.virtual_stages};
     search.exact_gpus = false;
     const auto best = models::fastest_layout(probe->workload, probe->hardware, search);
-    if (!best) return out;
+    if (!best) return fallback;
     return {best->layout.tp, best->layout.pp, best->layout.dp, best->layout.virtual_stages};
   }
 
