@@ -9,6 +9,10 @@
 
 namespace ntpsim::sim {
 
+double checkpoint_overhead_s(double write_s, double exposed_s, double slowdown) {
+  return exposed_s + slowdown * (write_s - exposed_s);
+}
+
 double renewal_segment_s(double interval_s, double cost_s, double mtti_s, double recover_s,
                          PauseFailures pause_failures) {
   NTPSIM_CHECK(interval_s > 0 && cost_s >= 0 && mtti_s > 0 && recover_s >= 0);

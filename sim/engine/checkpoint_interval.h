@@ -24,6 +24,11 @@
 
 namespace ntpsim::sim {
 
+// Time lost per checkpoint, the C above: the pause `exposed_s` plus, for an asynchronous write,
+// the running time its background part (write_s - exposed_s) costs at `slowdown` of the rate.
+// REQUIRES: 0 <= exposed_s <= write_s, slowdown in [0, 1].
+double checkpoint_overhead_s(double write_s, double exposed_s, double slowdown);
+
 // E[S] above, in seconds. REQUIRES: interval_s > 0, cost_s >= 0, mtti_s > 0, recover_s >= 0.
 double renewal_segment_s(double interval_s, double cost_s, double mtti_s, double recover_s,
                          PauseFailures pause_failures);

@@ -11,6 +11,7 @@
 #include "models/base/check.h"
 #include "models/checkpoint_model.h"
 #include "sim/engine/checkpoint_interval.h"
+#include "sim/scenario/recovery_costs.h"
 
 namespace ntpsim::sim {
 
@@ -22,10 +23,11 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
   const auto& ck = s.checkpoint;
   const auto& rc = s.recovery;
   if (ck.write_s < 0 || ck.restore_s < 0 || ck.async_exposed_fraction < 0 ||
-      ck.async_exposed_fraction > 1 || rc.detection_s < 0 || rc.restart_s < 0 ||
-      rc.reconfigure_s < 0 || rc.spare_swap_s < 0) {
+      ck.async_exposed_fraction > 1 || !(ck.async_slowdown >= 0 && ck.async_slowdown <= 1) ||
+      rc.detection_s < 0 || rc.restart_s < 0 || rc.reconfigure_s < 0 || rc.spare_swap_s < 0) {
     return Error::bad_input(
-        "checkpoint/recovery: durations must be >= 0 and async_exposed_fraction in [0, 1]");
+        "checkpoint/recovery: durations must be >= 0, async_exposed_fraction and async_slowdown "
+        "in [0, 1]");
   }
   double end_s = s.horizon_s;
   if (s.train_tokens > 0) {
@@ -40,8 +42,15 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
   c.end = Time::at(Duration::from_seconds(end_s));
   c.checkpoint_write = Duration::from_seconds(ck.write_s);
   c.checkpoint_exposed = Duration::from_seconds(ck.write_s * ck.async_exposed_fraction);
+  c.checkpoint_slowdown = ck.async_slowdown;
+  c.checkpoint_cost_s = checkpoint_overhead_s(c.checkpoint_write.seconds(),
+                                              c.checkpoint_exposed.seconds(), ck.async_slowdown);
+  // Restart and restore at the job's size (recovery_costs.h, scaled_cost_s).
+  const double job_gpus = static_cast<double>(layout.job_gpus);
+  const double restart_s = scaled_cost_s(rc.restart_s, rc.restart_scaling, job_gpus);
+  const double restore_s = scaled_cost_s(ck.restore_s, ck.restore_scaling, job_gpus);
   c.detection = Duration::from_seconds(rc.detection_s);
-  c.restart = Duration::from_seconds(rc.restart_s + ck.restore_s);
+  c.restart = Duration::from_seconds(restart_s + restore_s);
   c.reconfigure = Duration::from_seconds(rc.reconfigure_s);
   c.spare_swap = Duration::from_seconds(rc.spare_swap_s);
   // Resume mechanisms: the in-memory snapshot cycle and restore, the in-place state transfer.
@@ -56,7 +65,7 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
     c.state_cost_unknown = st.error().message;
   }
   const double memory_restore_s = mem.restore_s ? *mem.restore_s : transfer_s;
-  c.memory_restart = Duration::from_seconds(rc.restart_s + memory_restore_s);
+  c.memory_restart = Duration::from_seconds(restart_s + memory_restore_s);
   c.memory_exposed = Duration::from_seconds(mem.exposed_s);
   // The peer copy is complete once the state has crossed the scale-out link after the pause.
   c.memory_write = Duration::from_seconds(mem.exposed_s + memory_restore_s);
@@ -73,10 +82,10 @@ Result<EngineConfig> EngineConfig::make(const Scenario& s, const JobLayout& layo
       std::max(1e-3, ck.write_s - ck.write_s * ck.async_exposed_fraction);
   double interval_s = ck.interval_s;
   if (ck.auto_interval) {
-    const double cost_s = ck.write_s * ck.async_exposed_fraction;
+    const double cost_s = c.checkpoint_cost_s;
     if (interruption_rate_per_s > 0) {
       const double mtti_s = 1.0 / interruption_rate_per_s;
-      const double recover_s = rc.detection_s + rc.restart_s + ck.restore_s;
+      const double recover_s = rc.detection_s + restart_s + restore_s;
       interval_s = std::sqrt(2.0 * cost_s * (mtti_s + recover_s));
     } else {
       interval_s = end_s;  // no interruptions expected: one checkpoint per horizon
@@ -99,7 +108,7 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s) const {
   if (!per_strategy_interval) return interval_s_chosen;
   double interval_s = max_interval_s;  // never rolled back: as long as allowed
   if (rollback_rate_per_s > 0) {
-    interval_s = optimal_interval_s(checkpoint_exposed.seconds(), 1.0 / rollback_rate_per_s);
+    interval_s = optimal_interval_s(checkpoint_cost_s, 1.0 / rollback_rate_per_s);
   }
   return std::clamp(interval_s, min_interval_s, max_interval_s);
 }
@@ -170,6 +179,8 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   const bool memory = resume_ == Resume::kRestartFromMemory;
   cycle_exposed_ = memory ? cfg_.memory_exposed : cfg_.checkpoint_exposed;
   cycle_write_ = memory ? cfg_.memory_write : cfg_.checkpoint_write;
+  // The snapshot's peer copy crosses the scale-out link; its contention is not modelled.
+  cycle_slowdown_ = memory ? 0.0 : cfg_.checkpoint_slowdown;
   persist_every_ =
       memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds())) : 1;
   snapshot_index_ = 0;
@@ -260,9 +271,10 @@ void Engine::account_power(Duration dt, bool computing) {
   failed_gpu_s_ += static_cast<double>(failed) * s;
 }
 
-void Engine::account_run(Duration dt) {
+void Engine::account_run(Duration dt, double slowdown) {
   const double s = dt.seconds();
-  const double work = shape_.rate * s;
+  const double work = shape_.rate * (1.0 - slowdown) * s;
+  ckpt_ += shape_.rate * slowdown * s;
   good_ += work;
   work_since_ckpt_ += work;
   work_since_persist_ += work;
@@ -310,16 +322,21 @@ bool Engine::advance(Time t1) {
     }
     const Time next_ckpt = now_ + (interval_ - run_since_ckpt_);
     const Time e = std::min({t1, next_ckpt, commit_at_});
-    if (cfg_.target_work_s > 0 && good_ + shape_.rate * (e - now_).seconds() >= cfg_.target_work_s) {
-      const double need_s = (cfg_.target_work_s - good_) / shape_.rate;
+    // Running with a write in flight (commit pending, pause over): the write runs in the
+    // background and slows the job until it commits, at or before e.
+    const double slowdown = commit_at_ != Time::never() ? cycle_slowdown_ : 0.0;
+    const double rate = shape_.rate * (1.0 - slowdown);
+    if (cfg_.target_work_s > 0 && rate > 0 &&
+        good_ + rate * (e - now_).seconds() >= cfg_.target_work_s) {
+      const double need_s = (cfg_.target_work_s - good_) / rate;
       const Duration dt =
           std::clamp(Duration::from_seconds(need_s), Duration::zero(), e - now_);
-      account_run(dt);
+      account_run(dt, slowdown);
       now_ += dt;
       finished_ = true;
       return false;
     }
-    account_run(e - now_);
+    account_run(e - now_, slowdown);
     run_since_ckpt_ += e - now_;
     now_ = e;
     if (now_ < t1) {
@@ -367,7 +384,11 @@ void Engine::fast_forward_checkpoints(Time t1) {
   if (period <= Duration::zero() || cycle_write_ > period) return;
   int64_t k = (t1 - now_).us() / period.us() - 1;
   const double interval_s = interval_.seconds();
-  const double work_per_period = shape_.rate * interval_s;
+  // Of each interval, the first (write - exposed) runs slowed by the background write.
+  const double slowed_work =
+      shape_.rate * cycle_slowdown_ * (cycle_write_ - cycle_exposed_).seconds();
+  const double work_per_period = shape_.rate * interval_s - slowed_work;
+  if (!(work_per_period > 0)) return;  // a write that stops the job: step through it
   if (cfg_.target_work_s > 0) {
     k = std::min<int64_t>(
         k, static_cast<int64_t>((cfg_.target_work_s - good_) / work_per_period) - 1);
@@ -379,7 +400,7 @@ void Engine::fast_forward_checkpoints(Time t1) {
     }
   }
   const double kd = static_cast<double>(k);
-  ckpt_ += cycle_exposed_.seconds() * kd;
+  ckpt_ += (cycle_exposed_.seconds() + slowed_work) * kd;
   good_ += work_per_period * kd;
   degraded_ += (1.0 - shape_.rate_no_reshard) * interval_s * kd;
   reshard_ += (shape_.rate_no_reshard - shape_.rate) * interval_s * kd;

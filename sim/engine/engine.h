@@ -2,16 +2,18 @@
 //
 // Events (failures from a pre-generated, time-ordered list, and the repairs they schedule) are
 // ordered by a binary heap keyed by (time, priority, sequence), once per replication
-// (schedule.h), and replayed in that order by every strategy. Between events the job's configuration
-// is fixed and work accrues as rate x duration (work is measured in "ideal seconds": seconds of
-// the healthy job without checkpoints). The periodic checkpoint cycle and the end of a recovery
-// pause are handled analytically inside `advance`, not as queued events, so a year of frequent
-// checkpoints costs O(1) per inter-failure gap; the same-instant rule of the queue holds for
-// them too: an event at time t is applied before a checkpoint commit or a recovery end at t.
+// (schedule.h), and replayed in that order by every strategy. Between events the job's
+// configuration is fixed and work accrues as rate x duration (work is measured in "ideal seconds":
+// seconds of the healthy job without checkpoints). The periodic checkpoint cycle and the end of a
+// recovery pause are handled analytically inside `advance`, not as queued events, so a year of
+// frequent checkpoints costs O(1) per inter-failure gap; the same-instant rule of the queue holds
+// for them too: an event at time t is applied before a checkpoint commit or a recovery end at t.
 //
 // Checkpoint cycle: after `interval` of running time the job pauses `exposed` (write x
 // async_exposed_fraction), snapshots its work, and the snapshot commits `write` after the pause
-// started (unless an interruption comes first). Work done but not yet committed at the end of the
+// started (unless an interruption comes first). From the end of the pause to the commit the
+// write runs in the background and the job runs at (1 - async_slowdown) of its rate; the work
+// it gives up counts as checkpoint time. Work done but not yet committed at the end of the
 // horizon counts as goodput (the run is a window of a longer job).
 // Recovery: see sim/strategies/strategy.h. A failure that hits the job while it runs (or, with
 // recovery.failures_during_pause: restart, while it recovers) is an interruption; the strategy
@@ -59,6 +61,11 @@ struct EngineConfig {
   Duration checkpoint_interval;     // running time between checkpoints (Duration::max() = none)
   Duration checkpoint_exposed;      // training pause per checkpoint
   Duration checkpoint_write;        // pause start to commit
+  // Share of throughput lost from the end of the pause to the commit (the background write).
+  double checkpoint_slowdown = 0.0;
+  // Time lost per checkpoint, the C of the interval formulae: the pause plus the running time the
+  // background write's slowdown costs (checkpoint_overhead_s, checkpoint_interval.h).
+  double checkpoint_cost_s = 0.0;
   Duration detection;
   Duration restart;                 // restart + restore
   Duration reconfigure;
@@ -82,7 +89,7 @@ struct EngineConfig {
   double max_interval_s = 0.0;   // auto's bound: checkpoint.max_interval, else the horizon
 
   // From the scenario; `interruption_rate_per_s` (job-wide) sets the shared Young/Daly interval
-  // when checkpoint.interval is auto (shared): sqrt(2 C (M + R)), C = exposed write time,
+  // when checkpoint.interval is auto (shared): sqrt(2 C (M + R)), C = checkpoint_cost_s,
   // M = 1/rate, R = detection + restart + restore; at least write - exposed, at most
   // checkpoint.max_interval (default: the horizon).
   // With a token budget, `ideal_tokens_per_s` (healthy job) turns it into ideal seconds, and the
@@ -141,7 +148,8 @@ class Engine {
   void start_checkpoint();
   void fast_forward_checkpoints(Time t1);
   void account_power(Duration dt, bool computing);  // energy and failed-GPU time
-  void account_run(Duration dt);
+  // `slowdown`: the share of the rate a background checkpoint write takes (checkpoint time).
+  void account_run(Duration dt, double slowdown);
   void account_idle(Duration dt, double& bucket);
   void record_segment();
   void record_mark(const char* type);
@@ -174,6 +182,7 @@ class Engine {
   Duration interval_;  // this run's checkpoint interval
   Resume resume_ = Resume::kInPlace;
   Duration cycle_exposed_, cycle_write_;
+  double cycle_slowdown_ = 0.0;  // throughput share lost while a write runs in the background
   int64_t persist_every_ = 1;
   int64_t snapshot_index_ = 0;    // snapshots started in this run
   bool persist_pending_ = false;  // the snapshot in flight is also a persistent checkpoint

@@ -35,9 +35,8 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   const EngineConfig& ec = sim.engine_config();
   const Resume resume = sim.strategies().front()->resume().mechanism;
   // restart_from_memory runs the in-memory snapshot cycle instead of the persistent one.
-  r.exposed_s = resume == Resume::kRestartFromMemory
-                    ? ec.memory_exposed.seconds()
-                    : s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+  r.exposed_s =
+      resume == Resume::kRestartFromMemory ? ec.memory_exposed.seconds() : ec.checkpoint_cost_s;
   const double tau = std::isfinite(r.interval_s) && r.interval_s > 0 ? r.interval_s : 1e30;
   const double f_ck = tau / (tau + r.exposed_s);
 

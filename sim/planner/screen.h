@@ -15,7 +15,7 @@ struct Screen {
   double healthy_iteration_s = 0;
   double interruptions_per_s = 0;  // job-wide, as checkpoint: auto uses it
   double interval_s = 0;           // checkpoint interval as the engine will choose it
-  double exposed_s = 0;            // checkpoint pause
+  double exposed_s = 0;            // time lost per checkpoint (pause + background slowdown)
   double down_fraction = 0;        // expected share of GPUs down (failures x repair time)
   double short_probability = 0;    // P(the cluster has fewer healthy TP groups than the job needs)
   double short_groups = 0;         // E[groups missing]

@@ -32,6 +32,17 @@ std::string relative_to_scenario(const std::string& file, const std::string& sce
   return rel.empty() ? file : rel.generic_string();
 }
 
+YAML::Node scaling_yaml(const CostScaling& c) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["reference_gpus"] = units::format_number_exact(c.reference_gpus);
+  n["exponent"] = units::format_number_exact(c.exponent);
+  return n;
+}
+
+nlohmann::json scaling_json(const CostScaling& c) {
+  return {{"reference_gpus", c.reference_gpus}, {"exponent", c.exponent}};
+}
+
 YAML::Node repair_yaml(const RepairDist& r) {
   YAML::Node n(YAML::NodeType::Map);
   n["distribution"] = r.distribution;
@@ -230,7 +241,13 @@ YAML::Node to_yaml(const Scenario& s) {
     ck["max_interval"] = units::format_duration_exact(s.checkpoint.max_interval_s);
   ck["write"] = units::format_duration_exact(s.checkpoint.write_s);
   ck["async_exposed_fraction"] = units::format_fraction_exact(s.checkpoint.async_exposed_fraction);
+  // Printed when set, so that scenarios without it keep their hash.
+  if (s.checkpoint.async_slowdown > 0)
+    ck["async_slowdown"] = units::format_fraction_exact(s.checkpoint.async_slowdown);
   ck["restore"] = units::format_duration_exact(s.checkpoint.restore_s);
+  // Scalings are printed when set, so that scenarios without them keep their hash.
+  if (s.checkpoint.restore_scaling.scales())
+    ck["restore_scaling"] = scaling_yaml(s.checkpoint.restore_scaling);
   YAML::Node mem;
   const auto& m = s.checkpoint.memory;
   mem["interval"] = m.auto_interval ? "auto" : units::format_duration_exact(m.interval_s);
@@ -242,6 +259,8 @@ YAML::Node to_yaml(const Scenario& s) {
   YAML::Node rc(YAML::NodeType::Map);
   rc["detection"] = units::format_duration_exact(s.recovery.detection_s);
   rc["restart"] = units::format_duration_exact(s.recovery.restart_s);
+  if (s.recovery.restart_scaling.scales())
+    rc["restart_scaling"] = scaling_yaml(s.recovery.restart_scaling);
   rc["reconfigure"] = units::format_duration_exact(s.recovery.reconfigure_s);
   rc["spare_swap"] = units::format_duration_exact(s.recovery.spare_swap_s);
   rc["state_transfer"] = s.recovery.state_transfer_s
@@ -386,7 +405,9 @@ json to_json(const Scenario& s) {
       {"max_interval_s", s.checkpoint.max_interval_s},
       {"write_s", s.checkpoint.write_s},
       {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
+      {"async_slowdown", s.checkpoint.async_slowdown},
       {"restore_s", s.checkpoint.restore_s},
+      {"restore_scaling", scaling_json(s.checkpoint.restore_scaling)},
       {"memory",
        {{"auto_interval", s.checkpoint.memory.auto_interval},
         {"interval_s", s.checkpoint.memory.interval_s},
@@ -395,6 +416,7 @@ json to_json(const Scenario& s) {
                                                     : nlohmann::json("auto")}}}};
   j["recovery"] = {{"detection_s", s.recovery.detection_s},
                    {"restart_s", s.recovery.restart_s},
+                   {"restart_scaling", scaling_json(s.recovery.restart_scaling)},
                    {"reconfigure_s", s.recovery.reconfigure_s},
                    {"spare_swap_s", s.recovery.spare_swap_s},
                    {"state_transfer_s", s.recovery.state_transfer_s

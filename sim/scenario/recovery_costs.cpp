@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 
 #include "models/base/units.h"
 
@@ -18,7 +19,22 @@ constexpr double kMin = 60.0;
 constexpr double kByteCheckpointSaveS = 51.0;
 constexpr double kByteCheckpointBlockingS = 0.59;
 
-constexpr std::array<RecoveryCostRange, 7> kTable{{
+// PyTorch blog "6x faster async checkpointing" (2025), Llama 3 70B on 1,856 H200: throughput
+// dips from about 700 to 315-372 tokens/s during the 67 s background write.
+constexpr double kDcpTokensPerS = 700.0;
+constexpr double kDcpDipLowTokensPerS = 315.0;
+constexpr double kDcpDipHighTokensPerS = 372.0;
+
+// The restart's growth with the job size, from two published anchors: re-initialisation u0 = 5 min
+// at 8K-16K GPUs (Kokolis et al., the ETTR model's value), and Meta's whole recovery stall of
+// about 10 min at O(100K) GPUs (FT-HSDP arXiv 2602.00277), less the sourced detection (1 min)
+// and restore (129 s): 6.85 min of restart at 100,000 GPUs.
+constexpr double kRestartAtReferenceS = 5 * kMin;
+constexpr double kRestartAt100kS = 10 * kMin - 1 * kMin - 129.0;
+const double kRestartExponent =
+    std::log(kRestartAt100kS / kRestartAtReferenceS) / std::log(1e5 / kSourcedRestartReferenceGpus);
+
+const std::array<RecoveryCostRange, 9> kTable{{
     {"checkpoint.write", kByteCheckpointSaveS, kByteCheckpointSaveS, 5 * kMin, "s", 60.0,
      "full save 51 s (ByteCheckpoint arXiv 2407.20143 Table 8, 405B, 8,960 GPUs); 200 s on an "
      "older path (175B, 4,096 GPUs); w_cp about 5 min (Kokolis et al. arXiv 2410.21680, RSC "
@@ -28,18 +44,30 @@ constexpr std::array<RecoveryCostRange, 7> kTable{{
      "blocking part 0.59 s of 51 s (ByteCheckpoint Table 8, 405B, 8,960 GPUs); PyTorch DCP "
      "staging 0.78 s of a 67 s background write (PyTorch blog 2025, Llama 3 70B, 1,856 H200); "
      "100% = a blocking write (Kokolis et al.)"},
+    {"checkpoint.async_slowdown",
+     1.0 - 0.5 * (kDcpDipLowTokensPerS + kDcpDipHighTokensPerS) / kDcpTokensPerS, 0.0,
+     1.0 - kDcpDipLowTokensPerS / kDcpTokensPerS, "fraction", 0.0,
+     "throughput dips from about 700 to 315-372 tokens/s during the 67 s background write "
+     "(PyTorch blog 2025, DCP, Llama 3 70B, 1,856 H200); 0 = a write that takes nothing from "
+     "training (a bound, not a measurement)"},
     {"checkpoint.restore", 129.0, 129.0, 5 * kMin, "s", 5 * kMin,
-     "restore 129 s (ByteCheckpoint Table 8, 405B, 8,960 GPUs); full restoration about 150 s "
-     "(FlashRecovery arXiv 2509.03047, 4,800 devices); 5 min is an assumption (a 5 min "
-     "checkpoint read back)"},
+     "restore 129 s (ByteCheckpoint Table 8, 405B, 8,960 GPUs); full restoration about 150 s, "
+     "nearly constant with scale (FlashRecovery arXiv 2509.03047, 4,800 devices): not scaled "
+     "with the job size; 5 min is an assumption (a 5 min checkpoint read back)"},
     {"recovery.detection", 1 * kMin, 5.0, 10 * kMin, "s", 2 * kMin,
      "no measurement at scale of the value; range from \"within seconds\" (FlashRecovery, 4,800 "
      "devices) to the untuned PyTorch NCCL timeout of 10 min (a configured default); 1 min is a "
      "tuned watchdog between them"},
-    {"recovery.restart", 5 * kMin, 30.0, 20 * kMin, "s", 10 * kMin,
+    {"recovery.restart", kRestartAtReferenceS, 30.0, 20 * kMin, "s", 10 * kMin,
      "re-initialisation u0 about 5-20 min, ETTR model uses 5 min (Kokolis et al. arXiv "
      "2410.21680, RSC 8K-16K A100); initialisation under 30 s at more than 10K GPUs "
-     "(MegaScale arXiv 2402.15627)"},
+     "(MegaScale arXiv 2402.15627); sourced: given at 16,384 GPUs, scaled by "
+     "recovery.restart_scaling"},
+    {"recovery.restart_scaling.exponent", kRestartExponent, 0.0, 0.4, "exponent", 0.0,
+     "restart ~ (job GPUs / 16,384)^a: 5 min at 16,384 GPUs (Kokolis et al.) and 6.85 min at "
+     "100,000 (FT-HSDP arXiv 2602.00277: about 10 min whole stall at O(100K) GPUs, less 1 min "
+     "detection and 129 s restore); 0 = scale-free (MegaScale's initialisation, under 30 s "
+     "beyond 10K GPUs); 0.4 = doubling from 16K to 100K GPUs (an assumption)"},
     {"recovery.reconfigure", 1 * kMin, 1.0, 3 * kMin, "s", 1 * kMin,
      "not published for NTP (arXiv 2504.06095 restarts the job); the range spans in-place "
      "communicator rebuild under 1 s (TorchFT, PyTorch blog, 300 L40S) to dropping a DP replica "
@@ -53,15 +81,18 @@ constexpr std::array<RecoveryCostRange, 7> kTable{{
 double* field_ptr(CheckpointConfig& ck, RecoveryConfig& rc, std::string_view field) {
   if (field == "checkpoint.write") return &ck.write_s;
   if (field == "checkpoint.async_exposed_fraction") return &ck.async_exposed_fraction;
+  if (field == "checkpoint.async_slowdown") return &ck.async_slowdown;
   if (field == "checkpoint.restore") return &ck.restore_s;
   if (field == "recovery.detection") return &rc.detection_s;
   if (field == "recovery.restart") return &rc.restart_s;
+  if (field == "recovery.restart_scaling.exponent") return &rc.restart_scaling.exponent;
   if (field == "recovery.reconfigure") return &rc.reconfigure_s;
   if (field == "recovery.spare_swap") return &rc.spare_swap_s;
   return nullptr;
 }
 
 std::string format_value(double v, std::string_view unit) {
+  if (unit == "exponent") return fmt::format("{:.3g}", v);
   return unit == "fraction" ? units::format_fraction(v) : units::format_duration(v);
 }
 
@@ -78,7 +109,37 @@ bool apply_recovery_profile(std::string_view profile, CheckpointConfig& checkpoi
   for (const auto& row : kTable) {
     *field_ptr(checkpoint, recovery, row.field) = sourced ? row.value : row.conservative;
   }
+  recovery.restart_scaling.reference_gpus = sourced ? kSourcedRestartReferenceGpus : 0.0;
   return true;
+}
+
+std::vector<std::string> recovery_profile_overrides(std::string_view profile) {
+  const bool sourced = profile == "sourced";
+  if (!sourced && profile != "conservative") return {};
+  std::vector<std::string> out;
+  for (const auto& row : kTable) {
+    if (row.field == "recovery.restart_scaling.exponent") continue;  // with its reference below
+    const double v = sourced ? row.value : row.conservative;
+    out.push_back(fmt::format("{}={}", row.field,
+                              row.unit == "s"          ? units::format_duration_exact(v)
+                              : row.unit == "fraction" ? units::format_fraction_exact(v)
+                                                       : units::format_number_exact(v)));
+  }
+  CheckpointConfig ck;
+  RecoveryConfig rc;
+  apply_recovery_profile(profile, ck, rc);
+  // Without a scaling: exponent 0 (the same at every size) replaces any the file gives.
+  const CostScaling sc = rc.restart_scaling.scales() ? rc.restart_scaling
+                                                     : CostScaling{kSourcedRestartReferenceGpus, 0};
+  out.push_back(fmt::format("recovery.restart_scaling={{reference_gpus: {}, exponent: {}}}",
+                            units::format_number_exact(sc.reference_gpus),
+                            units::format_number_exact(sc.exponent)));
+  return out;
+}
+
+double scaled_cost_s(double value_s, const CostScaling& scaling, double job_gpus) {
+  if (!scaling.scales() || scaling.exponent == 0 || !(job_gpus > 0)) return value_s;
+  return value_s * std::pow(job_gpus / scaling.reference_gpus, scaling.exponent);
 }
 
 std::string recovery_profile_of(const Scenario& s) {
@@ -90,7 +151,9 @@ std::string recovery_profile_of(const Scenario& s) {
     }
     return true;
   };
-  if (all(true)) return "sourced";
+  if (all(true) && s.recovery.restart_scaling.reference_gpus == kSourcedRestartReferenceGpus) {
+    return "sourced";
+  }
   if (all(false)) return "conservative";
   return "custom";
 }
@@ -104,11 +167,21 @@ std::optional<double> recovery_cost_value(const Scenario& s, std::string_view fi
 }
 
 std::string recovery_cost_lines(const Scenario& s) {
+  const double job_gpus = static_cast<double>(s.layout.tp) * s.layout.pp * s.layout.dp;
+  const auto at_job = [&](double v, const CostScaling& c) {
+    if (!c.scales()) return std::string();
+    return fmt::format(" at {:.0f} GPUs x (GPUs / {:.0f})^{:.3g}: {} at this job's {:.0f} GPUs",
+                       c.reference_gpus, c.reference_gpus, c.exponent,
+                       units::format_duration(scaled_cost_s(v, c, job_gpus)), job_gpus);
+  };
   std::string out;
   for (const auto& row : kTable) {
     const double v = recovery_cost_value(s, row.field).value_or(row.value);
+    std::string scaled;
+    if (row.field == "recovery.restart") scaled = at_job(v, s.recovery.restart_scaling);
+    if (row.field == "checkpoint.restore") scaled = at_job(v, s.checkpoint.restore_scaling);
     out +=
-        fmt::format("{} {} [{}-{}], source: {}\n", row.field, format_value(v, row.unit),
+        fmt::format("{} {}{} [{}-{}], source: {}\n", row.field, format_value(v, row.unit), scaled,
                     format_value(row.low, row.unit), format_value(row.high, row.unit), row.source);
   }
   return out;

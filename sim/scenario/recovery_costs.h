@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/scenario/scenario.h"
 
@@ -24,7 +25,7 @@ struct RecoveryCostRange {
   double value;            // default: the "sourced" profile's value (SI: seconds or fraction)
   double low;              // plausible range, inclusive, same unit
   double high;
-  std::string_view unit;    // "s" or "fraction"
+  std::string_view unit;    // "s", "fraction" or "exponent" (a plain number)
   double conservative;      // the "conservative" profile's value
   std::string_view source;  // paper, table, scale; or why nothing is published
 };
@@ -33,13 +34,26 @@ struct RecoveryCostRange {
 // low <= conservative <= high hold for every row (tested).
 std::span<const RecoveryCostRange> recovery_cost_ranges();
 
+// A cost given at its scaling's reference size, at a job of `job_gpus` GPUs: value x (job_gpus /
+// reference_gpus)^exponent; `value_s` itself when the scaling is unset.
+double scaled_cost_s(double value_s, const CostScaling& scaling, double job_gpus);
+
+// The job size the sourced profile's restart is given at (recovery.restart_scaling).
+inline constexpr double kSourcedRestartReferenceGpus = 16384;
+
 // The profile names, in the order the scenario reader lists them.
 inline constexpr std::string_view kRecoveryProfiles[] = {"conservative", "sourced"};
 
-// Sets every field the table names to the profile's value. False for an unknown name (nothing
-// changed). The struct defaults are the "conservative" profile.
+// Sets every field the table names to the profile's value, and the restart scaling's reference
+// size (sourced: kSourcedRestartReferenceGpus; conservative: none). False for an unknown name
+// (nothing changed). The struct defaults are the "conservative" profile.
 bool apply_recovery_profile(std::string_view profile, CheckpointConfig& checkpoint,
                             RecoveryConfig& recovery);
+
+// `--set` assignments that give a scenario the profile's value of every field the table names
+// and its restart scaling, whatever the file says (empty for an unknown name): how a study
+// compares profiles on one scenario.
+std::vector<std::string> recovery_profile_overrides(std::string_view profile);
 
 // The profile whose values the scenario's table fields all have ("sourced" first, then
 // "conservative"), or "custom" when they match neither (a key overrides a profile's value).
@@ -49,7 +63,8 @@ std::string recovery_profile_of(const Scenario& s);
 // table does not hold.
 std::optional<double> recovery_cost_value(const Scenario& s, std::string_view field);
 
-// "restart 5min [30s-20min], source: ..." lines, one per row, with the scenario's value.
+// "restart 5min [30s-20min], source: ..." lines, one per row, with the scenario's value; a scaled
+// cost adds its value at the job's size.
 std::string recovery_cost_lines(const Scenario& s);
 
 }  // namespace ntpsim::sim

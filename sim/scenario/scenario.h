@@ -118,6 +118,14 @@ struct FailureConfig {
 // that gives `auto` its meaning.
 extern const bool kAutoIntervalShared;
 
+// A cost measured at one job size and scaled to the job's: value x (job GPUs / reference_gpus)
+// ^ exponent (scaled_cost_s, recovery_costs.h). reference_gpus 0: the same at every size.
+struct CostScaling {
+  double reference_gpus = 0.0;
+  double exponent = 0.0;
+  bool scales() const { return reference_gpus > 0; }
+};
+
 struct CheckpointConfig {
   bool auto_interval = true;        // interval: auto = Young/Daly from the expected MTTI
   // With auto_interval: one first-order Young/Daly interval from every job interruption for all
@@ -130,7 +138,12 @@ struct CheckpointConfig {
   double max_interval_s = 0.0;
   double write_s = 60.0;            // time to write one checkpoint
   double async_exposed_fraction = 1.0;  // share of write_s that stalls training (1 = blocking)
+  // Share of the job's throughput lost while the rest of the write (write_s x (1 -
+  // async_exposed_fraction)) runs in the background: its device-to-storage traffic competes with
+  // training (0 = no contention).
+  double async_slowdown = 0.0;
   double restore_s = 300.0;         // time to load a checkpoint on restart
+  CostScaling restore_scaling;      // restore_s at restore_scaling.reference_gpus
   // In-memory snapshots, for strategies with `resume: restart_from_memory` (sim/engine/README.md,
   // "Resume mechanisms"): each host keeps its GPUs' training state in host memory and one copy
   // on a peer host in the next scale-up domain; persistent checkpoints are written from that copy
@@ -156,6 +169,7 @@ enum class PauseFailures {
 struct RecoveryConfig {
   double detection_s = 120.0;       // failure to detection
   double restart_s = 600.0;         // job restart: reschedule, NCCL init, warm-up
+  CostScaling restart_scaling;      // restart_s at restart_scaling.reference_gpus
   double reconfigure_s = 60.0;      // in-place reconfiguration (dp_drop, ntp) without restart
   double spare_swap_s = 300.0;      // swap a spare domain or GPU into the job
   // `resume: in_place`: copying a lost GPU's state (weights from a DP peer, its optimizer shard

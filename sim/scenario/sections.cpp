@@ -303,6 +303,18 @@ Status read_auto_duration(MapReader& r, std::string_view key, std::optional<doub
   return Status::Ok();
 }
 
+// `{reference_gpus: N, exponent: a}`: the cost above was measured at N GPUs and scales as
+// (job GPUs / N)^a; exponent 0: the same at every size.
+Status read_cost_scaling(MapReader& parent, std::string_view key, CostScaling& out) {
+  if (!parent.has(key)) return Status::Ok();
+  const YAML::Node node = parent.child(key);
+  auto r = MapReader::make(node, join_path(parent.path(), key), parent.context());
+  if (!r.ok()) return r.error();
+  NTPSIM_RETURN_IF_ERROR(r->number("reference_gpus", out.reference_gpus, true, 1.0, 1e9));
+  NTPSIM_RETURN_IF_ERROR(r->number("exponent", out.exponent, true, -1.0, 1.0));
+  return r->finish();
+}
+
 Status read_memory_snapshots(const YAML::Node& node, const std::string& path,
                              const YamlContext& ctx, CheckpointConfig::Memory& out) {
   auto r = MapReader::make(node, path, ctx);
@@ -436,7 +448,9 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(
       read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction, false, 0.0, 1.0));
+  NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "async_slowdown", out.async_slowdown, false, 0.0, 1.0));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(read_cost_scaling(*r, "restore_scaling", out.restore_scaling));
   const YAML::Node memory = r->child("memory");
   if (memory.IsDefined() && !memory.IsNull()) {
     NTPSIM_RETURN_IF_ERROR(
@@ -465,6 +479,7 @@ Status read_recovery(const YAML::Node& node, const std::string& path, const Yaml
       std::vector<std::string>(std::begin(kRecoveryProfiles), std::end(kRecoveryProfiles)), false));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "detection", out.detection_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restart", out.restart_s, false, 0.0, kMaxCostS));
+  NTPSIM_RETURN_IF_ERROR(read_cost_scaling(*r, "restart_scaling", out.restart_scaling));
   NTPSIM_RETURN_IF_ERROR(
       read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
   NTPSIM_RETURN_IF_ERROR(read_duration(*r, "spare_swap", out.spare_swap_s, false, 0.0, kMaxCostS));

@@ -30,7 +30,7 @@ TEST(RecoveryCostsTest, EveryRowHasASourceAndItsValuesLieInItsRange) {
     SCOPED_TRACE(std::string(row.field));
     EXPECT_TRUE(fields.insert(std::string(row.field)).second) << "duplicate row";
     EXPECT_FALSE(row.source.empty());
-    EXPECT_TRUE(row.unit == "s" || row.unit == "fraction");
+    EXPECT_TRUE(row.unit == "s" || row.unit == "fraction" || row.unit == "exponent");
     EXPECT_LE(row.low, row.value);
     EXPECT_LE(row.value, row.high);
     EXPECT_LE(row.low, row.conservative);
@@ -38,10 +38,11 @@ TEST(RecoveryCostsTest, EveryRowHasASourceAndItsValuesLieInItsRange) {
     EXPECT_TRUE(recovery_cost_value(Scenario{}, row.field).has_value());
   }
   // Every recovery cost and checkpoint cost the scenario has is in the table.
-  EXPECT_EQ(fields,
-            (std::set<std::string>{"checkpoint.write", "checkpoint.async_exposed_fraction",
-                                   "checkpoint.restore", "recovery.detection", "recovery.restart",
-                                   "recovery.reconfigure", "recovery.spare_swap"}));
+  EXPECT_EQ(fields, (std::set<std::string>{"checkpoint.write", "checkpoint.async_exposed_fraction",
+                                           "checkpoint.async_slowdown", "checkpoint.restore",
+                                           "recovery.detection", "recovery.restart",
+                                           "recovery.restart_scaling.exponent",
+                                           "recovery.reconfigure", "recovery.spare_swap"}));
   EXPECT_FALSE(recovery_cost_value(Scenario{}, "recovery.nonsense").has_value());
 }
 
@@ -53,7 +54,10 @@ TEST(RecoveryCostsTest, ConservativeProfileIsTheStructDefaults) {
   const RecoveryConfig rc0;
   EXPECT_EQ(ck.write_s, ck0.write_s);
   EXPECT_EQ(ck.async_exposed_fraction, ck0.async_exposed_fraction);
+  EXPECT_EQ(ck.async_slowdown, ck0.async_slowdown);
   EXPECT_EQ(ck.restore_s, ck0.restore_s);
+  EXPECT_FALSE(ck.restore_scaling.scales());
+  EXPECT_FALSE(rc.restart_scaling.scales());
   EXPECT_EQ(rc.detection_s, rc0.detection_s);
   EXPECT_EQ(rc.restart_s, rc0.restart_s);
   EXPECT_EQ(rc.reconfigure_s, rc0.reconfigure_s);
@@ -109,8 +113,12 @@ TEST(RecoveryCostsTest, CheckShowsEachCostWithItsRangeAndSource) {
   EXPECT_NE(text.find("# recovery costs (sourced): value [plausible range], source\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("#   recovery.restart 5min [30s-20min], source: re-initialisation u0"),
-            std::string::npos)
+  // The minimal scenario's job is 32 GPUs: 5 min at 16,384 x (32 / 16,384)^0.174 = 1.69 min.
+  EXPECT_NE(
+      text.find("#   recovery.restart 5min at 16384 GPUs x (GPUs / 16384)^0.174: 1.68832min at "
+                "this job's 32 GPUs "
+                "[30s-20min], source: re-initialisation u0"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("#   recovery.reconfigure 1min [1s-3min], source: not published for NTP"),
             std::string::npos)
@@ -134,8 +142,71 @@ TEST(RecoveryCostsTest, ResultsContextCarriesEveryCostWithItsRangeAndSource) {
     EXPECT_EQ(costs[i].at("high"), row.high);
     EXPECT_EQ(costs[i].at("source"), std::string(row.source));
   }
-  EXPECT_EQ(costs[4].at("field"), "recovery.restart");
-  EXPECT_EQ(costs[4].at("value"), 420.0);  // the value used, not the table's default
+  EXPECT_EQ(costs[5].at("field"), "recovery.restart");
+  EXPECT_EQ(costs[5].at("value"), 420.0);  // the value used, not the table's default
+}
+
+// The sourced restart scaling comes from its two published anchors: 5 min at 16,384 GPUs and
+// 10 min - 1 min - 129 s = 411 s at 100,000 GPUs.
+TEST(RecoveryCostsTest, SourcedRestartScalingPassesThroughItsAnchors) {
+  CheckpointConfig ck;
+  RecoveryConfig rc;
+  ASSERT_TRUE(apply_recovery_profile("sourced", ck, rc));
+  ASSERT_TRUE(rc.restart_scaling.scales());
+  EXPECT_EQ(rc.restart_scaling.reference_gpus, 16384);
+  EXPECT_NEAR(scaled_cost_s(rc.restart_s, rc.restart_scaling, 16384), 300.0, 1e-9);
+  EXPECT_NEAR(scaled_cost_s(rc.restart_s, rc.restart_scaling, 100000), 411.0, 1e-6);
+  EXPECT_LT(scaled_cost_s(rc.restart_s, rc.restart_scaling, 1024), 300.0);
+  // Unset, or exponent 0: the same at every size.
+  EXPECT_EQ(scaled_cost_s(300, CostScaling{}, 100000), 300.0);
+  EXPECT_EQ(scaled_cost_s(300, CostScaling{16384, 0}, 100000), 300.0);
+  EXPECT_NEAR(scaled_cost_s(300, CostScaling{1000, 0.5}, 4000), 600.0, 1e-9);
+}
+
+TEST(RecoveryCostsTest, ScalingsReadPrintAndReloadAndAreCheckedAtTheirLine) {
+  ScratchDir dir;
+  const std::string file = dir.write(
+      "s.yaml", with_minimal("checkpoint: {restore_scaling: {reference_gpus: 8960, exponent: "
+                             "-0.2}, async_slowdown: 40%}\nrecovery: {restart_scaling: "
+                             "{reference_gpus: 2048, exponent: 0.3}}\n"));
+  auto s = load_scenario(file, std::vector<std::string>{});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->checkpoint.restore_scaling.reference_gpus, 8960);
+  EXPECT_EQ(s->checkpoint.restore_scaling.exponent, -0.2);
+  EXPECT_EQ(s->checkpoint.async_slowdown, 0.4);
+  EXPECT_EQ(s->recovery.restart_scaling.reference_gpus, 2048);
+  EXPECT_EQ(s->recovery.restart_scaling.exponent, 0.3);
+  const std::string again = dir.write("again.yaml", to_yaml_text(*s));
+  auto r = load_scenario(again, std::vector<std::string>{});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(to_yaml_text(*r), to_yaml_text(*s));
+  for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
+           {"recovery: {restart_scaling: {exponent: 0.3}}\n", "recovery.restart_scaling"},
+           {"recovery: {restart_scaling: {reference_gpus: 0, exponent: 0.3}}\n",
+            "recovery.restart_scaling.reference_gpus"},
+           {"recovery: {restart_scaling: {reference_gpus: 8, exponent: 3}}\n",
+            "recovery.restart_scaling.exponent"},
+           {"checkpoint: {async_slowdown: 150%}\n", "checkpoint.async_slowdown"}}) {
+    const std::string bad = dir.write("bad.yaml", with_minimal(text));
+    auto b = load_scenario(bad, std::vector<std::string>{});
+    ASSERT_FALSE(b.ok()) << text;
+    EXPECT_NE(b.error().message.find("bad.yaml:2:"), std::string::npos) << b.error().message;
+    EXPECT_NE(b.error().message.find(field), std::string::npos) << b.error().message;
+  }
+}
+
+// A study can put a scenario on either profile whatever its file says.
+TEST(RecoveryCostsTest, ProfileOverridesGiveTheProfileWhateverTheFileSays) {
+  ScratchDir dir;
+  const std::string file = dir.write(
+      "s.yaml", with_minimal("recovery: {restart: 3min, restart_scaling: {reference_gpus: 8, "
+                             "exponent: 0.5}}\n"));
+  for (const char* profile : {"sourced", "conservative"}) {
+    auto s = load_scenario(file, recovery_profile_overrides(profile));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(recovery_profile_of(*s), profile);
+  }
+  EXPECT_TRUE(recovery_profile_overrides("optimistic").empty());
 }
 
 }  // namespace

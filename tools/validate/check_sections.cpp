@@ -80,9 +80,11 @@ Status young_daly(Doc& doc) {
   auto p = prepare(doc.scenario(kPaper), base);
   if (!p.ok()) return p.error();
   const auto& s = (*p)->scenario();
-  const double c = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+  // The engine's own C (pause + background slowdown) and R (at the job's size).
+  const sim::EngineConfig& ec = (*p)->engine_config();
+  const double c = ec.checkpoint_cost_s;
   const double m = 1.0 / (*p)->interruption_rate_per_s();
-  const double r = s.recovery.detection_s + s.recovery.restart_s + s.checkpoint.restore_s;
+  const double r = ec.detection.seconds() + ec.restart.seconds();
   const double young = std::sqrt(2 * c * m);
   const double daly = std::sqrt(2 * c * (m + r));
   std::string& b = doc.body;
@@ -188,9 +190,10 @@ Status daly_renewal(Doc& doc) {
       if (!p.ok()) return p.error();
       const auto& s = (*p)->scenario();
       seed = s.seed;
-      const double c = s.checkpoint.write_s * s.checkpoint.async_exposed_fraction;
+      const sim::EngineConfig& ec = (*p)->engine_config();
+      const double c = ec.checkpoint_cost_s;
       const double m = 1.0 / (*p)->interruption_rate_per_s();
-      const double r = s.recovery.detection_s + s.recovery.restart_s + s.checkpoint.restore_s;
+      const double r = ec.detection.seconds() + ec.restart.seconds();
       const double tau = (*p)->checkpoint_interval_s(0);
       const double closed = sim::renewal_goodput(tau, c, m, r, mode);
       auto run = run_engine(**p, 0, reps, doc.options.threads);
