@@ -215,6 +215,7 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
   out.per_gpu_goodput.resize(static_cast<size_t>(reps));
   out.worst_throughput.resize(static_cast<size_t>(reps));
   out.failed_mean.resize(static_cast<size_t>(reps));
+  out.metrics.resize(static_cast<size_t>(reps));
   const sim::Strategy& strategy = *p.strategies()[static_cast<size_t>(k)];
   sim::ReplicationWork work;
   work.run = [&](const sim::Replication& rep) {
@@ -235,12 +236,58 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
     out.per_gpu_goodput[u] = sim::at(m, sim::Metric::kPerGpuGoodput);
     out.failed_mean[u] = sim::at(m, sim::Metric::kFailedGpusMean);
     out.worst_throughput[u] = worst;
+    out.metrics[u] = m;
     return rep.engine.events_processed();
   };
   sim::RunnerOptions options;
   options.threads = std::max(1, threads);
   auto ran = sim::run_replications(p, sim::ReplicationCount::exactly(reps), options, work);
   if (!ran.ok()) return ran.error();
+  return out;
+}
+
+Result<RecoveryWindow> llama3_window(const std::string& file,
+                                     const std::vector<std::string>& overrides, int reps,
+                                     int threads) {
+  std::vector<std::string> o = {"horizon=54d", "strategies=[checkpoint_restart]",
+                                "cluster.spare_domains=256"};
+  o.insert(o.end(), overrides.begin(), overrides.end());
+  auto p = prepare(file, o);
+  if (!p.ok()) return p.error();
+  const sim::EngineConfig& ec = (*p)->engine_config();
+  auto run = run_engine(**p, 0, reps, threads);
+  if (!run.ok()) return run.error();
+  const auto mean = [&](sim::Metric k) {
+    double s = 0;
+    for (const auto& m : run->metrics) s += sim::at(m, k);
+    return s / static_cast<double>(run->metrics.size());
+  };
+  RecoveryWindow w;
+  w.checkpoint_cost_s = ec.checkpoint_cost_s;
+  w.restart_s = ec.restart.seconds();
+  w.interval_s = (*p)->checkpoint_interval_s(0);
+  w.interruptions = mean(sim::Metric::kInterruptions);
+  w.effective_training = mean(sim::Metric::kGoodput);
+  w.rollback = mean(sim::Metric::kBadputRollback);
+  w.recovery = mean(sim::Metric::kBadputRecovery);
+  w.checkpoint = mean(sim::Metric::kBadputCheckpoint);
+  w.seed = (*p)->scenario().seed;
+  return w;
+}
+
+Result<StallPair> restart_vs_drop(const std::string& file,
+                                  const std::vector<std::string>& overrides) {
+  std::vector<std::string> o = {
+      "cluster.domains=12288", "layout.dp=768", "cluster.spare_domains=256", "horizon=7d",
+      "strategies=[checkpoint_restart, {name: dp_drop, resume: in_place}]"};
+  o.insert(o.end(), overrides.begin(), overrides.end());
+  auto p = prepare(file, o);
+  if (!p.ok()) return p.error();
+  const sim::EngineConfig& ec = (*p)->engine_config();
+  StallPair out;
+  out.job_gpus = static_cast<double>((*p)->layout().job_gpus);
+  out.restart_s = ec.detection.seconds() + ec.restart.seconds();
+  out.drop_s = ec.detection.seconds() + 2 * ec.reconfigure.seconds() + ec.state_transfer.seconds();
   return out;
 }
 

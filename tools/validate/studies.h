@@ -86,6 +86,7 @@ struct EngineSummary {
   std::vector<double> goodput, per_gpu_goodput;  // per replication
   std::vector<double> worst_throughput;          // per replication: min while running
   std::vector<double> failed_mean;               // per replication
+  std::vector<sim::ReplicationMetrics> metrics;  // per replication: every metric
   double mean(const std::vector<double>& v) const;
 };
 // Runs strategy `k` over replications [0, reps) with a timeline each (for the worst running
@@ -109,5 +110,39 @@ Result<SparePoint> spare_point(const std::string& file, std::vector<std::string>
 Result<int> spares_needed(const std::string& file, const std::vector<std::string>& overrides,
                           const std::string& label, int hi, int reps, double tolerance, int threads,
                           double warmup_s);
+
+// ---- recovery costs against the public record ----------------------------------------------
+
+// The Llama 3 scenario (16,384 H100, TP 8 x PP 16 x DP 128) and its 54-day window, relative to
+// the source tree.
+inline constexpr const char* kLlama3 = "scenarios/hgx-h100-16k.yaml";
+
+struct RecoveryWindow {
+  double checkpoint_cost_s = 0;  // C: pause + background slowdown per checkpoint
+  double restart_s = 0;          // restart + restore at the job's size
+  double interval_s = 0;         // the checkpoint interval checkpoint_restart runs at
+  // Means over the replications:
+  double interruptions = 0;
+  double effective_training = 0;                      // goodput: useful work / window
+  double rollback = 0, recovery = 0, checkpoint = 0;  // badput shares
+  uint64_t seed = 0;
+};
+// `checkpoint_restart` on the Llama 3 scenario over 54 days with 256 spare servers (so restarts
+// never wait for a repair), `overrides` on top (e.g. sim::recovery_profile_overrides).
+Result<RecoveryWindow> llama3_window(const std::string& file,
+                                     const std::vector<std::string>& overrides, int reps,
+                                     int threads);
+
+struct StallPair {
+  double job_gpus = 0;
+  double restart_s = 0;  // detection + restart + restore at the job's size
+  // detection + reconfiguration + state transfer, and the reconfiguration that lets the repaired
+  // replica rejoin (dp_drop recovering in place)
+  double drop_s = 0;
+};
+// The Llama 3 scenario scaled to 98,304 GPUs (DP 768), `overrides` on top: each recovery's stall
+// from the engine's configuration.
+Result<StallPair> restart_vs_drop(const std::string& file,
+                                  const std::vector<std::string>& overrides);
 
 }  // namespace ntpsim::validate
