@@ -170,7 +170,6 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
                                const std::vector<FailureEvent>& failures,
                                const EventSchedule& schedule, StrategyTimeline* timeline) {
   NTPSIM_CHECK(checkpoint_interval > Duration::zero());
-  interval_ = checkpoint_interval;
   strategy_ = &strategy;
   resume_ = strategy.resume().mechanism;
   // Under a restart mechanism repaired units join at the next restart, not in a planned one.
@@ -181,6 +180,9 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   cycle_write_ = memory ? cfg_.memory_write : cfg_.checkpoint_write;
   // The snapshot's peer copy crosses the scale-out link; its contention is not modelled.
   cycle_slowdown_ = memory ? 0.0 : cfg_.checkpoint_slowdown;
+  // A write must commit before the next one starts: the interval is at least its background
+  // part, in whole microseconds (an interval chosen in seconds at that bound may round below it).
+  interval_ = std::max(checkpoint_interval, cycle_write_ - cycle_exposed_);
   persist_every_ =
       memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds())) : 1;
   snapshot_index_ = 0;

@@ -98,6 +98,21 @@ TEST(AsyncCheckpoint, TokenBudgetCountsTheSlowedWork) {
   EXPECT_NEAR(get(m2, Metric::kTimeToTrainDays), 1008.0 / 86400, kTol);
 }
 
+// An interval shorter than the background write (a caller's rounding at the bound, or any
+// caller) is raised to it, so each write commits before the next starts: 8 s running first, then
+// periods of 2 s paused + 8 s at half speed (4 s of work) from 8 s; the last pause (9998 s) ends
+// at the horizon. Work 8 + 999 x 4 = 4004 s.
+TEST(AsyncCheckpoint, AnIntervalBelowTheBackgroundWriteIsRaisedToIt) {
+  Bench b(async_scenario());
+  Engine engine(b.config);
+  auto s = b.strategy("checkpoint_restart");
+  EventSchedule schedule;
+  schedule.build({}, b.config.end);
+  const auto m = engine.run(*s, Duration::from_seconds(1), {}, schedule);
+  EXPECT_NEAR(get(m, Metric::kGoodput), 4004.0 / 10000, kTol);
+  expect_sums_to_one(m);
+}
+
 // With auto intervals the renewal optimum uses the overhead (6 s), not the pause (2 s).
 TEST(AsyncCheckpoint, AutoIntervalUsesTheOverhead) {
   Scenario sc = async_scenario();
