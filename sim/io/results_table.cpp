@@ -6,6 +6,7 @@
 
 #include "sim/io/results_json.h"
 #include "sim/metrics/aggregate.h"
+#include "sim/scenario/recovery_costs.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -87,6 +88,8 @@ std::string run_table(const Scenario& s, const RunResult& r) {
                                  "none written)")
                    : fmt::format("checkpoint every {:.0f} s", r.checkpoint_interval_s));
   if (auto v = run_verdict(s, r)) out += verdict_text(*v);
+  // The costs the ranking rests on, and where to read their sources.
+  out += "costs: " + recovery_cost_summary(s, static_cast<double>(r.layout.job_gpus)) + "\n";
   const bool budget = s.train_tokens > 0;
   const size_t width = label_width(r.strategies);
   out += strategy_header(budget, width) + (per_strategy ? fmt::format(" {:>8}", "ckpt s") : "") +

@@ -274,7 +274,9 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
     return read_failures(n, "failures", ctx, s.failures);
   }));
   // The recovery profile sets checkpoint and recovery defaults, so it applies before either
-  // section is read; read_recovery checks the name and reports a bad one at its line.
+  // section is read; read_recovery checks the name and reports a bad one at its line. A file that
+  // names none starts from the sourced profile (kDefaultRecoveryProfile).
+  apply_recovery_profile(kDefaultRecoveryProfile, s.checkpoint, s.recovery);
   if (const YAML::Node rec = r->node()["recovery"]; rec.IsDefined() && rec.IsMap()) {
     if (const YAML::Node profile = rec["profile"]; profile.IsDefined() && profile.IsScalar()) {
       apply_recovery_profile(profile.Scalar(), s.checkpoint, s.recovery);

@@ -33,6 +33,7 @@ std::string relative_to_scenario(const std::string& file, const std::string& sce
 }
 
 YAML::Node scaling_yaml(const CostScaling& c) {
+  if (!c.scales()) return YAML::Node("none");
   YAML::Node n(YAML::NodeType::Map);
   n["reference_gpus"] = units::format_number_exact(c.reference_gpus);
   n["exponent"] = units::format_number_exact(c.exponent);
@@ -241,13 +242,11 @@ YAML::Node to_yaml(const Scenario& s) {
     ck["max_interval"] = units::format_duration_exact(s.checkpoint.max_interval_s);
   ck["write"] = units::format_duration_exact(s.checkpoint.write_s);
   ck["async_exposed_fraction"] = units::format_fraction_exact(s.checkpoint.async_exposed_fraction);
-  // Printed when set, so that scenarios without it keep their hash.
-  if (s.checkpoint.async_slowdown > 0)
-    ck["async_slowdown"] = units::format_fraction_exact(s.checkpoint.async_slowdown);
+  ck["async_slowdown"] = units::format_fraction_exact(s.checkpoint.async_slowdown);
   ck["restore"] = units::format_duration_exact(s.checkpoint.restore_s);
-  // Scalings are printed when set, so that scenarios without them keep their hash.
-  if (s.checkpoint.restore_scaling.scales())
-    ck["restore_scaling"] = scaling_yaml(s.checkpoint.restore_scaling);
+  // Every field, scalings included ("none"): the resolved scenario reloads to the same values
+  // whatever profile a file starts from.
+  ck["restore_scaling"] = scaling_yaml(s.checkpoint.restore_scaling);
   YAML::Node mem;
   const auto& m = s.checkpoint.memory;
   mem["interval"] = m.auto_interval ? "auto" : units::format_duration_exact(m.interval_s);
@@ -259,8 +258,7 @@ YAML::Node to_yaml(const Scenario& s) {
   YAML::Node rc(YAML::NodeType::Map);
   rc["detection"] = units::format_duration_exact(s.recovery.detection_s);
   rc["restart"] = units::format_duration_exact(s.recovery.restart_s);
-  if (s.recovery.restart_scaling.scales())
-    rc["restart_scaling"] = scaling_yaml(s.recovery.restart_scaling);
+  rc["restart_scaling"] = scaling_yaml(s.recovery.restart_scaling);
   rc["reconfigure"] = units::format_duration_exact(s.recovery.reconfigure_s);
   rc["spare_swap"] = units::format_duration_exact(s.recovery.spare_swap_s);
   rc["state_transfer"] = s.recovery.state_transfer_s

@@ -128,12 +128,12 @@ std::vector<std::string> recovery_profile_overrides(std::string_view profile) {
   CheckpointConfig ck;
   RecoveryConfig rc;
   apply_recovery_profile(profile, ck, rc);
-  // Without a scaling: exponent 0 (the same at every size) replaces any the file gives.
-  const CostScaling sc = rc.restart_scaling.scales() ? rc.restart_scaling
-                                                     : CostScaling{kSourcedRestartReferenceGpus, 0};
-  out.push_back(fmt::format("recovery.restart_scaling={{reference_gpus: {}, exponent: {}}}",
-                            units::format_number_exact(sc.reference_gpus),
-                            units::format_number_exact(sc.exponent)));
+  const CostScaling& sc = rc.restart_scaling;
+  out.push_back(sc.scales()
+                    ? fmt::format("recovery.restart_scaling={{reference_gpus: {}, exponent: {}}}",
+                                  units::format_number_exact(sc.reference_gpus),
+                                  units::format_number_exact(sc.exponent))
+                    : std::string("recovery.restart_scaling=none"));
   return out;
 }
 
@@ -164,6 +164,35 @@ std::optional<double> recovery_cost_value(const Scenario& s, std::string_view fi
   const double* p = field_ptr(ck, rc, field);
   if (p == nullptr) return std::nullopt;
   return *p;
+}
+
+std::string recovery_cost_summary(const Scenario& s, double job_gpus) {
+  const auto mark = [](std::string_view field) {
+    for (const auto& row : kTable) {
+      if (row.field == field) {
+        return row.source.starts_with("not published") || row.source.starts_with("no measurement")
+                   ? "*"
+                   : "";
+      }
+    }
+    return "";
+  };
+  const auto& ck = s.checkpoint;
+  const auto& rc = s.recovery;
+  // Three significant digits: a table line, not a value to read back.
+  const auto d = [](double v) {
+    return v >= 60 ? fmt::format("{:.3g}min", v / 60) : fmt::format("{:.3g}s", v);
+  };
+  const auto f = [](double v) { return fmt::format("{:.3g}%", v * 100); };
+  return fmt::format(
+      "{} profile: detection {}{}, restart {} + restore {} at {:.0f} GPUs, checkpoint write {} "
+      "(blocking {}, then {} slower in the background), reconfigure {}{}, spare swap {} (* no "
+      "published measurement of the value; ranges and sources: ntpsim check)",
+      recovery_profile_of(s), d(rc.detection_s), mark("recovery.detection"),
+      d(scaled_cost_s(rc.restart_s, rc.restart_scaling, job_gpus)),
+      d(scaled_cost_s(ck.restore_s, ck.restore_scaling, job_gpus)), job_gpus, d(ck.write_s),
+      f(ck.async_exposed_fraction), f(ck.async_slowdown), d(rc.reconfigure_s),
+      mark("recovery.reconfigure"), d(rc.spare_swap_s));
 }
 
 std::string recovery_cost_lines(const Scenario& s) {

@@ -41,6 +41,10 @@ double scaled_cost_s(double value_s, const CostScaling& scaling, double job_gpus
 // The job size the sourced profile's restart is given at (recovery.restart_scaling).
 inline constexpr double kSourcedRestartReferenceGpus = 16384;
 
+// The profile a scenario file starts from when it names none (load_scenario). Code that builds a
+// Scenario by hand gets the struct defaults, which are the "conservative" profile.
+inline constexpr std::string_view kDefaultRecoveryProfile = "sourced";
+
 // The profile names, in the order the scenario reader lists them.
 inline constexpr std::string_view kRecoveryProfiles[] = {"conservative", "sourced"};
 
@@ -62,6 +66,11 @@ std::string recovery_profile_of(const Scenario& s);
 // The field's current value in a scenario (the table's `field` path), or nullopt for a path the
 // table does not hold.
 std::optional<double> recovery_cost_value(const Scenario& s, std::string_view field);
+
+// One line for a results table: the profile and each cost as the job of `job_gpus` GPUs pays it,
+// "*" on the costs whose value no publication measures (their source says so), e.g.
+// "sourced profile: detection 1min*, restart 4.85min + restore 2.15min at 28672 GPUs, ...".
+std::string recovery_cost_summary(const Scenario& s, double job_gpus);
 
 // "restart 5min [30s-20min], source: ..." lines, one per row, with the scenario's value; a scaled
 // cost adds its value at the job's size.

@@ -304,10 +304,15 @@ Status read_auto_duration(MapReader& r, std::string_view key, std::optional<doub
 }
 
 // `{reference_gpus: N, exponent: a}`: the cost above was measured at N GPUs and scales as
-// (job GPUs / N)^a; exponent 0: the same at every size.
+// (job GPUs / N)^a; exponent 0: the same at every size; `none`: no scaling (the same at every
+// size, whatever a profile gave).
 Status read_cost_scaling(MapReader& parent, std::string_view key, CostScaling& out) {
   if (!parent.has(key)) return Status::Ok();
   const YAML::Node node = parent.child(key);
+  if (node.IsScalar() && node.Scalar() == "none") {
+    out = CostScaling{};
+    return Status::Ok();
+  }
   auto r = MapReader::make(node, join_path(parent.path(), key), parent.context());
   if (!r.ok()) return r.error();
   NTPSIM_RETURN_IF_ERROR(r->number("reference_gpus", out.reference_gpus, true, 1.0, 1e9));

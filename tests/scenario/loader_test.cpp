@@ -11,6 +11,7 @@
 
 #include "models/base/random.h"
 #include "sim/scenario/printer.h"
+#include "sim/scenario/recovery_costs.h"
 #include "test_util.h"
 
 namespace ntpsim::sim {
@@ -52,7 +53,10 @@ TEST(LoaderTest, MinimalFillsDefaults) {
   EXPECT_DOUBLE_EQ(p.kinds[0].repair.mean_s, 2 * 86400.0);
   EXPECT_EQ(p.kinds[1].repair.distribution, "exponential");
   EXPECT_TRUE(s.checkpoint.auto_interval);
-  EXPECT_DOUBLE_EQ(s.recovery.restart_s, 600.0);
+  // A file that names no recovery profile starts from the sourced one.
+  EXPECT_DOUBLE_EQ(s.recovery.restart_s, 300.0);
+  EXPECT_EQ(s.recovery.restart_scaling.reference_gpus, 16384);
+  EXPECT_EQ(recovery_profile_of(s), "sourced");
   ASSERT_EQ(s.strategies.size(), 2u);
   EXPECT_EQ(std::get<std::string>(s.strategies[1].params.at("rule")), "per_group");
   EXPECT_EQ(std::get<int64_t>(s.strategies[1].params.at("tp_step")), 1);

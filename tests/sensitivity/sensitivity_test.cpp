@@ -244,8 +244,8 @@ TEST_F(Sensitivity, BadUncertainEntriesNameFileLineAndField) {
            Case{"  recovery.restart: 5min\n", "uncertain.recovery.restart: expected a range"},
            Case{"  recovery.restart: [20min, 5min]\n",
                 "uncertain.recovery.restart: low must be below high"},
-           Case{"  checkpoint.write: [30s, 2h]\n",
-                "uncertain.checkpoint.write: bound 2h is not valid for the field"},
+           Case{"  checkpoint.write: [30s, 400d]\n",
+                "uncertain.checkpoint.write: bound 400d is not valid for the field"},
        }) {
     const std::string file = write("bad.yaml", head + "uncertain:\n" + c.entry);
     auto r = read_uncertain_inputs(file, {});
