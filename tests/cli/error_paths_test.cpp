@@ -286,6 +286,14 @@ void sensitivity_rows(std::vector<Row>& t) {
                {text("u.yaml", u + "  recovery.restart: [5min, 20y]\n")}, 2,
                {"u.yaml:21:21: uncertain.recovery.restart: bound 20y is not valid for the field",
                 "must be between 0s and 1y"}});
+  t.push_back({"sensitivity_unknown_distribution", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: {gamma: [1, 2]}\n")}, 2,
+               {"u.yaml:21:22: uncertain.recovery.restart: unknown distribution \"gamma\""}});
+  t.push_back({"sensitivity_distribution_tail_invalid", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: {lognormal: {median: 1d, sigma: 2}}\n")},
+               2,
+               {"u.yaml:21:21: uncertain.recovery.restart: the distribution reaches",
+                "(truncate it with low: or high:)"}});
   t.push_back({"sensitivity_misspelt_section", "sensitivity u.yaml -q",
                {text("u.yaml", std::string(kScenario) + "uncertian:\n  recovery.restart: [5min, 20min]\n")},
                2, {"u.yaml:20:1: uncertian: unknown key (did you mean \"uncertain\"?)"}});

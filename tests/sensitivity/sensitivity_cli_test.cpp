@@ -27,16 +27,23 @@ TEST_F(SensitivityCli, WritesJsonAndCsvAndPrintsTheVerdictFirst) {
                           "' --replications 2 --samples 8 --bisection-steps 2 --threads 2 "
                           "--out s.json --csv s.csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // Verdict first: "<strategy> wins in P% (lo-hi%) of 8 sampled worlds; decisive input: <path>".
+  // Verdict first: "<strategy> wins in P% (lo-hi%) of 16 sampled worlds; decisive input: <path>"
+  // (the 8 rows of each of the two Latin hypercubes).
   const std::string first = r.out.substr(0, r.out.find('\n'));
   EXPECT_NE(first.find(" wins in "), std::string::npos) << r.out;
-  EXPECT_NE(first.find("of 8 sampled worlds; decisive input: "), std::string::npos) << r.out;
+  EXPECT_NE(first.find("of 16 sampled worlds; decisive input: "), std::string::npos) << r.out;
   const std::string json = read_text(work() / "s.json");
   EXPECT_NE(json.find("\"kind\": \"sensitivity\""), std::string::npos);
   const std::string csv = read_text(work() / "s.csv");
   EXPECT_EQ(csv.rfind("input,strategy,low,high,goodput_low,goodput_high,", 0), 0u) << csv;
-  // 13 default inputs x the quick start's 8 strategies, plus the header.
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13 * 8) << csv;
+  // 14 default inputs (7 recovery costs over their sourced ranges, 7 more +-50%) x the quick
+  // start's 8 strategies, plus the header.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 14 * 8) << csv;
+  // The summary names where each default range comes from.
+  EXPECT_NE(r.out.find("source: sourced range 20s-10min: in-job restart onto a spare"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(json.find("\"total\": {"), std::string::npos);
 }
 
 TEST_F(SensitivityCli, InterruptedBySigintWritesNothing) {

@@ -1,5 +1,6 @@
 // `ntpsim sensitivity SCENARIO [--set k=v]... [--replications N] [--threads N] [--seed S]
-//  [--samples N] [--bisection-steps N] [--max-evaluations N] [--out sensitivity.json]
+//  [--samples N] [--no-indices] [--bisection-steps N] [--max-evaluations N] [--out
+//  sensitivity.json]
 //  [--csv tornado.csv] [-q]`: which uncertain input decides which strategy wins
 // (sim/sensitivity/sensitivity.h, docs/sensitivity.md). Prints the summary verdict first; writes
 // the JSON (kind "sensitivity") and the tornado CSV, all or none; progress on a terminal's stderr
@@ -28,7 +29,7 @@ class SensitivityCommand final : public Command {
     CLI::App* sub = app.add_subcommand(
         "sensitivity",
         "Which uncertain input decides the winner: one-at-a-time tornado, break-even values, "
-        "win probabilities over a Latin hypercube");
+        "win probabilities and first-order and total Sobol' indices over Latin hypercubes");
     sub->add_option("scenario", file_, "Scenario YAML file (its `uncertain:` section, if any)")
         ->required();
     sub->add_option("--set", overrides_, "Override a scenario field (every evaluation)");
@@ -39,8 +40,11 @@ class SensitivityCommand final : public Command {
     sub->add_option("--seed", seed_, "Scenario seed (overrides the scenario)")
         ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));
     sub->add_option("--samples", options_.samples,
-                    "Latin hypercube samples for the global analysis (0 = none; default 64)")
+                    "Rows N of each of the two Latin hypercubes of the global analysis (0 = none; "
+                    "default 64): N (k + 2) evaluations for k inputs, 2N with --no-indices")
         ->check(CLI::Range(0, 100000));
+    sub->add_flag("--no-indices", no_indices_,
+                  "Win probabilities only: skip the N k evaluations of the Sobol' indices");
     sub->add_option("--bisection-steps", options_.bisection_steps,
                     "Bisections per break-even (default 10)")
         ->check(CLI::Range(1, 60));
@@ -58,6 +62,7 @@ class SensitivityCommand final : public Command {
     if (seed_) overrides.push_back(fmt::format("seed={}", *seed_));
     options_.replications = replications_;
     options_.threads = threads_;
+    options_.indices = !no_indices_;
     install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
     options_.cancel = interrupt_flag();
     // Every output or none, checked before the analysis: none may be the scenario or another
@@ -110,6 +115,7 @@ class SensitivityCommand final : public Command {
   std::string out_;
   std::string csv_;
   bool quiet_ = false;
+  bool no_indices_ = false;
 };
 
 NTPSIM_REGISTER_COMMAND("sensitivity", SensitivityCommand)
