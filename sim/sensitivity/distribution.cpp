@@ -5,11 +5,21 @@
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/triangular.hpp>
-#include <boost/math/distributions/uniform.hpp>
 #include <cmath>
 
 namespace ntpsim::sim {
 namespace {
+
+// Errors as values (NaN or +-inf), never exceptions: parameters come from user input, and
+// invalid_reason() turns a non-finite result into a message.
+using Policy = boost::math::policies::policy<
+    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
+    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+using Normal = boost::math::normal_distribution<double, Policy>;
+using Lognormal = boost::math::lognormal_distribution<double, Policy>;
+using Triangular = boost::math::triangular_distribution<double, Policy>;
 
 // Probabilities are kept off 0 and 1 so that an unbounded tail has a finite quantile.
 constexpr double kTail = 1e-12;
@@ -63,26 +73,30 @@ std::string InputDistribution::invalid_reason() const {
   if (!finite) return "parameters must be finite";
   switch (kind) {
     case DistributionKind::kUniform:
-      return p0 < p1 ? "" : "low must be below high";
+      if (!(p0 < p1)) return "low must be below high";
+      break;
     case DistributionKind::kTriangular:
       if (!(p0 < p2)) return "low must be below high";
-      return p0 <= p1 && p1 <= p2 ? "" : "the mode must lie in [low, high]";
+      if (!(p0 <= p1 && p1 <= p2)) return "the mode must lie in [low, high]";
+      break;
     case DistributionKind::kNormal:
-    case DistributionKind::kLognormal: {
+    case DistributionKind::kLognormal:
       if (kind == DistributionKind::kNormal && !(p1 > 0)) return "sd must be > 0";
       if (kind == DistributionKind::kLognormal && !(p0 > 0)) return "median must be > 0";
       if (kind == DistributionKind::kLognormal && !(p1 > 0)) return "sigma must be > 0";
       if (kind == DistributionKind::kLognormal && p1 > 10) return "sigma must be <= 10";
       if (!(low >= 0) || std::isnan(high)) return "low must be >= 0";
       if (!(low < high)) return "low must be below high";
-      // The truncation must keep some probability mass (else the sample is all one value).
-      if (!(quantile(1.0) > quantile(0.0))) {
-        return "[low, high] holds no probability of the distribution";
-      }
-      return "";
-    }
+      break;
   }
-  return "unknown distribution";
+  // Every value a sample can take must be finite, and a truncation must keep some probability
+  // mass (else every sample is one value).
+  const double q0 = quantile(0.0), q1 = quantile(1.0);
+  if (!std::isfinite(q0) || !std::isfinite(q1)) return "its values must be finite";
+  if (!(q1 > q0))
+    return "its samples do not vary (sd or sigma too small, or [low, high] holds none of its "
+           "probability)";
+  return "";
 }
 
 double InputDistribution::quantile(double p) const {
@@ -91,12 +105,11 @@ double InputDistribution::quantile(double p) const {
     case DistributionKind::kUniform:
       return p0 + p * (p1 - p0);
     case DistributionKind::kTriangular:
-      return boost::math::quantile(boost::math::triangular_distribution<double>(p0, p1, p2), p);
+      return boost::math::quantile(Triangular(p0, p1, p2), p);
     case DistributionKind::kNormal:
-      return truncated_quantile(boost::math::normal_distribution<double>(p0, p1), low, high, p);
+      return truncated_quantile(Normal(p0, p1), low, high, p);
     case DistributionKind::kLognormal:
-      return truncated_quantile(boost::math::lognormal_distribution<double>(std::log(p0), p1), low,
-                                high, p);
+      return truncated_quantile(Lognormal(std::log(p0), p1), low, high, p);
   }
   return p0;
 }
@@ -108,12 +121,11 @@ double InputDistribution::cdf(double x) const {
     case DistributionKind::kTriangular:
       if (x <= p0) return 0.0;
       if (x >= p2) return 1.0;
-      return boost::math::cdf(boost::math::triangular_distribution<double>(p0, p1, p2), x);
+      return boost::math::cdf(Triangular(p0, p1, p2), x);
     case DistributionKind::kNormal:
-      return truncated_cdf(boost::math::normal_distribution<double>(p0, p1), low, high, x);
+      return truncated_cdf(Normal(p0, p1), low, high, x);
     case DistributionKind::kLognormal:
-      return truncated_cdf(boost::math::lognormal_distribution<double>(std::log(p0), p1), low, high,
-                           x);
+      return truncated_cdf(Lognormal(std::log(p0), p1), low, high, x);
   }
   return 0.0;
 }
