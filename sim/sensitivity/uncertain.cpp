@@ -438,11 +438,14 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
         const Status st = check_bound(file, out.base_overrides, in, b);
         if (!st.ok()) {
           const bool bound = b == in.lo || b == in.hi;
-          return Error::at(where, field,
-                           fmt::format("{} {} is not valid for the field: {}",
-                                       bound ? "bound" : "the distribution reaches",
-                                       format_quantity(in.kind, b), st.error().message) +
-                               (bound ? "" : " (truncate it with low: or high:)"));
+          const std::string value = format_quantity(in.kind, b);
+          return Error::at(
+              where, field,
+              bound ? fmt::format("bound {} is not valid for the field: {}", value,
+                                  st.error().message)
+                    : fmt::format("the distribution reaches {} (truncate it with low: or high:), "
+                                  "which is not valid for the field: {}",
+                                  value, st.error().message));
         }
       }
       out.inputs.push_back(in);

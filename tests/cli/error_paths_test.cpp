@@ -293,7 +293,7 @@ void sensitivity_rows(std::vector<Row>& t) {
                {text("u.yaml", u + "  recovery.restart: {lognormal: {median: 1d, sigma: 2}}\n")},
                2,
                {"u.yaml:21:21: uncertain.recovery.restart: the distribution reaches",
-                "(truncate it with low: or high:)"}});
+                "(truncate it with low: or high:), which is not valid for the field"}});
   t.push_back({"sensitivity_misspelt_section", "sensitivity u.yaml -q",
                {text("u.yaml", std::string(kScenario) + "uncertian:\n  recovery.restart: [5min, 20min]\n")},
                2, {"u.yaml:20:1: uncertian: unknown key (did you mean \"uncertain\"?)"}});
