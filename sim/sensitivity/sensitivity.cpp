@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 
+#include "models/base/build_info.h"
 #include "models/base/random.h"
 #include "models/base/units.h"
 #include "models/hardware.h"
@@ -344,11 +345,35 @@ std::string index_text(const SobolEstimate& e) {
   return fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", e.value, e.ci95_lo, e.ci95_hi);
 }
 
+// The verdict: the most probable winner over the sampled worlds and the decisive input, or the
+// winner at the resolved values without a global analysis.
+std::string verdict_line(const SensitivityResult& r) {
+  const auto& g = r.global;
+  const std::string& decisive_path = r.inputs[static_cast<size_t>(decisive_input(r))].path;
+  if (g.win_probability.empty()) {
+    return fmt::format("{} wins at the resolved values; largest swing: {}",
+                       r.strategies[static_cast<size_t>(r.base.winner)], decisive_path);
+  }
+  size_t best = 0;
+  for (size_t s = 1; s < g.win_probability.size(); ++s) {
+    if (g.win_probability[s] > g.win_probability[best]) best = s;
+  }
+  return fmt::format("{} wins in {:.0f}% ({:.0f}-{:.0f}%) of {} sampled worlds; decisive input: {}",
+                     r.strategies[best], 100 * g.win_probability[best], 100 * g.win_ci95_lo[best],
+                     100 * g.win_ci95_hi[best], 2 * g.samples, decisive_path);
+}
+
 }  // namespace
 
 nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
   json j;
   j["kind"] = "sensitivity";
+  const BuildInfo& build = build_info();
+  j["context"] = {{"tool", "ntpsim"},
+                  {"version", build.version},
+                  {"git_sha", build.git_sha},
+                  {"build_type", build.build_type}};
+  j["verdict"] = verdict_line(r);
   j["scenario_file"] = r.scenario_file;
   j["scenario_hash"] = r.scenario_hash;
   j["seed"] = r.seed;
@@ -363,6 +388,9 @@ nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
                       {"low", in.lo},
                       {"high", in.hi},
                       {"resolved", in.base},
+                      {"low_text", format_quantity(in.kind, in.lo)},
+                      {"high_text", format_quantity(in.kind, in.hi)},
+                      {"resolved_text", format_quantity(in.kind, in.base)},
                       {"distribution", describe_distribution(in)},
                       {"one_at_a_time", oat_rule(in)},
                       {"declared", in.declared},
@@ -397,6 +425,9 @@ nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
         {{"input", r.inputs[static_cast<size_t>(b.input)].path},
          {"value", b.value},
          {"resolution", b.resolution},
+         {"value_text", format_quantity(r.inputs[static_cast<size_t>(b.input)].kind, b.value)},
+         {"resolution_text",
+          format_quantity(r.inputs[static_cast<size_t>(b.input)].kind, b.resolution)},
          {"runner_up_leads", b.runner_up_below ? "below" : "above"},
          {"goodput_difference",
           {{"mean", b.diff_mean}, {"ci95_lo", b.diff_ci95_lo}, {"ci95_hi", b.diff_ci95_hi}}}});
@@ -468,23 +499,8 @@ std::string sensitivity_csv(const SensitivityResult& r) {
 }
 
 std::string sensitivity_summary(const SensitivityResult& r) {
-  std::string out;
+  std::string out = verdict_line(r) + "\n";
   const auto& g = r.global;
-  const int decisive = decisive_input(r);
-  const std::string decisive_path = r.inputs[static_cast<size_t>(decisive)].path;
-  if (!g.win_probability.empty()) {
-    size_t best = 0;
-    for (size_t s = 1; s < g.win_probability.size(); ++s) {
-      if (g.win_probability[s] > g.win_probability[best]) best = s;
-    }
-    out += fmt::format(
-        "{} wins in {:.0f}% ({:.0f}-{:.0f}%) of {} sampled worlds; decisive input: {}\n",
-        r.strategies[best], 100 * g.win_probability[best], 100 * g.win_ci95_lo[best],
-        100 * g.win_ci95_hi[best], 2 * g.samples, decisive_path);
-  } else {
-    out += fmt::format("{} wins at the resolved values; largest swing: {}\n",
-                       r.strategies[static_cast<size_t>(r.base.winner)], decisive_path);
-  }
   out += fmt::format("{} evaluations x {} replications, seed {}\n\n", r.evaluations, r.replications,
                      r.seed);
   out += "At the resolved values (mean goodput):\n";

@@ -294,6 +294,8 @@ void sensitivity_rows(std::vector<Row>& t) {
                2,
                {"u.yaml:21:21: uncertain.recovery.restart: the distribution reaches",
                 "(truncate it with low: or high:), which is not valid for the field"}});
+  t.push_back({"sensitivity_report_as_csv", sens + "--samples 8 --bisection-steps 1 --report r.csv",
+               {scenario()}, 2, {"--report r.csv: a sensitivity report is .html or .md"}});
   t.push_back({"sensitivity_misspelt_section", "sensitivity u.yaml -q",
                {text("u.yaml", std::string(kScenario) + "uncertian:\n  recovery.restart: [5min, 20min]\n")},
                2, {"u.yaml:20:1: uncertian: unknown key (did you mean \"uncertain\"?)"}});

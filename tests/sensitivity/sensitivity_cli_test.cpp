@@ -46,6 +46,45 @@ TEST_F(SensitivityCli, WritesJsonAndCsvAndPrintsTheVerdictFirst) {
   EXPECT_NE(json.find("\"total\": {"), std::string::npos);
 }
 
+TEST_F(SensitivityCli, WritesTheReportPageAndReportRendersTheDocument) {
+  // Two strategies that differ only in the pause per failure; spare_swap lognormal.
+  std::ofstream((work() / "p.yaml").string())
+      << "name: p\n"
+         "cluster: {domains: 5, gpus_per_domain: 8, spare_domains: 1}\n"
+         "workload: llama3-8b\n"
+         "layout: {tp: 8, pp: 1, dp: 4}\n"
+         "hardware: h100-sxm\n"
+         "model: proportional\n"
+         "failures:\n"
+         "  processes:\n"
+         "    - component: gpu\n"
+         "      rate: \"2e-3/h\"\n"
+         "      distribution: exponential\n"
+         "      kinds:\n"
+         "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1s\"}}\n"
+         "checkpoint: {interval: \"1h\", write: \"30s\", restore: \"2min\"}\n"
+         "recovery: {detection: \"30s\", restart: \"10min\", reconfigure: \"2min\", "
+         "spare_swap: \"5min\"}\n"
+         "strategies: [spare_substitution, {name: ntp, resume: in_place}]\n"
+         "horizon: \"10d\"\nreplications: 2\nseed: 7\n"
+         "uncertain:\n"
+         "  recovery.spare_swap: {lognormal: {median: 2min, sigma: 0.5, high: 10min}}\n";
+  const RunResult r =
+      run("sensitivity p.yaml --samples 8 --bisection-steps 2 --threads 2 --out s.json "
+          "--report s.html");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_text(work() / "s.html");
+  for (const char* id : {"sensitivity-tornado", "sensitivity-win", "sensitivity-break-even",
+                         "sensitivity-importance"}) {
+    EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find("5%/95% quantiles"), std::string::npos);
+  // `ntpsim report` renders the same document as Markdown with its charts beside it.
+  const RunResult md = run("report s.json -o r.md");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_TRUE(std::ifstream((work() / "r-sensitivity-tornado.svg").string()).good());
+}
+
 TEST_F(SensitivityCli, InterruptedBySigintWritesNothing) {
   const RunResult r = interrupt({"sensitivity", kQuick, "--replications", "100000", "--threads",
                                  "2", "-q", "--out", "s.json", "--csv", "s.csv"},

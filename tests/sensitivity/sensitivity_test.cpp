@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "reports/content.h"
+#include "reports/report.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
 #include "sim/scenario/recovery_costs.h"
@@ -264,6 +266,48 @@ TEST_F(Sensitivity, DistributionsAreSampledThroughTheirQuantiles) {
   const auto j = sensitivity_json(*r);
   EXPECT_EQ(j["inputs"][0]["one_at_a_time"], "5%/95% quantiles");
   EXPECT_EQ(j["inputs"][1]["distribution"], "triangular[5min, 10min, 20min]");
+}
+
+TEST_F(Sensitivity, ReportPageShowsTornadoWinProbabilitiesBreakEvenAndIndices) {
+  auto r = run_sensitivity(write("s.yaml", kPauseOnly), {}, options(2, 16));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto doc = nlohmann::json::parse(sensitivity_json(*r).dump());
+  const reports::Page page = reports::sensitivity_page(doc);
+  // Verdict first: the summary's first line.
+  const std::string summary = sensitivity_summary(*r);
+  EXPECT_EQ(page.verdict.headline, summary.substr(0, summary.find('\n')));
+  std::vector<std::string> ids;
+  for (const auto& c : page.charts) {
+    ids.push_back(c.id);
+    EXPECT_FALSE(c.svg.empty()) << c.id;
+    EXPECT_FALSE(c.table.rows.empty()) << c.id;
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"sensitivity-tornado", "sensitivity-win",
+                                           "sensitivity-break-even", "sensitivity-importance"}));
+  // The break-even row carries the value in the field's units; the tornado row its margins.
+  EXPECT_EQ(page.charts[2].table.rows[0][0], "recovery.spare_swap");
+  EXPECT_EQ(page.charts[2].table.rows[0][1], "below");
+  EXPECT_EQ(page.charts[0].table.rows[0][6], "yes");
+  // Each input's source is on the page; so are the notes, as warnings.
+  ASSERT_EQ(page.sections.size(), 1u);
+  EXPECT_NE(page.sections[0].table.rows[0][4].find("uncertain: at "), std::string::npos);
+  EXPECT_NE(page.warnings.back().find("only 16 rows per Latin hypercube"), std::string::npos);
+  auto html = reports::sensitivity_report_files(doc, "s.json", "r.html", reports::Format::kHtml);
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->at(0).second.find("id=\"sensitivity-tornado\""), std::string::npos);
+  auto md = reports::sensitivity_report_files(doc, "s.json", "r.md", reports::Format::kMarkdown);
+  ASSERT_TRUE(md.ok());
+  EXPECT_EQ(md->size(), 5u);  // the page and its four charts
+  auto csv = reports::sensitivity_report_files(doc, "s.json", "r.csv", reports::Format::kCsv);
+  ASSERT_FALSE(csv.ok());
+  EXPECT_NE(csv.error().message.find("a sensitivity report is .html or .md"), std::string::npos);
+  auto broken = doc;
+  broken.erase("tornado");
+  auto bad = reports::sensitivity_report_files(broken, "s.json", "r.html", reports::Format::kHtml);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().exit_code, ExitCode::kBadInput);
+  EXPECT_NE(bad.error().message.find("s.json: sensitivity document does not follow"),
+            std::string::npos);
 }
 
 TEST_F(Sensitivity, ResultsAreIdenticalForAnyThreadCount) {

@@ -1,9 +1,10 @@
 // `ntpsim sensitivity SCENARIO [--set k=v]... [--replications N] [--threads N] [--seed S]
 //  [--samples N] [--no-indices] [--bisection-steps N] [--max-evaluations N] [--out
 //  sensitivity.json]
-//  [--csv tornado.csv] [-q]`: which uncertain input decides which strategy wins
-// (sim/sensitivity/sensitivity.h, docs/sensitivity.md). Prints the summary verdict first; writes
-// the JSON (kind "sensitivity") and the tornado CSV, all or none; progress on a terminal's stderr
+//  [--csv tornado.csv] [--report sensitivity.html|.md] [-q]`: which uncertain input decides which
+// strategy wins (sim/sensitivity/sensitivity.h, docs/sensitivity.md). Prints the summary verdict
+// first; writes the JSON (kind "sensitivity"), the tornado CSV and the report page
+// (reports/sensitivity_section.cpp), all or none; progress on a terminal's stderr
 // (progress_display.h); "ntpsim: wrote FILE" lines unless -q. Ctrl-C stops after the running
 // replications and writes nothing.
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <utility>
 
+#include "reports/report.h"
 #include "sim/scenario/loader.h"
 #include "sim/sensitivity/sensitivity.h"
 #include "tools/ntpsim/command.h"
@@ -53,6 +55,10 @@ class SensitivityCommand final : public Command {
         ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
     sub->add_option("--out", out_, "Write the sensitivity JSON here")->check(output_path());
     sub->add_option("--csv", csv_, "Write the tornado CSV here")->check(output_path());
+    sub->add_option("--report", report_,
+                    "Write the report here: HTML (tornado, win probabilities, break-even lines, "
+                    "indices), or Markdown for a .md path")
+        ->check(output_path());
     sub->add_flag("-q,--quiet", quiet_, "Print no summary");
     return sub;
   }
@@ -71,7 +77,14 @@ class SensitivityCommand final : public Command {
     if (!base.ok()) return report_error(base.error());
     OutputSet outputs;
     add_scenario_inputs(outputs, *base);
-    for (const auto& [path, what] : {std::pair{out_, "--out"}, std::pair{csv_, "--csv"}}) {
+    if (!report_.empty() && reports::format_for_path(report_) == reports::Format::kCsv) {
+      return report_error(Error::bad_input(
+          fmt::format("--report {}: a sensitivity report is .html or .md (--csv writes the "
+                      "tornado CSV)",
+                      report_)));
+    }
+    for (const auto& [path, what] :
+         {std::pair{out_, "--out"}, std::pair{csv_, "--csv"}, std::pair{report_, "--report"}}) {
       const auto st = declare_if_given(outputs, path, what);
       if (!st.ok()) return report_error(st.error());
     }
@@ -99,9 +112,14 @@ class SensitivityCommand final : public Command {
       const auto st = outputs.stage(csv_, sim::sensitivity_csv(*result));
       if (!st.ok()) return report_error(st.error());
     }
+    if (!report_.empty()) {
+      const auto doc = nlohmann::json::parse(sim::sensitivity_json(*result).dump());
+      const auto st = stage_report(outputs, doc, "sensitivity results", report_, "");
+      if (!st.ok()) return report_error(st.error());
+    }
     if (const auto st = outputs.commit(); !st.ok()) return report_error(st.error());
     if (!quiet_) std::fputs(sim::sensitivity_summary(*result).c_str(), stdout);
-    print_written({out_, csv_}, quiet_);
+    print_written({out_, csv_, report_}, quiet_);
     return 0;
   }
 
@@ -114,6 +132,7 @@ class SensitivityCommand final : public Command {
   sim::SensitivityOptions options_;
   std::string out_;
   std::string csv_;
+  std::string report_;
   bool quiet_ = false;
   bool no_indices_ = false;
 };
