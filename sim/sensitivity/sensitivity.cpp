@@ -63,6 +63,7 @@ class Evaluator {
     ro.threads = options_.threads;
     ro.timeline = false;
     ro.cancel = options_.cancel;
+    ro.distribution = options_.distribution;
     ro.results_document = false;
     auto r = run_monte_carlo(*s, ro);
     if (!r.ok()) {

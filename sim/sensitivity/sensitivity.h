@@ -28,8 +28,8 @@
 // Every evaluation loads the scenario with the inputs' overrides and runs it through
 // run_monte_carlo with the scenario's seed, so all evaluations and strategies share common
 // random numbers. The decision quantity is each strategy's mean goodput (higher wins; ties go to
-// the earlier strategy). Evaluations run one after another, each spread over threads by the
-// replication runner: results are byte-identical for any thread count.
+// the earlier strategy). Evaluations run one after another, each spread over threads (and MPI
+// ranks) by the replication runner: results are byte-identical for any thread and rank count.
 //
 //  * One-at-a-time (tornado): every input at its low and high value (a range's or uniform's
 //    ends, otherwise the 5% and 95% quantiles of its distribution), the others at their resolved
@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "models/base/status.h"
+#include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/scenario.h"
 #include "sim/sensitivity/distribution.h"
 #include "sim/sensitivity/sobol.h"
@@ -77,7 +78,7 @@ struct UncertainInput {
   double base = 0;                 // the resolved value
   InputDistribution distribution;  // what the global analysis samples
   bool declared = false;           // from `uncertain:` (else a default range)
-  // Where the range comes from: "file:line" of the `uncertain:` entry, "default +-50%", or the
+  // Where the range comes from: "uncertain: at file:line:col" of the entry, "default +-50%", or the
   // published source of a recovery_costs.h range.
   std::string source;
   // A whole-number field (resolved as a plain integer, e.g. cluster.spare_domains): values are
@@ -117,6 +118,9 @@ struct SensitivityOptions {
   bool indices = true;   // also the N k rows AB_i and the Sobol' indices (else A and B only)
   int bisection_steps = 10;
   int64_t max_evaluations = 2000;
+  // Each evaluation's replications spread over MPI ranks (montecarlo.h). Every rank receives
+  // every replication, so every rank takes the same decisions and builds the same result.
+  Distribution distribution;
   const std::atomic<bool>* cancel = nullptr;            // stops between and within evaluations
   std::function<void(int done, int planned)> progress;  // after each evaluation
 };

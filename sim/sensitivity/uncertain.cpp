@@ -438,14 +438,14 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
         const Status st = check_bound(file, out.base_overrides, in, b);
         if (!st.ok()) {
           const bool bound = b == in.lo || b == in.hi;
-          const std::string value = format_quantity(in.kind, b);
+          const std::string shown = format_quantity(in.kind, b);
           return Error::at(
               where, field,
-              bound ? fmt::format("bound {} is not valid for the field: {}", value,
+              bound ? fmt::format("bound {} is not valid for the field: {}", shown,
                                   st.error().message)
                     : fmt::format("the distribution reaches {} (truncate it with low: or high:), "
                                   "which is not valid for the field: {}",
-                                  value, st.error().message));
+                                  shown, st.error().message));
         }
       }
       out.inputs.push_back(in);

@@ -1,12 +1,12 @@
 // `ntpsim sensitivity SCENARIO [--set k=v]... [--replications N] [--threads N] [--seed S]
-//  [--samples N] [--no-indices] [--bisection-steps N] [--max-evaluations N] [--out
-//  sensitivity.json]
-//  [--csv tornado.csv] [--report sensitivity.html|.md] [-q]`: which uncertain input decides which
-// strategy wins (sim/sensitivity/sensitivity.h, docs/sensitivity.md). Prints the summary verdict
-// first; writes the JSON (kind "sensitivity"), the tornado CSV and the report page
-// (reports/sensitivity_section.cpp), all or none; progress on a terminal's stderr
-// (progress_display.h); "ntpsim: wrote FILE" lines unless -q. Ctrl-C stops after the running
-// replications and writes nothing.
+//  [--samples N] [--no-indices] [--bisection-steps N] [--max-evaluations N]
+//  [--out sensitivity.json] [--csv tornado.csv] [--report sensitivity.html|.md] [-q]`: which
+// uncertain input decides which strategy wins (sim/sensitivity/sensitivity.h,
+// docs/sensitivity.md). Prints the summary verdict first; writes the JSON (kind "sensitivity"),
+// the tornado CSV and the report page (reports/sensitivity_section.cpp), all or none; progress on
+// a terminal's stderr (progress_display.h); "ntpsim: wrote FILE" lines unless -q. Under mpirun
+// each evaluation's replications are split across the ranks and rank 0 alone prints and writes.
+// Ctrl-C stops after the running replications and writes nothing.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -19,6 +19,7 @@
 #include "sim/sensitivity/sensitivity.h"
 #include "tools/ntpsim/command.h"
 #include "tools/ntpsim/interrupt.h"
+#include "tools/ntpsim/mpi_world.h"
 #include "tools/ntpsim/outputs.h"
 #include "tools/ntpsim/progress_display.h"
 
@@ -69,6 +70,10 @@ class SensitivityCommand final : public Command {
     options_.replications = replications_;
     options_.threads = threads_;
     options_.indices = !no_indices_;
+    // Under mpirun / srun: each evaluation's replications split across ranks, rank 0 alone
+    // prints and writes.
+    const auto world = MpiWorld::join();
+    if (world) options_.distribution = world->distribution();
     install_interrupt_handlers();  // Ctrl-C: stop after the running replications, write nothing
     options_.cancel = interrupt_flag();
     // Every output or none, checked before the analysis: none may be the scenario or another
@@ -89,7 +94,7 @@ class SensitivityCommand final : public Command {
       if (!st.ok()) return report_error(st.error());
     }
     // Progress on a terminal only (progress_display.h): evaluations, the planned count a bound.
-    ProgressDisplay progress("sensitivity", "evaluations", progress_wanted(quiet_, true));
+    ProgressDisplay progress("sensitivity", "evaluations", progress_wanted(quiet_, is_root(world)));
     if (progress.enabled()) {
       options_.progress = [&progress](int done, int planned) {
         progress.set_total(planned, /*is_bound=*/true);
@@ -104,6 +109,7 @@ class SensitivityCommand final : public Command {
       }
       return report_error(result.error());
     }
+    if (!is_root(world)) return 0;
     if (!out_.empty()) {
       const auto st = outputs.stage(out_, sim::sensitivity_json(*result).dump(1) + "\n");
       if (!st.ok()) return report_error(st.error());
