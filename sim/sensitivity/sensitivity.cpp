@@ -45,13 +45,23 @@ double mean(const std::vector<double>& v) {
 class Evaluator {
  public:
   Evaluator(const std::string& file, const UncertainInputs& inputs,
-            const SensitivityOptions& options, int64_t planned)
-      : file_(file), inputs_(inputs), options_(options), planned_(planned) {}
+            const SensitivityOptions& options, const SensitivityHooks& hooks, int64_t planned)
+      : file_(file), inputs_(inputs), options_(options), hooks_(hooks), planned_(planned) {}
 
   // The scenario with input j at values[j] for every j in `set` (others at their resolved
   // values).
   Result<Evaluation> at(const std::vector<std::pair<int, double>>& set) {
     if (options_.cancel != nullptr && options_.cancel->load()) return interrupted();
+    const int index = done_;
+    if (hooks_.recorded) {
+      auto rec = hooks_.recorded(index);
+      if (!rec.ok()) return rec.error();
+      if (rec->has_value()) {
+        ++done_;
+        if (options_.progress) options_.progress(done_, static_cast<int>(planned_));
+        return std::move(**rec);
+      }
+    }
     std::vector<std::string> overrides = inputs_.base_overrides;
     for (const auto& [j, v] : set) {
       overrides.push_back(uncertain_override(inputs_.inputs[static_cast<size_t>(j)], v));
@@ -89,6 +99,7 @@ class Evaluator {
         e.winner = static_cast<int>(i);
       }
     }
+    if (hooks_.finished) NTPSIM_RETURN_IF_ERROR(hooks_.finished(index, e));
     ++done_;
     if (options_.progress) options_.progress(done_, static_cast<int>(planned_));
     return e;
@@ -105,6 +116,7 @@ class Evaluator {
   const std::string& file_;
   const UncertainInputs& inputs_;
   const SensitivityOptions& options_;
+  const SensitivityHooks& hooks_;
   int64_t planned_;
   int done_ = 0;
 };
@@ -132,7 +144,8 @@ int64_t planned_evaluations(int inputs, const SensitivityOptions& o) {
 
 Result<SensitivityResult> run_sensitivity(const std::string& file,
                                           const std::vector<std::string>& overrides,
-                                          const SensitivityOptions& options) {
+                                          const SensitivityOptions& options,
+                                          const SensitivityHooks& hooks) {
   if (options.samples != 0 && options.samples < 8) {
     return Error::bad_input("sensitivity: --samples must be 0 or at least 8");
   }
@@ -166,7 +179,7 @@ Result<SensitivityResult> run_sensitivity(const std::string& file,
     return Error::bad_input(fmt::format("{}: strategies: sensitivity needs at least two", file));
   }
 
-  Evaluator eval(file, *inputs, options, planned);
+  Evaluator eval(file, *inputs, options, hooks, planned);
   auto base = eval.at({});
   if (!base.ok()) return base.error();
   r.base = std::move(*base);

@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,18 @@ struct SensitivityResult {
   int evaluations = 0;
 };
 
+// Resuming an interrupted analysis (`ntpsim sensitivity --resume FILE`). Evaluations are numbered
+// in the order the analysis asks for them; for the same scenario, overrides and options that order
+// is the same in every run, since each choice depends only on earlier results, which are
+// deterministic. A recorded evaluation is used in place of running it, so a resumed analysis
+// gives the same result as an uninterrupted one.
+struct SensitivityHooks {
+  // Evaluation number `index` as recorded by an earlier run, or nullopt to run it.
+  std::function<Result<std::optional<Evaluation>>(int index)> recorded;
+  // After evaluation `index` ran (not called for a recorded one); an error stops the analysis.
+  std::function<Status(int index, const Evaluation& e)> finished;
+};
+
 // Evaluations the analysis plans at most for `inputs` inputs.
 int64_t planned_evaluations(int inputs, const SensitivityOptions& options);
 
@@ -188,7 +201,8 @@ int64_t planned_evaluations(int inputs, const SensitivityOptions& options);
 // "interrupted after K of at most N evaluations").
 Result<SensitivityResult> run_sensitivity(const std::string& file,
                                           const std::vector<std::string>& overrides,
-                                          const SensitivityOptions& options);
+                                          const SensitivityOptions& options,
+                                          const SensitivityHooks& hooks = {});
 
 // The results as JSON (kind "sensitivity"), CSV (one row per input x strategy of the tornado,
 // plain SI numbers), and the terminal summary, verdict first.

@@ -85,6 +85,46 @@ TEST_F(SensitivityCli, WritesTheReportPageAndReportRendersTheDocument) {
   EXPECT_TRUE(std::ifstream((work() / "r-sensitivity-tornado.svg").string()).good());
 }
 
+TEST_F(SensitivityCli, InterruptedAnalysisResumesToIdenticalResults) {
+  // The quick start, 8 replications per evaluation, one thread: several seconds in all, so the
+  // signal, sent once two evaluations are recorded, lands mid-analysis.
+  const std::vector<std::string> args = {
+      "sensitivity",       kQuick, "--replications", "8", "--samples", "8",
+      "--bisection-steps", "2",    "--threads",      "1", "-q"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  auto lines = [this] {
+    const std::string text = read_text(work() / "s.progress");
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  const RunResult stopped =
+      interrupt_when(with({"--out", "resumed.json", "--resume", "s.progress"}), SIGINT,
+                     [&] { return lines() >= 3; });
+  EXPECT_EQ(stopped.exit_code, 1) << stopped.err;
+  EXPECT_NE(stopped.err.find("no output file written; the finished evaluations are kept in "
+                             "s.progress: run the same command again to continue"),
+            std::string::npos)
+      << stopped.err;
+  EXPECT_FALSE(std::ifstream((work() / "resumed.json").string()).good());
+  const auto recorded = lines();
+  EXPECT_GE(recorded, 3);
+  std::string words;
+  for (const auto& a : with({"--out", "resumed.json", "--resume", "s.progress"})) {
+    words += "'" + a + "' ";
+  }
+  const RunResult resumed = run(words);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_FALSE(std::ifstream((work() / "s.progress").string()).good());  // removed when done
+  std::string clean_words;
+  for (const auto& a : with({"--out", "clean.json"})) clean_words += "'" + a + "' ";
+  const RunResult clean = run(clean_words);
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(read_text(work() / "resumed.json"), read_text(work() / "clean.json"));
+}
+
 TEST_F(SensitivityCli, InterruptedBySigintWritesNothing) {
   const RunResult r = interrupt({"sensitivity", kQuick, "--replications", "100000", "--threads",
                                  "2", "-q", "--out", "s.json", "--csv", "s.csv"},
