@@ -94,6 +94,10 @@ Page results_page(const Results& r);
 // margin over the runner-up family with a CI and a tie flag), context, the cost breakdown, the
 // per-family table, the frontier chart. Throws nlohmann::json::exception on a malformed document.
 Page plan_page(const nlohmann::json& plan_doc);
+// The page of a sensitivity document (kind "sensitivity", docs/sensitivity.md): verdict, context,
+// notes, tornado, win probabilities, break-even lines, Sobol' indices, the inputs' sources.
+// Throws nlohmann::json::exception on a malformed document.
+Page sensitivity_page(const nlohmann::json& sensitivity_doc);
 
 std::string render_page_html(const Page& page);
 // Charts are linked as "<svg_stem>-<chart id>.svg".

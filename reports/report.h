@@ -97,4 +97,15 @@ Result<OutputFiles> plan_report_files(const nlohmann::json& plan_doc, const std:
 Status write_plan_report(const nlohmann::json& plan_doc, const std::string& source,
                          const std::string& path, Format format);
 
+// Whether a parsed document is a sensitivity document (kind "sensitivity",
+// reports/sensitivity_section.cpp).
+bool is_sensitivity_document(const nlohmann::json& doc);
+
+// The files of a sensitivity report as HTML or Markdown (charts as SVG files beside it): the
+// tornado, win probabilities, break-even lines and Sobol' indices in the run report's style. A
+// CSV is refused (bad input: `ntpsim sensitivity --csv` writes the tornado CSV); a malformed
+// document is bad input naming `source`.
+Result<OutputFiles> sensitivity_report_files(const nlohmann::json& doc, const std::string& source,
+                                             const std::string& path, Format format);
+
 }  // namespace ntpsim::reports

@@ -36,6 +36,18 @@ Result<OutputFiles> render_report_files(const nlohmann::json& results_doc,
       return Error::runtime(files.error().message);
     return files;
   }
+  if (is_sensitivity_document(results_doc)) {
+    if (!timeline_path.empty())
+      return Error::bad_input(source + ": a sensitivity analysis has no timeline");
+    if (report_path.empty()) return OutputFiles{};
+    auto files =
+        sensitivity_report_files(results_doc, source, report_path, format_for_path(report_path));
+    // The document came from `ntpsim sensitivity`, not the user: a mismatch is a bug.
+    if (!files.ok() && files.error().exit_code == ExitCode::kBadInput &&
+        files.error().message.find("does not follow") != std::string::npos)
+      return Error::runtime(files.error().message);
+    return files;
+  }
   auto results = read_results(results_doc, source);
   if (!results.ok()) {
     // The document came from the engine, not the user: a mismatch is a bug, not bad input.

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 
+#include "models/base/build_info.h"
 #include "models/base/random.h"
 #include "models/base/units.h"
 #include "models/hardware.h"
@@ -25,152 +26,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// The node at a dot/bracket field path of `root`; undefined when absent.
-YAML::Node find_path(const YAML::Node& root, const std::string& path) {
-  YAML::Node cur;
-  cur.reset(root);
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t j = path.find_first_of(".[", i);
-    if (j == std::string::npos) j = path.size();
-    if (j > i) {
-      const YAML::Node& c = cur;
-      if (!c.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-      const YAML::Node next = c[path.substr(i, j - i)];
-      if (!next.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
-      cur.reset(next);
-    }
-    if (j < path.size() && path[j] == '[') {
-      const size_t close = path.find(']', j);
-      if (close == std::string::npos) return YAML::Node(YAML::NodeType::Undefined);
-      size_t index = 0;
-      for (size_t k = j + 1; k < close; ++k) {
-        if (path[k] < '0' || path[k] > '9') return YAML::Node(YAML::NodeType::Undefined);
-        index = index * 10 + static_cast<size_t>(path[k] - '0');
-      }
-      const YAML::Node& c = cur;
-      if (!c.IsSequence() || index >= c.size()) return YAML::Node(YAML::NodeType::Undefined);
-      const YAML::Node next = c[index];
-      cur.reset(next);
-      j = close + 1;
-    }
-    i = (j < path.size() && path[j] == '.') ? j + 1 : j;
-  }
-  return cur;
-}
-
-Result<double> parse_kind(QuantityKind kind, const std::string& text) {
-  switch (kind) {
-    case QuantityKind::kDuration:
-      return units::parse_duration_s(text);
-    case QuantityKind::kRate: {
-      auto r = units::parse_rate(text);
-      if (!r.ok()) return r.error();
-      return r->per_second;
-    }
-    case QuantityKind::kPower:
-      return units::parse_power_w(text);
-    case QuantityKind::kBandwidth:
-      return units::parse_bandwidth_Bps(text);
-    case QuantityKind::kSize:
-      return units::parse_size_bytes(text);
-    case QuantityKind::kFraction:
-      return units::parse_fraction(text);
-    case QuantityKind::kNumber:
-      return units::parse_number(text);
-  }
-  return Error::bad_input("unknown quantity");
-}
-
-const char* kind_name(QuantityKind kind) {
-  switch (kind) {
-    case QuantityKind::kDuration:
-      return "duration";
-    case QuantityKind::kRate:
-      return "rate";
-    case QuantityKind::kPower:
-      return "power";
-    case QuantityKind::kBandwidth:
-      return "bandwidth";
-    case QuantityKind::kSize:
-      return "size";
-    case QuantityKind::kFraction:
-      return "fraction";
-    case QuantityKind::kNumber:
-      return "number";
-  }
-  return "number";
-}
-
-// The field's quantity kind, from its resolved text (which the printer writes with the field's
-// own units): the first parser that reads it, most specific first.
-std::optional<QuantityKind> kind_of(const std::string& text) {
-  if (units::parse_number(text).ok()) return QuantityKind::kNumber;
-  if (text.ends_with('%') && units::parse_fraction(text).ok()) return QuantityKind::kFraction;
-  for (QuantityKind k : {QuantityKind::kDuration, QuantityKind::kPower, QuantityKind::kBandwidth,
-                         QuantityKind::kSize, QuantityKind::kRate}) {
-    if (parse_kind(k, text).ok()) return k;
-  }
-  return std::nullopt;
-}
-
 std::string plain(double v) {
   return fmt::format("{:.17g}", v);
-}
-
-// A plain whole number as written: optional sign, then digits only.
-bool is_integer_text(const std::string& t) {
-  size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
-  if (i >= t.size()) return false;
-  for (; i < t.size(); ++i) {
-    if (t[i] < '0' || t[i] > '9') return false;
-  }
-  return true;
-}
-
-// Emits `n` as one-line flow YAML (for an override value).
-std::string flow_yaml(const YAML::Node& n) {
-  YAML::Emitter e;
-  e.SetMapFormat(YAML::Flow);
-  e.SetSeqFormat(YAML::Flow);
-  e << n;
-  return e.c_str();
-}
-
-// Loads the scenario with `overrides`; the error of a bound is rewritten to point at the
-// `uncertain:` entry that supplied it.
-Status check_bound(const std::string& file, std::vector<std::string> overrides,
-                   const UncertainInput& in, double value) {
-  overrides.push_back(uncertain_override(in, value));
-  auto s = load_scenario(file, overrides);
-  if (!s.ok()) return s.error();
-  return Status::Ok();
-}
-
-// Default inputs: candidate paths present in the resolved YAML with a positive value.
-std::vector<std::string> default_paths(const YAML::Node& resolved, const Scenario& s) {
-  std::vector<std::string> paths;
-  for (const char* k : {"detection", "restart", "reconfigure", "spare_swap"}) {
-    paths.push_back(fmt::format("recovery.{}", k));
-  }
-  paths.push_back("checkpoint.write");
-  paths.push_back("checkpoint.restore");
-  for (size_t p = 0; p < s.failures.processes.size(); ++p) {
-    paths.push_back(fmt::format("failures.processes[{}].rate", p));
-    const YAML::Node kinds = find_path(resolved, fmt::format("failures.processes[{}].kinds", p));
-    if (kinds.IsDefined() && kinds.IsSequence()) {
-      for (size_t k = 0; k < kinds.size(); ++k) {
-        paths.push_back(fmt::format("failures.processes[{}].kinds[{}].repair.mean", p, k));
-      }
-    }
-  }
-  paths.push_back("hardware.max_power");
-  if (s.step_model == "analytic") {
-    paths.push_back("hardware.gemm_efficiency");
-    paths.push_back("hardware.scale_up.efficiency");
-    paths.push_back("hardware.scale_out.efficiency");
-  }
-  return paths;
 }
 
 double goodput_of(const ReplicationMetrics& m) {
@@ -188,13 +45,23 @@ double mean(const std::vector<double>& v) {
 class Evaluator {
  public:
   Evaluator(const std::string& file, const UncertainInputs& inputs,
-            const SensitivityOptions& options, int64_t planned)
-      : file_(file), inputs_(inputs), options_(options), planned_(planned) {}
+            const SensitivityOptions& options, const SensitivityHooks& hooks, int64_t planned)
+      : file_(file), inputs_(inputs), options_(options), hooks_(hooks), planned_(planned) {}
 
   // The scenario with input j at values[j] for every j in `set` (others at their resolved
   // values).
   Result<Evaluation> at(const std::vector<std::pair<int, double>>& set) {
     if (options_.cancel != nullptr && options_.cancel->load()) return interrupted();
+    const int index = done_;
+    if (hooks_.recorded) {
+      auto rec = hooks_.recorded(index);
+      if (!rec.ok()) return rec.error();
+      if (rec->has_value()) {
+        ++done_;
+        if (options_.progress) options_.progress(done_, static_cast<int>(planned_));
+        return std::move(**rec);
+      }
+    }
     std::vector<std::string> overrides = inputs_.base_overrides;
     for (const auto& [j, v] : set) {
       overrides.push_back(uncertain_override(inputs_.inputs[static_cast<size_t>(j)], v));
@@ -206,6 +73,7 @@ class Evaluator {
     ro.threads = options_.threads;
     ro.timeline = false;
     ro.cancel = options_.cancel;
+    ro.distribution = options_.distribution;
     ro.results_document = false;
     auto r = run_monte_carlo(*s, ro);
     if (!r.ok()) {
@@ -231,6 +99,7 @@ class Evaluator {
         e.winner = static_cast<int>(i);
       }
     }
+    if (hooks_.finished) NTPSIM_RETURN_IF_ERROR(hooks_.finished(index, e));
     ++done_;
     if (options_.progress) options_.progress(done_, static_cast<int>(planned_));
     return e;
@@ -247,6 +116,7 @@ class Evaluator {
   const std::string& file_;
   const UncertainInputs& inputs_;
   const SensitivityOptions& options_;
+  const SensitivityHooks& hooks_;
   int64_t planned_;
   int done_ = 0;
 };
@@ -263,231 +133,19 @@ std::pair<double, double> wilson(int k, int n) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
-// The bias-corrected correlation ratio of y on x (see sensitivity.h) over the samples `idx`.
-double correlation_ratio(const std::vector<double>& x, const std::vector<double>& y,
-                         std::vector<size_t> idx) {
-  const size_t n = idx.size();
-  const size_t bins = static_cast<size_t>(std::floor(std::sqrt(static_cast<double>(n))));
-  if (n < 4 || bins < 2) return std::numeric_limits<double>::quiet_NaN();
-  // Sort by x (ties by index, so the binning is deterministic).
-  std::sort(idx.begin(), idx.end(),
-            [&](size_t a, size_t b) { return x[a] != x[b] ? x[a] < x[b] : a < b; });
-  double total_mean = 0;
-  for (size_t i : idx) total_mean += y[i];
-  total_mean /= static_cast<double>(n);
-  double ss_total = 0, ss_between = 0;
-  for (size_t b = 0; b < bins; ++b) {
-    const size_t begin = b * n / bins, end = (b + 1) * n / bins;
-    double m = 0;
-    for (size_t k = begin; k < end; ++k) m += y[idx[k]];
-    m /= static_cast<double>(end - begin);
-    ss_between += static_cast<double>(end - begin) * (m - total_mean) * (m - total_mean);
-  }
-  for (size_t i : idx) ss_total += (y[i] - total_mean) * (y[i] - total_mean);
-  if (!(ss_total > 0)) return 0.0;
-  const double ms_within = (ss_total - ss_between) / static_cast<double>(n - bins);
-  return (ss_between - static_cast<double>(bins - 1) * ms_within) / (ss_total + ms_within);
-}
-
 }  // namespace
-
-std::string format_quantity(QuantityKind kind, double value) {
-  switch (kind) {
-    case QuantityKind::kDuration:
-      return units::format_duration(value);
-    case QuantityKind::kRate:
-      return units::format_rate(value);
-    case QuantityKind::kPower:
-      return units::format_power(value);
-    case QuantityKind::kBandwidth:
-      return units::format_bandwidth(value);
-    case QuantityKind::kSize:
-      return units::format_size(value);
-    case QuantityKind::kFraction:
-      return units::format_fraction(value);
-    case QuantityKind::kNumber:
-      return fmt::format("{:.6g}", value);
-  }
-  return plain(value);
-}
-
-std::string uncertain_override(const UncertainInput& in, double value) {
-  std::string text = in.integer ? fmt::format("{}", std::llround(value)) : plain(value);
-  switch (in.kind) {
-    case QuantityKind::kDuration:
-      text += "s";
-      break;
-    case QuantityKind::kRate:
-      text += "/s";
-      break;
-    case QuantityKind::kPower:
-      text += "W";
-      break;
-    case QuantityKind::kBandwidth:
-      text += "B/s";
-      break;
-    case QuantityKind::kSize:
-      text += "B";
-      break;
-    case QuantityKind::kFraction:
-    case QuantityKind::kNumber:
-      break;
-  }
-  return in.path + "=" + text;
-}
-
-Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
-                                              const std::vector<std::string>& overrides) {
-  auto base = load_scenario(file, overrides);
-  if (!base.ok()) return base.error();
-  const YAML::Node resolved = to_yaml(*base);
-  // The raw tree (includes merged, overrides applied) holds the `uncertain:` section with its
-  // line marks.
-  auto tree = scenario_internal::load_tree(file);
-  if (!tree.ok()) return tree.error();
-  for (const auto& o : overrides) {
-    NTPSIM_RETURN_IF_ERROR(scenario_internal::apply_override(*tree, o));
-  }
-  const YamlContext ctx = tree->context();
-
-  UncertainInputs out;
-  out.base_overrides = overrides;
-  // A profile named by a string cannot take field overrides: inline its resolved form first.
-  auto uses_hardware = [](const std::string& p) { return p.starts_with("hardware."); };
-  const YAML::Node& root = tree->root;
-  const YAML::Node section = root["uncertain"];
-  std::vector<std::string> paths;
-  if (section.IsDefined() && !section.IsNull()) {
-    if (!section.IsMap() || section.size() == 0) {
-      return Error::at(ctx.locate(section, "uncertain"), "uncertain",
-                       "expected a map of field paths to ranges [low, high]");
-    }
-    for (const auto& kv : section) {
-      if (!kv.first.IsScalar()) {
-        return Error::at(ctx.locate(kv.first, "uncertain"), "uncertain",
-                         "expected a field path as the key");
-      }
-      paths.push_back(kv.first.Scalar());
-    }
-  } else {
-    paths = default_paths(resolved, *base);
-  }
-  const YAML::Node hw = root["hardware"];
-  if (hw.IsDefined() && hw.IsScalar() && std::any_of(paths.begin(), paths.end(), uses_hardware)) {
-    out.base_overrides.push_back("hardware=" + flow_yaml(models::to_yaml(base->hardware)));
-  }
-
-  if (section.IsDefined() && !section.IsNull()) {
-    for (const auto& kv : section) {
-      const std::string path = kv.first.Scalar();
-      const std::string field = "uncertain." + path;
-      const auto where = ctx.locate(kv.second, field);
-      const YAML::Node value = find_path(resolved, path);
-      if (!value.IsDefined() || !value.IsScalar()) {
-        return Error::at(ctx.locate(kv.first, field), field,
-                         "no such scalar field in the resolved scenario (see `ntpsim check`)");
-      }
-      const auto kind = kind_of(value.Scalar());
-      if (!kind) {
-        return Error::at(where, field,
-                         fmt::format("the field's value \"{}\" is not a quantity", value.Scalar()));
-      }
-      if (!kv.second.IsSequence() || kv.second.size() != 2 || !kv.second[0].IsScalar() ||
-          !kv.second[1].IsScalar()) {
-        return Error::at(where, field, "expected a range [low, high]");
-      }
-      UncertainInput in;
-      in.path = path;
-      in.kind = *kind;
-      in.declared = true;
-      in.base = *parse_kind(*kind, value.Scalar());
-      in.integer = *kind == QuantityKind::kNumber && is_integer_text(value.Scalar());
-      double bound[2] = {0, 0};
-      for (size_t b = 0; b < 2; ++b) {
-        auto v = parse_kind(*kind, kv.second[b].Scalar());
-        if (!v.ok()) {
-          return Error::at(
-              ctx.locate(kv.second[b], field), field,
-              fmt::format("{} (a {} like the field)", v.error().message, kind_name(*kind)));
-        }
-        bound[b] = *v;
-        if (in.integer && !is_integer_text(kv.second[b].Scalar())) {
-          return Error::at(
-              ctx.locate(kv.second[b], field), field,
-              fmt::format("\"{}\" is not a whole number like the field", kv.second[b].Scalar()));
-        }
-      }
-      if (!(bound[0] < bound[1])) {
-        return Error::at(where, field, "low must be below high");
-      }
-      in.lo = bound[0];
-      in.hi = bound[1];
-      for (double b : bound) {
-        const Status st = check_bound(file, out.base_overrides, in, b);
-        if (!st.ok()) {
-          return Error::at(where, field,
-                           fmt::format("bound {} is not valid for the field: {}",
-                                       format_quantity(in.kind, b), st.error().message));
-        }
-      }
-      out.inputs.push_back(in);
-    }
-    return out;
-  }
-
-  for (const auto& path : paths) {
-    const YAML::Node value = find_path(resolved, path);
-    if (!value.IsDefined() || !value.IsScalar()) continue;
-    const auto kind = kind_of(value.Scalar());
-    if (!kind) continue;
-    UncertainInput in;
-    in.path = path;
-    in.kind = *kind;
-    in.base = *parse_kind(*kind, value.Scalar());
-    if (!(in.base > 0)) continue;
-    in.lo = 0.5 * in.base;
-    in.hi = 1.5 * in.base;
-    if (path.ends_with("efficiency")) in.hi = std::min(in.hi, 1.0);
-    if (path == "hardware.max_power") {
-      // A cap at TDP is the profile saying the board cannot be boosted: no range to vary.
-      if (!(in.base > base->hardware.tdp_w)) {
-        out.notes.push_back(
-            fmt::format("{}: equals TDP in the profile (no boost headroom), left out", path));
-        continue;
-      }
-      in.lo = std::max(in.lo, base->hardware.tdp_w);
-    }
-    if (!(in.lo < in.hi)) {
-      out.notes.push_back(fmt::format("{}: no room to vary, left out", path));
-      continue;
-    }
-    bool valid = true;
-    for (double b : {in.lo, in.hi}) {
-      const Status st = check_bound(file, out.base_overrides, in, b);
-      if (!st.ok()) {
-        out.notes.push_back(fmt::format("{}: default bound {} left it out: {}", path,
-                                        format_quantity(in.kind, b), st.error().message));
-        valid = false;
-        break;
-      }
-    }
-    if (valid) out.inputs.push_back(in);
-  }
-  if (out.inputs.empty()) {
-    return Error::bad_input(fmt::format(
-        "{}: no uncertain inputs: declare an `uncertain:` section (docs/sensitivity.md)", file));
-  }
-  return out;
-}
 
 int64_t planned_evaluations(int inputs, const SensitivityOptions& o) {
   const int64_t k = inputs;
-  return 1 + 2 * k + 2 * k * static_cast<int64_t>(o.bisection_steps + 1) + o.samples;
+  const int64_t n = o.samples;
+  return 1 + 2 * k + 2 * k * static_cast<int64_t>(o.bisection_steps + 1) +
+         (o.indices ? n * (k + 2) : 2 * n);
 }
 
 Result<SensitivityResult> run_sensitivity(const std::string& file,
                                           const std::vector<std::string>& overrides,
-                                          const SensitivityOptions& options) {
+                                          const SensitivityOptions& options,
+                                          const SensitivityHooks& hooks) {
   if (options.samples != 0 && options.samples < 8) {
     return Error::bad_input("sensitivity: --samples must be 0 or at least 8");
   }
@@ -521,7 +179,7 @@ Result<SensitivityResult> run_sensitivity(const std::string& file,
     return Error::bad_input(fmt::format("{}: strategies: sensitivity needs at least two", file));
   }
 
-  Evaluator eval(file, *inputs, options, planned);
+  Evaluator eval(file, *inputs, options, hooks, planned);
   auto base = eval.at({});
   if (!base.ok()) return base.error();
   r.base = std::move(*base);
@@ -561,22 +219,25 @@ Result<SensitivityResult> run_sensitivity(const std::string& file,
     r.tornado.push_back(std::move(row));
   }
 
-  // Break-even between the leader and the runner-up, on each side where d changes sign.
+  // Break-even between the leader and the runner-up: d is known at the low, resolved and high
+  // values; each neighbouring pair (in increasing order) where it changes sign brackets a tie.
   for (const auto& row : r.tornado) {
     const auto& in = r.inputs[static_cast<size_t>(row.input)];
-    for (int side = 0; side < 2; ++side) {
-      const double d_bound = diff(side == 0 ? row.low : row.high);
-      if (!(d_bound < 0) || !(d_base > 0)) continue;  // ties at the bound do not bracket a flip
-      double a = side == 0 ? in.lo : in.base;         // d(a) and d(b) differ in sign
-      double b = side == 0 ? in.base : in.hi;
-      const bool negative_at_a = side == 0;
-      Evaluation last;
+    std::vector<std::pair<double, double>> known = {
+        {in.lo, diff(row.low)}, {in.base, d_base}, {in.hi, diff(row.high)}};
+    std::stable_sort(known.begin(), known.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t p = 0; p + 1 < known.size(); ++p) {
+      double a = known[p].first, b = known[p + 1].first;
+      const double da = known[p].second, db = known[p + 1].second;
+      // Ties at an end do not bracket a flip.
+      if (!(a < b) || !((da < 0 && db > 0) || (da > 0 && db < 0))) continue;
+      const bool negative_at_a = da < 0;
       for (int step = 0; step < options.bisection_steps; ++step) {
         const double mid = 0.5 * (a + b);
         auto e = eval.at({{row.input, mid}});
         if (!e.ok()) return e.error();
-        const bool negative = diff(*e) < 0;
-        if (negative == negative_at_a)
+        if ((diff(*e) < 0) == negative_at_a)
           a = mid;
         else
           b = mid;
@@ -599,33 +260,28 @@ Result<SensitivityResult> run_sensitivity(const std::string& file,
   std::stable_sort(r.tornado.begin(), r.tornado.end(),
                    [](const TornadoRow& a, const TornadoRow& b) { return a.swing > b.swing; });
 
-  // Global: Latin hypercube over the ranges.
+  // Global: Latin hypercubes A and B over the inputs' distributions, then each AB_i.
   GlobalResult& g = r.global;
   g.samples = options.samples;
+  g.indices = options.indices && options.samples > 0;
   if (options.samples > 0) {
     const int n = options.samples;
-    g.x.assign(static_cast<size_t>(n), std::vector<double>(static_cast<size_t>(k)));
-    const Stream lhs(r.seed, 0, "sensitivity.latin_hypercube");
-    for (int j = 0; j < k; ++j) {
-      Stream s = lhs.child(static_cast<uint64_t>(j));
-      std::vector<int> perm(static_cast<size_t>(n));
-      std::iota(perm.begin(), perm.end(), 0);
-      for (int i = n - 1; i > 0; --i) {  // Fisher-Yates
-        const auto swap_with = static_cast<int>(s.uniform_int(static_cast<uint64_t>(i) + 1));
-        std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(swap_with)]);
-      }
-      const auto& in = r.inputs[static_cast<size_t>(j)];
-      for (int i = 0; i < n; ++i) {
-        const double u = (perm[static_cast<size_t>(i)] + s.uniform01()) / n;
-        g.x[static_cast<size_t>(i)][static_cast<size_t>(j)] = in.lo + u * (in.hi - in.lo);
-      }
-    }
-    std::vector<double> y;
-    for (int i = 0; i < n; ++i) {
+    std::vector<InputDistribution> dists;
+    for (const auto& in : r.inputs) dists.push_back(in.distribution);
+    const auto a_rows = to_quantiles(
+        latin_hypercube_u(Stream(r.seed, 0, "sensitivity.latin_hypercube"), k, n), dists);
+    const auto b_rows = to_quantiles(
+        latin_hypercube_u(Stream(r.seed, 0, "sensitivity.latin_hypercube_b"), k, n), dists);
+    g.x = a_rows;
+    g.x.insert(g.x.end(), b_rows.begin(), b_rows.end());
+    auto at_row = [&](const std::vector<double>& x) {
       std::vector<std::pair<int, double>> set;
-      for (int j = 0; j < k; ++j)
-        set.emplace_back(j, g.x[static_cast<size_t>(i)][static_cast<size_t>(j)]);
-      auto e = eval.at(set);
+      for (int j = 0; j < k; ++j) set.emplace_back(j, x[static_cast<size_t>(j)]);
+      return eval.at(set);
+    };
+    std::vector<double> y;  // d on the rows of A, then B
+    for (const auto& x : g.x) {
+      auto e = at_row(x);
       if (!e.ok()) return e.error();
       g.winner.push_back(e->winner);
       std::vector<double> means;
@@ -633,41 +289,32 @@ Result<SensitivityResult> run_sensitivity(const std::string& file,
       g.goodput.push_back(std::move(means));
       y.push_back(diff(*e));
     }
+    const int half = n / 2;
     for (int s = 0; s < n_strategies; ++s) {
       const int wins = static_cast<int>(std::count(g.winner.begin(), g.winner.end(), s));
-      const int half = n / 2;
       const int wins_half =
-          static_cast<int>(std::count(g.winner.begin(), g.winner.begin() + half, s));
-      const auto [lo, hi] = wilson(wins, n);
-      g.win_probability.push_back(static_cast<double>(wins) / n);
+          static_cast<int>(std::count(g.winner.begin(), g.winner.begin() + half, s) +
+                           std::count(g.winner.begin() + n, g.winner.begin() + n + half, s));
+      const auto [lo, hi] = wilson(wins, 2 * n);
+      g.win_probability.push_back(static_cast<double>(wins) / (2 * n));
       g.win_ci95_lo.push_back(lo);
       g.win_ci95_hi.push_back(hi);
-      g.win_probability_half.push_back(static_cast<double>(wins_half) / half);
+      g.win_probability_half.push_back(static_cast<double>(wins_half) / (2 * half));
     }
-    const Stream boot(r.seed, 0, "sensitivity.bootstrap");
-    constexpr int kBootstrap = 200;
-    for (int j = 0; j < k; ++j) {
-      std::vector<double> xj;
-      for (int i = 0; i < n; ++i) xj.push_back(g.x[static_cast<size_t>(i)][static_cast<size_t>(j)]);
-      std::vector<size_t> all(static_cast<size_t>(n));
-      std::iota(all.begin(), all.end(), size_t{0});
-      IndexEstimate est;
-      est.first_order = correlation_ratio(xj, y, all);
-      est.first_order_half =
-          correlation_ratio(xj, y, std::vector<size_t>(all.begin(), all.begin() + n / 2));
-      Stream s = boot.child(static_cast<uint64_t>(j));
-      double sum = 0, sum2 = 0;
-      for (int b = 0; b < kBootstrap; ++b) {
-        std::vector<size_t> idx(static_cast<size_t>(n));
-        for (auto& v : idx) v = static_cast<size_t>(s.uniform_int(static_cast<uint64_t>(n)));
-        const double v = correlation_ratio(xj, y, idx);
-        sum += v;
-        sum2 += v * v;
+    if (g.indices) {
+      std::vector<std::vector<double>> fab(static_cast<size_t>(k));
+      for (int j = 0; j < k; ++j) {
+        for (int i = 0; i < n; ++i) {
+          std::vector<double> x = a_rows[static_cast<size_t>(i)];
+          x[static_cast<size_t>(j)] = b_rows[static_cast<size_t>(i)][static_cast<size_t>(j)];
+          auto e = at_row(x);
+          if (!e.ok()) return e.error();
+          fab[static_cast<size_t>(j)].push_back(diff(*e));
+        }
       }
-      const double m = sum / kBootstrap;
-      est.stderr_ =
-          std::sqrt(std::max(0.0, sum2 / kBootstrap - m * m) * kBootstrap / (kBootstrap - 1));
-      g.index.push_back(est);
+      g.sobol = sobol_indices(std::vector<double>(y.begin(), y.begin() + n),
+                              std::vector<double>(y.begin() + n, y.end()), fab,
+                              Stream(r.seed, 0, "sensitivity.bootstrap"));
     }
   }
   r.evaluations = eval.done();
@@ -684,12 +331,14 @@ std::string csv_num(double v) {
   return std::isfinite(v) ? plain(v) : std::string();
 }
 
-// The decisive input: the largest first-order index, else the largest tornado swing.
+// The decisive input: the largest total-effect index (what fixing the input would remove of the
+// variance of d, interactions included), else the largest tornado swing.
 int decisive_input(const SensitivityResult& r) {
-  if (!r.global.index.empty()) {
+  const auto& idx = r.global.sobol.index;
+  if (r.global.indices && !idx.empty() && std::isfinite(idx[0].total.value)) {
     int best = 0;
-    for (size_t j = 1; j < r.global.index.size(); ++j) {
-      if (r.global.index[j].first_order > r.global.index[static_cast<size_t>(best)].first_order) {
+    for (size_t j = 1; j < idx.size(); ++j) {
+      if (idx[j].total.value > idx[static_cast<size_t>(best)].total.value) {
         best = static_cast<int>(j);
       }
     }
@@ -698,11 +347,47 @@ int decisive_input(const SensitivityResult& r) {
   return r.tornado.empty() ? 0 : r.tornado.front().input;
 }
 
+json estimate_json(const SobolEstimate& e) {
+  return {{"value", num_or_null(e.value)},
+          {"stderr", num_or_null(e.stderr_)},
+          {"ci95_lo", num_or_null(e.ci95_lo)},
+          {"ci95_hi", num_or_null(e.ci95_hi)}};
+}
+
+std::string index_text(const SobolEstimate& e) {
+  if (!std::isfinite(e.value)) return fmt::format("{:>22}", "n/a");
+  return fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", e.value, e.ci95_lo, e.ci95_hi);
+}
+
+// The verdict: the most probable winner over the sampled worlds and the decisive input, or the
+// winner at the resolved values without a global analysis.
+std::string verdict_line(const SensitivityResult& r) {
+  const auto& g = r.global;
+  const std::string& decisive_path = r.inputs[static_cast<size_t>(decisive_input(r))].path;
+  if (g.win_probability.empty()) {
+    return fmt::format("{} wins at the resolved values; largest swing: {}",
+                       r.strategies[static_cast<size_t>(r.base.winner)], decisive_path);
+  }
+  size_t best = 0;
+  for (size_t s = 1; s < g.win_probability.size(); ++s) {
+    if (g.win_probability[s] > g.win_probability[best]) best = s;
+  }
+  return fmt::format("{} wins in {:.0f}% ({:.0f}-{:.0f}%) of {} sampled worlds; decisive input: {}",
+                     r.strategies[best], 100 * g.win_probability[best], 100 * g.win_ci95_lo[best],
+                     100 * g.win_ci95_hi[best], 2 * g.samples, decisive_path);
+}
+
 }  // namespace
 
 nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
   json j;
   j["kind"] = "sensitivity";
+  const BuildInfo& build = build_info();
+  j["context"] = {{"tool", "ntpsim"},
+                  {"version", build.version},
+                  {"git_sha", build.git_sha},
+                  {"build_type", build.build_type}};
+  j["verdict"] = verdict_line(r);
   j["scenario_file"] = r.scenario_file;
   j["scenario_hash"] = r.scenario_hash;
   j["seed"] = r.seed;
@@ -713,11 +398,17 @@ nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
   json inputs = json::array();
   for (const auto& in : r.inputs) {
     inputs.push_back({{"path", in.path},
-                      {"kind", kind_name(in.kind)},
+                      {"kind", quantity_kind_name(in.kind)},
                       {"low", in.lo},
                       {"high", in.hi},
                       {"resolved", in.base},
-                      {"source", in.declared ? "uncertain" : "default +-50%"}});
+                      {"low_text", format_quantity(in.kind, in.lo)},
+                      {"high_text", format_quantity(in.kind, in.hi)},
+                      {"resolved_text", format_quantity(in.kind, in.base)},
+                      {"distribution", describe_distribution(in)},
+                      {"one_at_a_time", oat_rule(in)},
+                      {"declared", in.declared},
+                      {"source", in.source}});
   }
   j["inputs"] = std::move(inputs);
   j["notes"] = r.notes;
@@ -748,6 +439,9 @@ nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
         {{"input", r.inputs[static_cast<size_t>(b.input)].path},
          {"value", b.value},
          {"resolution", b.resolution},
+         {"value_text", format_quantity(r.inputs[static_cast<size_t>(b.input)].kind, b.value)},
+         {"resolution_text",
+          format_quantity(r.inputs[static_cast<size_t>(b.input)].kind, b.resolution)},
          {"runner_up_leads", b.runner_up_below ? "below" : "above"},
          {"goodput_difference",
           {{"mean", b.diff_mean}, {"ci95_lo", b.diff_ci95_lo}, {"ci95_hi", b.diff_ci95_hi}}}});
@@ -756,10 +450,9 @@ nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
   const auto& g = r.global;
   json global;
   global["samples"] = g.samples;
-  global["design"] = "latin hypercube, uniform over each range";
-  global["index_estimator"] =
-      "first-order index of goodput(leader) - goodput(runner_up): bias-corrected correlation "
-      "ratio over floor(sqrt(N)) equal-count bins; bootstrap standard error (200 resamples)";
+  global["design"] =
+      "two Latin hypercubes A and B of `samples` rows each, inverse-CDF sampled from each input's "
+      "distribution; win probabilities over the 2N rows of A and B";
   json wins = json::array();
   for (size_t s = 0; s < g.win_probability.size(); ++s) {
     wins.push_back({{"strategy", r.strategies[s]},
@@ -769,14 +462,34 @@ nlohmann::ordered_json sensitivity_json(const SensitivityResult& r) {
                     {"probability_first_half", g.win_probability_half[s]}});
   }
   global["win_probability"] = std::move(wins);
-  json idx = json::array();
-  for (size_t i = 0; i < g.index.size(); ++i) {
-    idx.push_back({{"input", r.inputs[i].path},
-                   {"first_order", num_or_null(g.index[i].first_order)},
-                   {"stderr", num_or_null(g.index[i].stderr_)},
-                   {"first_order_first_half", num_or_null(g.index[i].first_order_half)}});
+  if (g.indices) {
+    global["index_estimator"] =
+        "Sobol' indices of goodput(leader) - goodput(runner_up) from the A, B and AB_i matrices "
+        "(AB_i: A with column i from B): first order S_i = mean(f(B)(f(AB_i) - f(A))) / V "
+        "(Saltelli 2010), total effect ST_i = mean((f(A) - f(AB_i))^2) / (2V) (Jansen 1999), V "
+        "the variance over A and B; error: bootstrap over rows, standard error and 2.5%/97.5% "
+        "percentiles";
+    global["bootstrap_resamples"] = g.sobol.bootstrap;
+    global["variance"] = g.sobol.variance;
+    json idx = json::array();
+    for (size_t i = 0; i < g.sobol.index.size(); ++i) {
+      idx.push_back({{"input", r.inputs[i].path},
+                     {"first_order", estimate_json(g.sobol.index[i].first_order)},
+                     {"total", estimate_json(g.sobol.index[i].total)}});
+    }
+    global["importance"] = std::move(idx);
+    json conv = json::array();
+    for (const auto& c : g.sobol.convergence) {
+      json per = json::array();
+      for (size_t i = 0; i < c.first_order.size(); ++i) {
+        per.push_back({{"input", r.inputs[i].path},
+                       {"first_order", num_or_null(c.first_order[i])},
+                       {"total", num_or_null(c.total[i])}});
+      }
+      conv.push_back({{"rows", c.rows}, {"indices", std::move(per)}});
+    }
+    global["convergence"] = std::move(conv);
   }
-  global["importance"] = std::move(idx);
   j["global"] = std::move(global);
   return j;
 }
@@ -800,29 +513,20 @@ std::string sensitivity_csv(const SensitivityResult& r) {
 }
 
 std::string sensitivity_summary(const SensitivityResult& r) {
-  std::string out;
+  std::string out = verdict_line(r) + "\n";
   const auto& g = r.global;
-  const int decisive = decisive_input(r);
-  const std::string decisive_path = r.inputs[static_cast<size_t>(decisive)].path;
-  if (!g.win_probability.empty()) {
-    size_t best = 0;
-    for (size_t s = 1; s < g.win_probability.size(); ++s) {
-      if (g.win_probability[s] > g.win_probability[best]) best = s;
-    }
-    out += fmt::format(
-        "{} wins in {:.0f}% ({:.0f}-{:.0f}%) of {} sampled worlds; decisive input: {}\n",
-        r.strategies[best], 100 * g.win_probability[best], 100 * g.win_ci95_lo[best],
-        100 * g.win_ci95_hi[best], g.samples, decisive_path);
-  } else {
-    out += fmt::format("{} wins at the resolved values; largest swing: {}\n",
-                       r.strategies[static_cast<size_t>(r.base.winner)], decisive_path);
-  }
   out += fmt::format("{} evaluations x {} replications, seed {}\n\n", r.evaluations, r.replications,
                      r.seed);
   out += "At the resolved values (mean goodput):\n";
   for (size_t s = 0; s < r.strategies.size(); ++s) {
     out += fmt::format("  {:<24} {:.4f}{}\n", r.strategies[s], r.base.strategies[s].goodput,
                        static_cast<int>(s) == r.base.winner ? "  <- wins" : "");
+  }
+  out += "\nInputs (one-at-a-time low .. high; distribution sampled; source):\n";
+  for (const auto& in : r.inputs) {
+    out += fmt::format("  {:<40} {} .. {} ({}); {}\n      source: {}\n", in.path,
+                       format_quantity(in.kind, in.lo), format_quantity(in.kind, in.hi),
+                       oat_rule(in), describe_distribution(in), in.source);
   }
   out += "\nOne at a time (ranked by swing of mean goodput):\n";
   for (const auto& row : r.tornado) {
@@ -848,17 +552,34 @@ std::string sensitivity_summary(const SensitivityResult& r) {
         format_quantity(in.kind, b.resolution), b.diff_mean, b.diff_ci95_lo, b.diff_ci95_hi);
   }
   if (!g.win_probability.empty()) {
-    out +=
-        fmt::format("\nGlobal ({} Latin hypercube samples; first half in brackets):\n", g.samples);
+    out += fmt::format(
+        "\nGlobal (2 x {} Latin hypercube rows A and B; first N/2 rows of each in brackets):\n",
+        g.samples);
     for (size_t s = 0; s < r.strategies.size(); ++s) {
       out += fmt::format("  P(win) {:<24} {:5.1f}%  95% CI [{:.1f}, {:.1f}]%  ({:.1f}%)\n",
                          r.strategies[s], 100 * g.win_probability[s], 100 * g.win_ci95_lo[s],
                          100 * g.win_ci95_hi[s], 100 * g.win_probability_half[s]);
     }
-    out += fmt::format("  First-order index of goodput({}) - goodput({}):\n", lead, second);
-    for (size_t i = 0; i < g.index.size(); ++i) {
-      out += fmt::format("    {:<40} {:+.3f} +- {:.3f}  ({:+.3f})\n", r.inputs[i].path,
-                         g.index[i].first_order, g.index[i].stderr_, g.index[i].first_order_half);
+    if (g.indices) {
+      out += fmt::format(
+          "  Sobol' indices of goodput({}) - goodput({}) (first order Saltelli 2010, total Jansen;"
+          " bootstrap 95% CI of {} resamples):\n",
+          lead, second, g.sobol.bootstrap);
+      out += fmt::format("    {:<40} {:<22} {:<22} {}\n", "input", "first order", "total",
+                         "convergence S/ST at");
+      std::string rows_text;
+      for (const auto& c : g.sobol.convergence) rows_text += fmt::format(" n={}", c.rows);
+      for (size_t i = 0; i < g.sobol.index.size(); ++i) {
+        std::string conv;
+        for (const auto& c : g.sobol.convergence) {
+          conv += fmt::format(" {:+.2f}/{:+.2f}", c.first_order[i], c.total[i]);
+        }
+        out += fmt::format("    {:<40} {:<22} {:<22}{}\n", r.inputs[i].path,
+                           index_text(g.sobol.index[i].first_order),
+                           index_text(g.sobol.index[i].total), conv);
+      }
+      out +=
+          fmt::format("    (convergence at{} rows; Var d = {:.3g})\n", rows_text, g.sobol.variance);
     }
   }
   for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);

@@ -1,46 +1,54 @@
 // Sensitivity analysis (`ntpsim sensitivity`, docs/sensitivity.md): which uncertain input decides
 // which recovery strategy wins, and how sure the winner is.
 //
-// Inputs: the scenario's `uncertain:` section maps field paths to a range, e.g.
+// Inputs: the scenario's `uncertain:` section maps field paths to a range or a distribution:
 //   uncertain:
-//     recovery.spare_swap: [1min, 10min]
-//     failures.processes[0].rate: ["1e-5/h", "4e-5/h"]
-// Each bound is parsed by the same units parser as the field's resolved value (durations,
-// rates, powers, bandwidths, sizes, fractions, plain numbers) and then validated by loading the
-// scenario with the `--set` override "path=bound", so a bound is checked exactly like the field
-// itself (unknown fields, units, ranges, cross-section constraints). Bad entries are errors
-// "file:line:col: uncertain.<path>: ...". Without the section, the default inputs are the fields
-// the scenario has among the recovery costs, checkpoint write and restore, failure rates, repair
-// times, the power cap and (analytic step model) the GEMM and network efficiencies, each
-// over +-50% of its resolved value (efficiencies capped at 1; the power cap kept >= TDP, and
-// left out when the profile puts it at TDP). A default bound the field rejects leaves the input
-// out with a note.
-// Ranges are sampled uniformly; whole-number fields take the nearest integer.
+//     recovery.spare_swap: [1min, 10min]                            # a range (uniform)
+//     recovery.restart: {lognormal: {median: 10min, sigma: 0.5}}    # optional low:, high:
+//     recovery.detection: {triangular: [30s, 1min, 5min]}
+//     checkpoint.write: {normal: {mean: 1min, sd: 15s, low: 10s}}
+//     failures.processes[0].rate: {uniform: ["1e-5/h", "4e-5/h"]}
+// (distribution.h gives the kinds, parameters and truncation). Every value is parsed by the same
+// units parser as the field's resolved value (durations, rates, powers, bandwidths, sizes,
+// fractions, plain numbers; a lognormal's sigma is a plain number) and the values an input can
+// take (its one-at-a-time bounds and the ends of its distribution's support) are validated by
+// loading the scenario with the `--set` override "path=value", so they are checked exactly like
+// the field itself (unknown fields, units, ranges, cross-section constraints). Bad entries are
+// errors "file:line:col: uncertain.<path>: ...".
+// Without the section, the default inputs are the fields the scenario has among the recovery
+// costs and checkpoint write/restore/exposed fraction, over the plausible range of
+// recovery_costs.h with its published source (widened to include the resolved value, with a
+// note, when that lies outside), and the failure rates, repair times, the power cap and
+// (analytic step model) the GEMM and network efficiencies, each over +-50% of its resolved value
+// (efficiencies capped at 1; the power cap kept >= TDP, and left out when the profile puts it at
+// TDP). A default bound the field rejects leaves the input out with a note. Default inputs are
+// uniform over their range.
+// Whole-number fields take the nearest integer.
 //
 // Every evaluation loads the scenario with the inputs' overrides and runs it through
 // run_monte_carlo with the scenario's seed, so all evaluations and strategies share common
 // random numbers. The decision quantity is each strategy's mean goodput (higher wins; ties go to
-// the earlier strategy). Evaluations run one after another, each spread over threads by the
-// replication runner: results are byte-identical for any thread count.
+// the earlier strategy). Evaluations run one after another, each spread over threads (and MPI
+// ranks) by the replication runner: results are byte-identical for any thread and rank count.
 //
-//  * One-at-a-time (tornado): every input at its low and high bound, the others at their resolved
+//  * One-at-a-time (tornado): every input at its low and high value (a range's or uniform's
+//    ends, otherwise the 5% and 95% quantiles of its distribution), the others at their resolved
 //    values; inputs ranked by swing (the largest change of a strategy's mean goodput between the
-//    two bounds); an input whose low or high bound changes the winner is flagged.
-//  * Break-even: for an input where the sign of d = goodput(leader) - goodput(runner-up) at a
-//    bound differs from its sign at the resolved value, the tie point is bracketed by
-//    `bisection_steps` bisections of [bound, resolved]; the report gives the bracket midpoint,
-//    half its width, and the paired 95% CI of d at the midpoint.
-//  * Global: a Latin hypercube of `samples` points (models/base/random.h streams from the
-//    scenario seed) gives each strategy's probability of winning with a Wilson 95% interval, and
-//    each input's first-order index of d by the bias-corrected correlation ratio over
-//    floor(sqrt(N)) equal-count bins of the input,
-//      S = (SS_between - (B - 1) MS_within) / (SS_total + MS_within)
-//    (Kelley's / Hays' omega squared: ~0 for an input that does not matter, may be slightly
-//    negative), with a bootstrap standard error (200 resamples). Convergence: the same estimates
-//    on the first N/2 samples.
+//    two); an input whose low or high value changes the winner is flagged.
+//  * Break-even: with d = goodput(leader) - goodput(runner-up) known at the low, resolved and
+//    high values of an input, each pair of neighbouring values (in increasing order) where d
+//    changes sign brackets a tie, narrowed by `bisection_steps` bisections; the report gives the
+//    bracket midpoint, half its width, and the paired 95% CI of d at the midpoint.
+//  * Global (sobol.h): two Latin hypercubes A and B of `samples` rows each over the inputs'
+//    distributions (inverse-CDF sampling; models/base/random.h streams from the scenario seed)
+//    give each strategy's probability of winning over the 2N worlds with a Wilson 95% interval;
+//    with `indices`, the N k rows AB_i add each input's first-order (Saltelli 2010) and total-
+//    effect (Jansen) index of d, with bootstrap errors and their convergence over n/4, n/2 and n
+//    rows.
 //
-// Limits: the planned evaluations (1 + 2k + 2k bisection_steps upper bound + samples) must not
-// exceed max_evaluations; a larger plan is refused before anything runs.
+// Limits: the planned evaluations (1 + 2k + 2k (bisection_steps + 1) upper bound + N (k + 2), or
+// + 2N without indices) must not exceed max_evaluations; a larger plan is refused before
+// anything runs.
 // Thread safety: run_sensitivity is reentrant; `progress` is called on the calling thread.
 #pragma once
 
@@ -48,11 +56,15 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/base/status.h"
+#include "sim/montecarlo/montecarlo.h"
 #include "sim/scenario/scenario.h"
+#include "sim/sensitivity/distribution.h"
+#include "sim/sensitivity/sobol.h"
 
 namespace ntpsim::sim {
 
@@ -61,9 +73,15 @@ enum class QuantityKind { kDuration, kRate, kPower, kBandwidth, kSize, kFraction
 struct UncertainInput {
   std::string path;  // scenario field path, as for --set
   QuantityKind kind = QuantityKind::kNumber;
-  double lo = 0, hi = 0;  // SI units (seconds, per second, watts, bytes, fractions)
-  double base = 0;        // the resolved value
-  bool declared = false;  // from `uncertain:` (else a default +-50% range)
+  // The one-at-a-time values (SI units: seconds, per second, watts, bytes, fractions): a range's
+  // or uniform's ends, otherwise the distribution's 5% and 95% quantiles.
+  double lo = 0, hi = 0;
+  double base = 0;                 // the resolved value
+  InputDistribution distribution;  // what the global analysis samples
+  bool declared = false;           // from `uncertain:` (else a default range)
+  // Where the range comes from: "uncertain: at file:line:col" of the entry, "default +-50%", or the
+  // published source of a recovery_costs.h range.
+  std::string source;
   // A whole-number field (resolved as a plain integer, e.g. cluster.spare_domains): values are
   // rounded to the nearest integer when applied, and its bounds must be whole numbers.
   bool integer = false;
@@ -71,6 +89,13 @@ struct UncertainInput {
 
 // The override "path=<value>" setting `in` to `value` (SI), in a form its parser reads back.
 std::string uncertain_override(const UncertainInput& in, double value);
+// "duration", "rate", "power", "bandwidth", "size", "fraction", "number".
+const char* quantity_kind_name(QuantityKind kind);
+// The one-at-a-time rule of `in`: "range ends" or "5%/95% quantiles".
+std::string oat_rule(const UncertainInput& in);
+// The input's distribution in display units: "[1min, 10min]", "lognormal(median 10min, sigma
+// 0.5) in [0s, 1h]".
+std::string describe_distribution(const UncertainInput& in);
 // `value` in the field's display units ("5min", "1.97e-05/h").
 std::string format_quantity(QuantityKind kind, double value);
 
@@ -90,9 +115,13 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
 struct SensitivityOptions {
   int replications = 0;  // > 0 overrides the scenario's count
   int threads = 0;       // 0 = all cores
-  int samples = 64;      // Latin hypercube points; 0 skips the global analysis
+  int samples = 64;      // rows N of each Latin hypercube A and B; 0 skips the global analysis
+  bool indices = true;   // also the N k rows AB_i and the Sobol' indices (else A and B only)
   int bisection_steps = 10;
   int64_t max_evaluations = 2000;
+  // Each evaluation's replications spread over MPI ranks (montecarlo.h). Every rank receives
+  // every replication, so every rank takes the same decisions and builds the same result.
+  Distribution distribution;
   const std::atomic<bool>* cancel = nullptr;            // stops between and within evaluations
   std::function<void(int done, int planned)> progress;  // after each evaluation
 };
@@ -124,19 +153,16 @@ struct BreakEven {
   bool runner_up_below = false;
 };
 
-struct IndexEstimate {
-  double first_order = 0, stderr_ = 0;
-  double first_order_half = 0;  // on the first N/2 samples
-};
-
 struct GlobalResult {
-  int samples = 0;
-  std::vector<std::vector<double>> x;                             // [sample][input], SI
-  std::vector<int> winner;                                        // [sample]
-  std::vector<std::vector<double>> goodput;                       // [sample][strategy] means
+  int samples = 0;  // N
+  bool indices = false;
+  std::vector<std::vector<double>> x;        // [row][input], SI: the N rows of A, then of B
+  std::vector<int> winner;                   // [row] of x
+  std::vector<std::vector<double>> goodput;  // [row][strategy] means, rows of x
+  // Over the 2N rows of A and B; the "half" estimate over the first N/2 rows of each.
   std::vector<double> win_probability, win_ci95_lo, win_ci95_hi;  // [strategy]
-  std::vector<double> win_probability_half;                       // first N/2 samples
-  std::vector<IndexEstimate> index;                               // [input]
+  std::vector<double> win_probability_half;                       // [strategy]
+  SobolResult sobol;  // indices of d = goodput(leader) - goodput(runner_up), with `indices`
 };
 
 struct SensitivityResult {
@@ -156,6 +182,18 @@ struct SensitivityResult {
   int evaluations = 0;
 };
 
+// Resuming an interrupted analysis (`ntpsim sensitivity --resume FILE`). Evaluations are numbered
+// in the order the analysis asks for them; for the same scenario, overrides and options that order
+// is the same in every run, since each choice depends only on earlier results, which are
+// deterministic. A recorded evaluation is used in place of running it, so a resumed analysis
+// gives the same result as an uninterrupted one.
+struct SensitivityHooks {
+  // Evaluation number `index` as recorded by an earlier run, or nullopt to run it.
+  std::function<Result<std::optional<Evaluation>>(int index)> recorded;
+  // After evaluation `index` ran (not called for a recorded one); an error stops the analysis.
+  std::function<Status(int index, const Evaluation& e)> finished;
+};
+
 // Evaluations the analysis plans at most for `inputs` inputs.
 int64_t planned_evaluations(int inputs, const SensitivityOptions& options);
 
@@ -163,7 +201,8 @@ int64_t planned_evaluations(int inputs, const SensitivityOptions& options);
 // "interrupted after K of at most N evaluations").
 Result<SensitivityResult> run_sensitivity(const std::string& file,
                                           const std::vector<std::string>& overrides,
-                                          const SensitivityOptions& options);
+                                          const SensitivityOptions& options,
+                                          const SensitivityHooks& hooks = {});
 
 // The results as JSON (kind "sensitivity"), CSV (one row per input x strategy of the tornado,
 // plain SI numbers), and the terminal summary, verdict first.

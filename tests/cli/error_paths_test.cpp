@@ -286,6 +286,18 @@ void sensitivity_rows(std::vector<Row>& t) {
                {text("u.yaml", u + "  recovery.restart: [5min, 20y]\n")}, 2,
                {"u.yaml:21:21: uncertain.recovery.restart: bound 20y is not valid for the field",
                 "must be between 0s and 1y"}});
+  t.push_back({"sensitivity_unknown_distribution", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: {gamma: [1, 2]}\n")}, 2,
+               {"u.yaml:21:22: uncertain.recovery.restart: unknown distribution \"gamma\""}});
+  t.push_back({"sensitivity_distribution_tail_invalid", "sensitivity u.yaml -q",
+               {text("u.yaml", u + "  recovery.restart: {lognormal: {median: 1d, sigma: 2}}\n")},
+               2,
+               {"u.yaml:21:21: uncertain.recovery.restart: the distribution reaches",
+                "(truncate it with low: or high:), which is not valid for the field"}});
+  t.push_back({"sensitivity_report_as_csv", sens + "--samples 8 --bisection-steps 1 --report r.csv",
+               {scenario()}, 2,
+               {"--report r.csv: a sensitivity report is .html or .md (--csv writes the tornado "
+                "CSV)"}});
   t.push_back({"sensitivity_misspelt_section", "sensitivity u.yaml -q",
                {text("u.yaml", std::string(kScenario) + "uncertian:\n  recovery.restart: [5min, 20min]\n")},
                2, {"u.yaml:20:1: uncertian: unknown key (did you mean \"uncertain\"?)"}});
@@ -396,6 +408,9 @@ void report_rows(std::vector<Row>& t) {
   t.push_back({"report_plan_timeline", "report pl.json --timeline t.json",
                {scenario(), plan(), made_by("pl.json", "plan p.yaml -q --threads 1 --out pl.json")},
                2, {"pl.json: a plan has no timeline (a plan runs many scenarios)"}});
+  t.push_back({"report_sensitivity_timeline", "report se.json --timeline t.json",
+               {text("se.json", "{\"kind\": \"sensitivity\"}\n")}, 2,
+               {"se.json: a sensitivity analysis has no timeline"}});
   t.push_back({"report_plan_csv", "report pl.json -o r.csv",
                {scenario(), plan(), made_by("pl.json", "plan p.yaml -q --threads 1 --out pl.json")},
                2, {"r.csv: a plan report is .html or .md"}});

@@ -1,6 +1,6 @@
-# `mpirun -np 2 ntpsim run|sweep|plan` must write the same bytes as a single-process run.
-# Invoked by ctest with -DNTPSIM=... -DMPIEXEC=... -DSCENARIO=... -DPROJECT_DIR=... -DWORK=...
-# -DMODE=run|sweep|plan.
+# `mpirun -np 2 ntpsim run|sweep|plan|sensitivity` must write the same bytes as a single-process
+# run. Invoked by ctest with -DNTPSIM=... -DMPIEXEC=... -DSCENARIO=... -DPROJECT_DIR=... -DWORK=...
+# -DMODE=run|sweep|plan|sensitivity.
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
 # Under sanitizer builds: OpenMPI's own allocations are alive at exit; they are not ours to fix.
@@ -9,6 +9,13 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 if(MODE STREQUAL "run")
   set(args run "${SCENARIO}" --set horizon=20d --replications 9 --threads 1 -q)
+  set(outputs results.json results.csv)
+elseif(MODE STREQUAL "sensitivity")
+  # Two inputs (one a distribution), a break-even and the Sobol' design: every evaluation's
+  # replications split over the ranks, every rank taking the same decisions.
+  set(args sensitivity "${SCENARIO}" --set horizon=10d
+      --set "uncertain={recovery.spare_swap: [20s, 10min], recovery.restart: {lognormal: {median: 10min, sigma: 0.5, high: 1h}}}"
+      --replications 5 --samples 8 --bisection-steps 3 --threads 1 -q)
   set(outputs results.json results.csv)
 elseif(MODE STREQUAL "plan")
   set(args plan "${PROJECT_DIR}/scenarios/plans/405b-15t-60d.yaml" --threads 1 -q)

@@ -1,7 +1,8 @@
 // `ntpsim report RESULTS.json -o report.html [--format html|md|csv] [--timeline trace.json]`:
 // turns a results document written by `ntpsim run`/`sweep`, or a plan document written by
-// `ntpsim plan --out`, into a report (reports/report.h). The document's numbers are checked
-// for range before anything is written (file and field named on error).
+// `ntpsim plan --out`, or a sensitivity document written by `ntpsim sensitivity --out`, into a
+// report (reports/report.h). The document's numbers are checked for range before anything is
+// written (file and field named on error).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -20,8 +21,8 @@ class ReportCommand final : public Command {
     CLI::App* sub = app.add_subcommand(
         "report", "Write an HTML or Markdown report (and a Perfetto timeline) from results JSON");
     sub->add_option("results", results_,
-                    "Results JSON written by `ntpsim run` or `sweep`, or the plan JSON that "
-                    "`ntpsim plan` writes (reports .html or .md)")
+                    "Results JSON written by `ntpsim run` or `sweep`, or the plan or sensitivity "
+                    "JSON that `ntpsim plan` or `sensitivity` writes (reports .html or .md)")
         ->required();
     sub->add_option("-o,--output", output_,
                     "Report file; .md gives Markdown (charts as SVG files beside it), .csv the "
@@ -60,6 +61,11 @@ class ReportCommand final : public Command {
         return report_error(Error::bad_input(
             fmt::format("{}: a plan has no timeline (a plan runs many scenarios)", results_)));
       files = reports::plan_report_files(*doc, results_, output_, format);
+    } else if (reports::is_sensitivity_document(*doc)) {
+      if (!timeline_.empty())
+        return report_error(
+            Error::bad_input(fmt::format("{}: a sensitivity analysis has no timeline", results_)));
+      files = reports::sensitivity_report_files(*doc, results_, output_, format);
     } else {
       auto results = reports::read_results(*doc, results_);
       if (!results.ok()) return report_error(results.error());
