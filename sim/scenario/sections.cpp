@@ -315,8 +315,10 @@ Status read_cost_scaling(MapReader& parent, std::string_view key, CostScaling& o
   }
   auto r = MapReader::make(node, join_path(parent.path(), key), parent.context());
   if (!r.ok()) return r.error();
-  NTPSIM_RETURN_IF_ERROR(r->number("reference_gpus", out.reference_gpus, true, 1.0, 1e9));
-  NTPSIM_RETURN_IF_ERROR(r->number("exponent", out.exponent, true, -1.0, 1.0));
+  // Keys the map leaves out keep their value (a profile's scaling, or an earlier file's); a new
+  // scaling needs its reference size.
+  NTPSIM_RETURN_IF_ERROR(r->number("reference_gpus", out.reference_gpus, !out.scales(), 1.0, 1e9));
+  NTPSIM_RETURN_IF_ERROR(r->number("exponent", out.exponent, false, -1.0, 1.0));
   return r->finish();
 }
 

@@ -472,6 +472,14 @@ Result<UncertainInputs> read_uncertain_inputs(const std::string& file,
   // The recovery costs: their sourced plausible range.
   for (const auto& row : recovery_cost_ranges()) {
     const std::string path(row.field);
+    // A field inside a setting the scenario does not have (a scaling's exponent when the cost does
+    // not scale: `none`) has nothing to vary.
+    if (const std::string parent = path.substr(0, path.rfind('.'));
+        !find_path(resolved, parent).IsMap()) {
+      out.notes.push_back(
+          fmt::format("{}: the scenario sets no {} (none), left out", path, parent));
+      continue;
+    }
     const YAML::Node value = find_path(resolved, path);
     if (!value.IsDefined() || !value.IsScalar()) continue;
     const auto kind = kind_of(value.Scalar());

@@ -181,7 +181,8 @@ TEST(RecoveryCostsTest, ScalingsReadPrintAndReloadAndAreCheckedAtTheirLine) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(to_yaml_text(*r), to_yaml_text(*s));
   for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
-           {"recovery: {restart_scaling: {exponent: 0.3}}\n", "recovery.restart_scaling"},
+           // A new scaling needs its reference size (the sourced profile gives the restart one).
+           {"checkpoint: {restore_scaling: {exponent: 0.3}}\n", "checkpoint.restore_scaling"},
            {"recovery: {restart_scaling: {reference_gpus: 0, exponent: 0.3}}\n",
             "recovery.restart_scaling.reference_gpus"},
            {"recovery: {restart_scaling: {reference_gpus: 8, exponent: 3}}\n",

@@ -36,9 +36,9 @@ TEST_F(SensitivityCli, WritesJsonAndCsvAndPrintsTheVerdictFirst) {
   EXPECT_NE(json.find("\"kind\": \"sensitivity\""), std::string::npos);
   const std::string csv = read_text(work() / "s.csv");
   EXPECT_EQ(csv.rfind("input,strategy,low,high,goodput_low,goodput_high,", 0), 0u) << csv;
-  // 14 default inputs (7 recovery costs over their sourced ranges, 7 more +-50%) x the quick
+  // 16 default inputs (9 recovery costs over their sourced ranges, 7 more +-50%) x the quick
   // start's 8 strategies, plus the header.
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 14 * 8) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 16 * 8) << csv;
   // The summary names where each default range comes from.
   EXPECT_NE(r.out.find("source: sourced range 20s-10min: in-job restart onto a spare"),
             std::string::npos)

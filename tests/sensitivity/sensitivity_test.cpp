@@ -348,17 +348,20 @@ TEST_F(Sensitivity, DefaultInputsCoverTheScenarioCostsAndRates) {
   // The proportional step model has no efficiencies to vary; h100-sxm's power cap is its TDP.
   EXPECT_EQ(paths,
             (std::vector<std::string>{"checkpoint.write", "checkpoint.async_exposed_fraction",
-                                      "checkpoint.restore", "recovery.detection",
-                                      "recovery.restart", "recovery.reconfigure",
+                                      "checkpoint.async_slowdown", "checkpoint.restore",
+                                      "recovery.detection", "recovery.restart",
+                                      "recovery.restart_scaling.exponent", "recovery.reconfigure",
                                       "recovery.spare_swap", "failures.processes[0].rate"}));
   // The scenario's 30 s write and 2 min restore lie below the sourced ranges (51 s, 129 s).
   EXPECT_DOUBLE_EQ(in->inputs[0].lo, 30.0);
   EXPECT_DOUBLE_EQ(in->inputs[0].hi, 300.0);
-  EXPECT_DOUBLE_EQ(in->inputs[6].lo, 20.0);  // spare swap: 20 s - 10 min
-  EXPECT_DOUBLE_EQ(in->inputs[6].hi, 600.0);
+  EXPECT_DOUBLE_EQ(in->inputs[8].lo, 20.0);  // spare swap: 20 s - 10 min
+  EXPECT_DOUBLE_EQ(in->inputs[8].hi, 600.0);
   // Notes: the two widened ranges, then the 1 s repair that cannot halve (repairs take at least
   // 1 s) and the power cap at TDP, each left out.
-  ASSERT_EQ(in->notes.size(), 4u);
+  std::string all_notes;
+  for (const auto& n : in->notes) all_notes += n + "\n";
+  ASSERT_EQ(in->notes.size(), 4u) << all_notes;
   EXPECT_NE(in->notes[0].find("checkpoint.write: the resolved value 30s lies outside the sourced "
                               "range 51s-5min; the range is widened to include it"),
             std::string::npos)
@@ -370,6 +373,19 @@ TEST_F(Sensitivity, DefaultInputsCoverTheScenarioCostsAndRates) {
             std::string::npos)
       << in->notes[2];
   EXPECT_NE(in->notes[3].find("hardware.max_power: equals TDP"), std::string::npos) << in->notes[3];
+  // A scenario whose restart does not scale has no exponent to vary, and says so.
+  std::string flat = kPauseOnly;
+  flat = flat.substr(0, flat.find("uncertain:"));
+  flat.replace(flat.find("recovery: {"), 11, "recovery: {restart_scaling: none, ");
+  auto in_flat = read_uncertain_inputs(write("flat.yaml", flat), {});
+  ASSERT_TRUE(in_flat.ok()) << in_flat.error().message;
+  bool noted = false;
+  for (const auto& n : in_flat->notes) {
+    noted = noted || n.find(
+                         "recovery.restart_scaling.exponent: the scenario sets no "
+                         "recovery.restart_scaling (none), left out") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
   // The profile inlined for hardware overrides resolves to the same scenario.
   auto plain = load_scenario((dir_ / "s.yaml").string());
   auto inlined = load_scenario((dir_ / "s.yaml").string(), in->base_overrides);
@@ -451,7 +467,7 @@ TEST_F(Sensitivity, BadUncertainEntriesNameFileLineAndField) {
                 "uncertain.recovery.restart: expected [low, high]"},
            Case{"  recovery.restart: {uniform: [5min, 6min], normal: {mean: 1, sd: 1}}\n",
                 "uncertain.recovery.restart: expected a range [low, high] or one distribution"},
-           Case{"  checkpoint.write: {lognormal: {median: 10min, sigma: 0.5}}\n",
+           Case{"  checkpoint.write: {lognormal: {median: 10min, sigma: 1}}\n",
                 "uncertain.checkpoint.write: the distribution reaches"},
        }) {
     const std::string file = write("bad.yaml", head + "uncertain:\n" + c.entry);
