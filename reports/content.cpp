@@ -115,7 +115,11 @@ bool numeric_column(const Table& t, size_t col) {
   return true;
 }
 
+// By label (unique), else by name (documents without labels).
 size_t strategy_index(const Results& r, const std::string& name) {
+  for (size_t i = 0; i < r.strategies.size(); ++i) {
+    if (r.strategies[i].label == name) return i;
+  }
   for (size_t i = 0; i < r.strategies.size(); ++i) {
     if (r.strategies[i].name == name) return i;
   }
@@ -397,7 +401,7 @@ Chart paired_chart(const Results& r) {
                       "95% CI low", "95% CI high", "n"};
   std::vector<Row> rows;
   for (const auto& d : r.paired) {
-    if (!r.strategies.empty() && d.baseline != r.strategies.front().name) continue;
+    if (!r.strategies.empty() && strategy_index(r, d.baseline) != 0) continue;
     const MetricColumn m = r.metric(d.metric);
     const bool frac = is_fraction(m);
     auto v = [&](double x) {

@@ -286,8 +286,10 @@ std::vector<PairedComparison> read_paired(Reader& r, const json& doc, const std:
   for (size_t i = 0; i < paired.size(); ++i) {
     const std::string pp = Reader::at(Reader::join(path, "paired"), i);
     PairedComparison d;
-    d.strategy = r.str(paired[i], "strategy", pp);
-    d.baseline = r.str(paired[i], "baseline", pp);
+    d.strategy = r.str(paired[i], "strategy_label", pp, false);
+    if (d.strategy.empty()) d.strategy = r.str(paired[i], "strategy", pp);
+    d.baseline = r.str(paired[i], "baseline_label", pp, false);
+    if (d.baseline.empty()) d.baseline = r.str(paired[i], "baseline", pp);
     d.metric = r.str(paired[i], "metric", pp);
     d.mean = r.num(paired[i], "mean", pp);
     d.ci95_lo = r.num(paired[i], "ci95_lo", pp);

@@ -54,8 +54,8 @@ struct StrategyResult {
 
 // A paired difference strategy - baseline of one metric over common replications.
 struct PairedComparison {
-  std::string strategy;
-  std::string baseline;
+  std::string strategy;  // the strategies' labels (unique), or their names in documents that
+  std::string baseline;  // carry no labels
   std::string metric;
   double mean = 0.0;
   double ci95_lo = 0.0;

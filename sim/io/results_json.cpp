@@ -89,6 +89,9 @@ ojson paired_json(const Scenario& s, const RunResult& r) {
         ojson one;
         one["strategy"] = r.strategies[j].name;
         one["baseline"] = base.name;
+        // Labels are unique where names may repeat (e.g. ntp and ntp in place).
+        one["strategy_label"] = r.strategies[j].label;
+        one["baseline_label"] = base.label;
         one["metric"] = metric_infos()[k].key;
         one.update(diff_json(paired_difference(column(r.strategies[j], k), column(base, k))));
         out.push_back(std::move(one));

@@ -102,6 +102,44 @@ TEST(Results, EachStrategysCheckpointIntervalIsShown) {
   EXPECT_EQ(rows["Failures during a recovery pause"], "ignored (the pause runs on)");
 }
 
+// Two strategies of one name (NTP restarting and NTP in place) are told apart by their labels in
+// the paired comparisons, which a document from before labels were written there reads by name.
+TEST(Results, PairedComparisonsNameStrategiesByLabel) {
+  const std::string head = R"({"schema": "ntpsim-results/1", "kind": "run",
+    "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
+      "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
+      "hardware_profile": "h100-sxm", "profile_origin": "measured"},
+    "metrics": [{"key": "goodput", "label": "Goodput", "unit": "fraction"}],
+    "strategies": [
+      {"name": "checkpoint_restart", "summary": {"goodput": {"mean": 0.8, "ci95_lo": 0.79, "ci95_hi": 0.81, "n": 10}}},
+      {"name": "ntp", "label": "ntp", "summary": {"goodput": {"mean": 0.8, "ci95_lo": 0.79, "ci95_hi": 0.81, "n": 10}}},
+      {"name": "ntp", "label": "ntp_in_place", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}}],
+    "paired": [)";
+  const std::string with_labels = head + R"(
+      {"strategy": "ntp", "baseline": "checkpoint_restart", "metric": "goodput",
+       "strategy_label": "ntp", "baseline_label": "checkpoint_restart",
+       "mean": 0.0, "ci95_lo": -0.01, "ci95_hi": 0.01, "n": 10},
+      {"strategy": "ntp", "baseline": "checkpoint_restart", "metric": "goodput",
+       "strategy_label": "ntp_in_place", "baseline_label": "checkpoint_restart",
+       "mean": 0.1, "ci95_lo": 0.09, "ci95_hi": 0.11, "n": 10}]})";
+  auto r = parse_results(with_labels, "m.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->paired.size(), 2u);
+  EXPECT_EQ(r->paired[0].strategy, "ntp");
+  EXPECT_EQ(r->paired[1].strategy, "ntp_in_place");
+  EXPECT_EQ(r->paired[1].baseline, "checkpoint_restart");
+  const Chart ch = paired_chart(*r);
+  ASSERT_EQ(ch.table.rows.size(), 2u);
+  EXPECT_EQ(ch.table.rows[0][0], "ntp");
+  EXPECT_EQ(ch.table.rows[1][0], "ntp_in_place");
+  const std::string old = head + R"(
+      {"strategy": "ntp", "baseline": "checkpoint_restart", "metric": "goodput",
+       "mean": 0.0, "ci95_lo": -0.01, "ci95_hi": 0.01, "n": 10}]})";
+  auto o = parse_results(old, "m.json");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->paired[0].strategy, "ntp");
+}
+
 TEST(Results, MissingFieldNamesItsPath) {
   auto r =
       parse_results(minimal(R"({"goodput": {"mean": 0.9, "ci95_hi": 0.91, "n": 10}})"), "m.json");
