@@ -68,9 +68,18 @@ int64_t units_meeting_job(const Topology& t, Component c, int64_t job_gpus) {
 Status validate_process(const FailureProcess& p, const std::string& path) {
   if (!finite_nonneg(p.rate_per_unit_s)) return bad(path + ".rate", "must be a finite rate >= 0");
   const std::string& d = p.distribution;
-  if (d != "exponential" && d != "weibull" && d != "lognormal") {
-    return bad(path + ".distribution", "unknown inter-arrival distribution '" + d +
-                                           "' (expected exponential, weibull or lognormal)");
+  if (d != "exponential" && d != "weibull" && d != "lognormal" && d != "hawkes") {
+    return bad(path + ".distribution",
+               "unknown inter-arrival distribution '" + d +
+                   "' (expected exponential, weibull, lognormal or hawkes)");
+  }
+  if (d == "hawkes") {
+    if (!(p.branching >= 0.0 && p.branching < 1.0)) {
+      return bad(path + ".excitation.branching", "must be in [0, 1) (1 or more never settles)");
+    }
+    if (!(std::isfinite(p.excitation_mean_s) && p.excitation_mean_s > 0.0)) {
+      return bad(path + ".excitation.mean_delay", "must be a finite duration > 0");
+    }
   }
   if (d == "weibull" && !weibull_shape_ok(p.shape)) return bad(path + ".shape", kWeibullRange);
   if (d == "lognormal" && !sigma_ok(p.shape)) return bad(path + ".shape", kSigmaRange);

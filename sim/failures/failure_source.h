@@ -19,6 +19,15 @@
 //   (so a Weibull shape < 1 front-loads failures; expected_interruption_rate_per_s gives the
 //   long-run rate).
 //   Weibull: shape k, mean lifetime 1/rate; lognormal: sigma = shape, mean lifetime 1/rate.
+// - Hawkes (self-exciting, clustered failures): immigrant failures arrive as a Poisson process
+//   at (1 - branching) x rate x units; every failure adds branching / mean_delay to the class's
+//   intensity, decaying with time constant mean_delay, so it triggers `branching` further
+//   failures on average and the long-run rate per unit is `rate`. Each failure, immigrant or
+//   triggered, hits a uniformly chosen unit (lemons weighted), so one failure's cascade spreads
+//   over the class; the cascade's size and timing do not depend on the class's size, which is
+//   what lets a model fitted on a small cluster run on a large one. A failure on a unit in repair
+//   is thinned and triggers nothing. Sampled exactly (Dassios-Zhao), O(1) per event, from
+//   "failures.<class>" only.
 //   Lifetimes are floored at one microsecond (the time resolution) so time always advances.
 // - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
 //   fail lemon_multiplier times as often (renewal: mean lifetime / multiplier); the others keep

@@ -77,18 +77,24 @@ void EventGenerator::pop(FailureEvent& out) {
 }
 
 ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, uint16_t kind_base,
-                                   uint64_t seed, uint64_t replication, const std::string& stream_suffix)
+                                   uint64_t seed, uint64_t replication,
+                                   const std::string& stream_suffix)
     : topology_(&t),
       component_(p.component),
       units_(t.units(p.component)),
-      exponential_(p.distribution == "exponential"),
+      exponential_(p.distribution == "exponential" || p.distribution == "hawkes"),
+      hawkes_(p.distribution == "hawkes"),
       kind_base_(kind_base),
       burst_probability_(p.burst_probability),
       burst_size_(std::max(1, p.burst_size)),
-      arrivals_(seed, replication, std::string("failures.") + class_name(p.component) + stream_suffix),
-      kind_stream_(seed, replication, std::string("kinds.") + class_name(p.component) + stream_suffix),
-      burst_stream_(seed, replication, std::string("bursts.") + class_name(p.component) + stream_suffix),
-      repair_stream_(seed, replication, std::string("repair.") + class_name(p.component) + stream_suffix) {
+      arrivals_(seed, replication,
+                std::string("failures.") + class_name(p.component) + stream_suffix),
+      kind_stream_(seed, replication,
+                   std::string("kinds.") + class_name(p.component) + stream_suffix),
+      burst_stream_(seed, replication,
+                    std::string("bursts.") + class_name(p.component) + stream_suffix),
+      repair_stream_(seed, replication,
+                     std::string("repair.") + class_name(p.component) + stream_suffix) {
   NTPSIM_CHECK(units_ > 0);
   double cumulative = 0.0;
   for (const FailureKind& k : p.kinds) {
@@ -140,6 +146,14 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
   const double weighted_units = static_cast<double>(units_) - n_lemons + n_lemons * multiplier;
   total_rate_ = rate * weighted_units;
   lemon_pick_probability_ = weighted_units > 0.0 ? n_lemons * multiplier / weighted_units : 0.0;
+  if (hawkes_) {
+    // Immigrants at (1 - branching) of the long-run rate; each failure adds branching x decay to
+    // the intensity, so it triggers `branching` failures on average and the long-run rate is
+    // total_rate_ (less the events thinned by repairs, which trigger nothing).
+    background_rate_ = total_rate_ * (1.0 - p.branching);
+    decay_ = 1.0 / p.excitation_mean_s;
+    jump_ = p.branching * decay_;
+  }
 
   up_at_s_.assign(static_cast<size_t>(units_), 0.0);
   buffer_.reserve(static_cast<size_t>(burst_size_));
@@ -183,15 +197,31 @@ int64_t ProcessGenerator::pick_unit_exponential() {
   }
 }
 
+double ProcessGenerator::hawkes_gap() {
+  // Exact simulation of the exponential-kernel Hawkes process (Dassios and Zhao 2013): the next
+  // immigrant and the next triggered failure are drawn separately and the earlier one wins. The
+  // excess intensity E decays as E e^(-decay t), so the triggered failure arrives by t with
+  // probability 1 - exp(-(E / decay)(1 - e^(-decay t))); inverted at a uniform draw, it never
+  // arrives when 1 + decay ln(U) / E <= 0. Two draws per candidate, both from "failures.<class>".
+  double gap = arrivals_.exponential(1.0 / background_rate_);
+  if (excess_ > 0.0) {
+    const double d = 1.0 + decay_ * std::log(arrivals_.uniform01()) / excess_;
+    if (d > 0.0) gap = std::min(gap, -std::log(d) / decay_);
+  }
+  excess_ *= std::exp(-decay_ * gap);
+  return gap;
+}
+
 void ProcessGenerator::refill() {
   if (exponential_) {
     if (!(total_rate_ > 0.0)) return;
     const double mean_gap = 1.0 / total_rate_;
     for (;;) {
-      now_s_ += arrivals_.exponential(mean_gap);
+      now_s_ += hawkes_ ? hawkes_gap() : arrivals_.exponential(mean_gap);
       if (!(now_s_ < kHorizonS)) return;
       const int64_t u = pick_unit_exponential();
       if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
+      excess_ += jump_;  // 0 unless hawkes: a failure that happened excites the class
       emit(now_s_, u);
       return;
     }

@@ -66,13 +66,16 @@ class ProcessGenerator final : public EventGenerator {
   int64_t pick_unit_exponential();
   // Emits the batch for a failure of `unit` at `t_s` (plus burst partners), updating repair ends.
   void emit(double t_s, int64_t unit);
+  // Hawkes: the time from now_s_ to the next candidate failure; decays excess_ to it.
+  double hawkes_gap();
   // Renewal: the unit's next lifetime (>= 1 us; kHorizonS when it never fails).
   double draw_lifetime(int64_t unit);
 
   const Topology* topology_;
   Component component_;
   int64_t units_;
-  bool exponential_;
+  bool exponential_;  // exponential or hawkes: candidates on the superposed class, unit picked
+  bool hawkes_;
   std::vector<Kind> kinds_;
   uint16_t kind_base_;
   double burst_probability_;
@@ -84,6 +87,10 @@ class ProcessGenerator final : public EventGenerator {
   double lemon_pick_probability_ = 0.0; // chance an exponential event hits a lemon
   double total_rate_ = 0.0;             // exponential: superposed rate over all units, per second
   double now_s_ = 0.0;                  // exponential: time of the last candidate event
+  double background_rate_ = 0.0;        // hawkes: immigrant rate over all units, per second
+  double decay_ = 0.0;                  // hawkes: 1 / mean delay of a triggered failure
+  double jump_ = 0.0;                   // hawkes: intensity a failure adds (0 otherwise)
+  double excess_ = 0.0;                 // hawkes: triggered intensity at now_s_
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
 
   // Renewal processes (renewal.h): units that never failed wait in two pools (non-lemons,

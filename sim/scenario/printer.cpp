@@ -65,7 +65,13 @@ YAML::Node process_yaml(const FailureProcess& p) {
   n["component"] = to_string(p.component);
   n["rate"] = units::format_rate_exact(p.rate_per_unit_s);
   n["distribution"] = p.distribution;
-  if (p.distribution != "exponential") n["shape"] = num(p.shape);
+  if (p.distribution == "weibull" || p.distribution == "lognormal") n["shape"] = num(p.shape);
+  if (p.distribution == "hawkes") {
+    YAML::Node e(YAML::NodeType::Map);
+    e["branching"] = num(p.branching);
+    e["mean_delay"] = units::format_duration_exact(p.excitation_mean_s);
+    n["excitation"] = e;
+  }
   YAML::Node kinds(YAML::NodeType::Sequence);
   for (const auto& k : p.kinds) {
     YAML::Node kn(YAML::NodeType::Map);
@@ -385,6 +391,10 @@ json to_json(const Scenario& s) {
                          {"lemon_multiplier", p.lemon_multiplier},
                          {"burst_probability", p.burst_probability},
                          {"burst_size", p.burst_size}});
+    if (p.distribution == "hawkes") {  // only then: the other processes' form is unchanged
+      processes.back()["branching"] = p.branching;
+      processes.back()["excitation_mean_s"] = p.excitation_mean_s;
+    }
   }
   json trace = nullptr;
   if (s.failures.trace) {

@@ -67,8 +67,14 @@ struct FailureKind {
 struct FailureProcess {
   Component component = Component::kGpu;
   double rate_per_unit_s = 0.0;     // failures per second per unit (from `rate` or 1/`mtbf`)
-  std::string distribution = "exponential";  // inter-arrival: exponential | weibull | lognormal
+  // inter-arrival: exponential | weibull | lognormal | hawkes
+  std::string distribution = "exponential";
   double shape = 1.0;               // weibull shape k, or lognormal sigma
+  // hawkes (self-exciting, sim/failures/failure_source.h): each failure triggers on average
+  // `branching` further failures of the class (0 <= branching < 1), after delays drawn from an
+  // exponential law of mean `excitation_mean_s`. `rate` stays the long-run rate per unit.
+  double branching = 0.0;
+  double excitation_mean_s = 0.0;
   std::vector<FailureKind> kinds;   // at least one; shares sum to 1
   double lemon_fraction = 0.0;      // share of units whose rate is multiplied by lemon_multiplier
   double lemon_multiplier = 1.0;

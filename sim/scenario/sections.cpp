@@ -132,9 +132,9 @@ Status read_kinds(const YAML::Node& node, const std::string& path, const YamlCon
 
 Status read_process(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                     FailureProcess& out) {
-  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
-      node, path, ctx,
-      {"component", "rate", "mtbf", "distribution", "shape", "kinds", "lemon", "burst"}));
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx,
+                                             {"component", "rate", "mtbf", "distribution", "shape",
+                                              "kinds", "lemon", "burst", "excitation"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   std::string component = "gpu";
@@ -175,12 +175,28 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     out.rate_per_unit_s = 1.0 / mtbf_s;
   }
 
-  NTPSIM_RETURN_IF_ERROR(
-      r->choice("distribution", out.distribution, {"exponential", "weibull", "lognormal"}, false));
-  if (r->has("shape") && out.distribution == "exponential") {
+  NTPSIM_RETURN_IF_ERROR(r->choice("distribution", out.distribution,
+                                   {"exponential", "weibull", "lognormal", "hawkes"}, false));
+  if (r->has("shape") && (out.distribution == "exponential" || out.distribution == "hawkes")) {
     return r->error("shape", "shape applies only to distribution: weibull or lognormal");
   }
   NTPSIM_RETURN_IF_ERROR(r->number("shape", out.shape, false, 0.05, 100.0));
+  const YAML::Node excitation = r->child("excitation");
+  if (out.distribution == "hawkes") {
+    if (!excitation.IsDefined()) {
+      return r->error("distribution",
+                      "distribution: hawkes needs excitation: {branching, mean_delay}");
+    }
+    auto e = MapReader::make(excitation, join_path(path, "excitation"), ctx);
+    if (!e.ok()) return e.error();
+    NTPSIM_RETURN_IF_ERROR(e->number("branching", out.branching, true, 0.0, 0.99));
+    // At least a second (the scenario's time resolution), at most a century.
+    NTPSIM_RETURN_IF_ERROR(
+        read_duration(*e, "mean_delay", out.excitation_mean_s, true, 1.0, 100 * 365.25 * 86400.0));
+    NTPSIM_RETURN_IF_ERROR(e->finish());
+  } else if (excitation.IsDefined()) {
+    return r->error("excitation", "excitation applies only to distribution: hawkes");
+  }
 
   const YAML::Node kinds = r->child("kinds");
   if (!kinds.IsDefined()) return r->error_here("missing required field \"kinds\"");
