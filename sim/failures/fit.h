@@ -6,8 +6,9 @@
 // by maximum likelihood on the nodes' censored times between failures, chosen by AIC), a repair
 // law (fixed, exponential, Weibull, lognormal or, when no law passes the goodness-of-fit test, the
 // empirical distribution), bursts (faults of several nodes within a window, when they are more
-// frequent than independent arrivals allow) and lemon nodes (a two-class rate mixture, when a
-// likelihood-ratio test and AIC support it).
+// frequent than independent arrivals allow), lemon nodes (a two-class rate mixture, when a
+// likelihood-ratio test and AIC support it), and clustering in time: a self-exciting (Hawkes)
+// process of the cluster's faults, written instead of the per-node law when AIC favours it.
 //
 // Statistics (docs/trace-format.md states each):
 // - times between failures of one node and kind: from 0 or the end of the node's previous repair
@@ -41,6 +42,9 @@ struct FitOptions {
   int bootstrap = 99;            // parametric-bootstrap replicates for the KS p-values
   uint64_t seed = 1;             // of the bootstrap streams ("fit.<kind>.<what>")
   std::string source_hash;       // the log's hash, for provenance ("" = not given)
+  // The Hawkes excitation's mean delay is kept at least this long: faults logged at the same
+  // instant would otherwise drive it to 0 and the likelihood to infinity.
+  double min_excitation_delay_s = 60;
 };
 
 // A Poisson rate estimate: `events` in `exposure_s` unit-seconds of up-time.
@@ -87,6 +91,32 @@ struct LemonFit {
   bool supported = false;     // p < 0.01 and a lower AIC than every single law
 };
 
+// A self-exciting (Hawkes) process of the cluster's faults of one kind, exponential kernel: the
+// fault intensity over the whole cluster is mu + sum over earlier faults t_i of
+// branching / mean_delay x e^(-(t - t_i) / mean_delay). Fitted by maximum likelihood on the
+// cluster's fault times over [0, span] (Newton's method on (ln mu, logit branching/0.99,
+// logit of the delay between its floor and the span), 95% Wald intervals from the observed
+// information, Eigen), against the homogeneous Poisson process of the same faults (its special
+// case branching = 0). Goodness of fit by time rescaling: under the fitted process the
+// compensator's increments between faults are i.i.d. Exp(1); their KS distance to Exp(1) gets a
+// Monte Carlo p-value (`bootstrap` samples of as many Exp(1) draws).
+struct HawkesFit {
+  int64_t events = 0;
+  double mu_per_s = 0.0;  // immigrant faults per second over the cluster
+  double branching = 0.0, branching_lo = 0.0, branching_hi = 0.0;
+  double mean_delay_s = 0.0, mean_delay_lo_s = 0.0, mean_delay_hi_s = 0.0;
+  double log_likelihood = 0.0;           // of the fault times, 3 parameters
+  double poisson_log_likelihood = 0.0;   // the same times as a Poisson process, 1 parameter
+  double delta_aic = 0.0;                // AIC(hawkes) - AIC(poisson); negative favours hawkes
+  double ks_distance = 0.0, ks_p = 0.0;  // rescaled gaps vs Exp(1)
+  double rate_per_s = 0.0;               // the engine's rate: the kind's faults per node-second up
+  bool converged = false;
+  // Chosen over the independent-node laws (fit_trace): its delta_aic is below the chosen
+  // per-node model's AIC minus the exponential's, i.e. it gains more over independent
+  // exponential faults than the best law (or lemon mixture) does.
+  bool chosen = false;
+};
+
 struct KindFit {
   std::string name;
   int64_t faults = 0;
@@ -96,6 +126,7 @@ struct KindFit {
   std::vector<LawFit> lifetime;  // candidates (empty: too few events)
   int lifetime_choice = -1;      // index into lifetime, -1 = none
   LemonFit lemons;
+  HawkesFit hawkes;  // fitted when the law is (enough faults); written when hawkes.chosen
   RateEstimate process_rate;            // the engine's rate: burst leaders, non-lemons
   std::vector<LawFit> repair;           // parametric candidates
   std::string repair_law;               // fixed | exponential | weibull | lognormal | empirical
@@ -135,5 +166,10 @@ LawFit fit_exponential(const std::vector<Interval>& data);
 LawFit fit_weibull(const std::vector<Interval>& data);
 LawFit fit_lognormal(const std::vector<Interval>& data);
 RateEstimate poisson_rate(int64_t events, double exposure_s);
+// `times_s` sorted in [0, span_s]; `bootstrap` Monte Carlo samples for the KS p-value (0: NaN),
+// drawn from Stream(seed, b, stream). Not converged (nothing claimed) with fewer than 2 faults or
+// a span no longer than min_delay_s.
+HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double min_delay_s,
+                     int bootstrap, uint64_t seed, const std::string& stream);
 
 }  // namespace ntpsim::sim

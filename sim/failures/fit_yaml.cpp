@@ -67,6 +67,14 @@ std::string law_text(const LawFit& f) {
                      p_text(f.ks_p));
 }
 
+// The chosen independent-node model's AIC minus the exponential law's (fit.h, HawkesFit::chosen).
+double independent_gain(const KindFit& k) {
+  if (k.lifetime.empty()) return 0.0;
+  if (k.lemons.supported) return k.lemons.aic - k.lifetime[0].aic;
+  if (k.lifetime_choice < 0) return 0.0;
+  return k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - k.lifetime[0].aic;
+}
+
 std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
@@ -120,7 +128,21 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           "#     exponential with lemons: {:.3g} of nodes at {:.3g}x the rate; LR {:.3g}, p "
           "{:.3g}; AIC {:.1f}{}\n",
           l.fraction, l.multiplier, l.lr_statistic, l.p_value, l.aic,
-          l.supported ? "  <- chosen" : "");
+          l.supported && !k.hawkes.chosen ? "  <- chosen" : "");
+      const HawkesFit& h = k.hawkes;
+      if (!h.converged) {
+        y += "#     hawkes (clustered in time) did not converge\n";
+      } else {
+        y += fmt::format(
+            "#     hawkes (clustered in time, the cluster's {} faults): branching {:.3g} (95% CI "
+            "{:.3g}-{:.3g}), mean delay {:.3g} h (95% CI {:.3g}-{:.3g}), immigrants {:.3g}/d; AIC "
+            "{:+.1f} vs Poisson (the chosen per-node model: {:+.1f} vs exponential); time-rescaled "
+            "KS {:.3f}, p {}{}\n",
+            h.events, h.branching, h.branching_lo, h.branching_hi, h.mean_delay_s / 3600.0,
+            h.mean_delay_lo_s / 3600.0, h.mean_delay_hi_s / 3600.0, h.mu_per_s * kSecondsPerDay,
+            h.delta_aic, independent_gain(k), h.ks_distance, p_text(h.ks_p),
+            h.chosen ? "  <- chosen" : "");
+      }
     }
     y += fmt::format("#   repair: median {}, mean {}, p90 {}; law {}\n", days(k.repair_median_s),
                      days(k.repair_mean_s), days(k.repair_p90_s), k.repair_law);
@@ -136,8 +158,14 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
   for (const KindFit& k : fit.kinds) {
     const LawFit* law =
         k.lifetime_choice >= 0 ? &k.lifetime[static_cast<size_t>(k.lifetime_choice)] : nullptr;
-    const bool renewal = law != nullptr && law->law != "exponential" && !k.lemons.supported;
-    const double rate_s = renewal ? 1.0 / law->mean_s : k.process_rate.per_s;
+    const bool hawkes = k.hawkes.chosen;
+    const bool renewal =
+        !hawkes && law != nullptr && law->law != "exponential" && !k.lemons.supported;
+    const double rate_s = hawkes    ? k.hawkes.rate_per_s
+                          : renewal ? 1.0 / law->mean_s
+                                    : k.process_rate.per_s;
+    const RateEstimate observed =
+        hawkes ? poisson_rate(k.hawkes.events, k.process_rate.exposure_s) : k.process_rate;
     y += "    - component: node\n";
     // Renewal laws: the rate is 1 / the law's mean (the long-run rate; every node starts new at
     // time 0, so a shape below 1 front-loads faults as the log did). Otherwise the Poisson rate.
@@ -145,14 +173,19 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         "      rate: \"{:.6g}/h\"   # {}; observed {} faults in {:.4g} node-days up: {:.3g}/h (95% "
         "CI {:.3g}-{:.3g}){}\n",
         rate_s * 3600.0,
-        renewal              ? "per node, 1 / the law's mean"
+        hawkes               ? "per node while up, triggered faults included"
+        : renewal            ? "per node, 1 / the law's mean"
         : k.lemons.supported ? "per non-lemon node while up"
                              : "per node while up",
-        k.process_rate.events, k.process_rate.exposure_s / kSecondsPerDay,
-        k.process_rate.events / k.process_rate.exposure_s * 3600.0,
-        k.process_rate.lo_per_s * 3600.0, k.process_rate.hi_per_s * 3600.0,
-        law == nullptr ? "; too few faults to fit a law" : "");
-    if (renewal) {
+        observed.events, observed.exposure_s / kSecondsPerDay,
+        observed.events / observed.exposure_s * 3600.0, observed.lo_per_s * 3600.0,
+        observed.hi_per_s * 3600.0, law == nullptr ? "; too few faults to fit a law" : "");
+    if (hawkes) {
+      // The mean delay as a duration the scenario reads back to the second.
+      y += fmt::format(
+          "      distribution: hawkes\n      excitation: {{branching: {:.6g}, mean_delay: {}}}\n",
+          k.hawkes.branching, duration(k.hawkes.mean_delay_s));
+    } else if (renewal) {
       y += fmt::format("      distribution: {}\n      shape: {:.6g}\n", law->law, law->a);
     } else {
       y += "      distribution: exponential\n";
@@ -175,11 +208,11 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       if (r.law == "weibull") y += fmt::format(", shape: {:.6g}", r.a);
       y += "}\n";
     }
-    if (k.lemons.supported) {
+    if (k.lemons.supported && !hawkes) {
       y += fmt::format("      lemon: {{fraction: {:.6g}, multiplier: {:.6g}}}\n", k.lemons.fraction,
                        k.lemons.multiplier);
     }
-    if (k.bursts.bursty) {
+    if (k.bursts.bursty && !hawkes) {  // a Hawkes cascade already spreads over nodes
       y += fmt::format("      burst: {{probability: {:.6g}, size: {}}}\n", k.bursts.probability,
                        k.bursts.size);
     }

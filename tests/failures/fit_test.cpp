@@ -4,12 +4,14 @@
 // model (loaded through `include:`) reproducing the log's fault count.
 #include "sim/failures/fit.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 
 #include "failure_test_util.h"
@@ -129,6 +131,7 @@ TEST(FitTrace, IndependentFaultsAreNotBurstyAndHaveNoLemons) {
   const KindFit& k = f.kinds[0];
   EXPECT_FALSE(k.bursts.bursty) << "p " << k.bursts.p_value;
   EXPECT_FALSE(k.lemons.supported) << "p " << k.lemons.p_value;
+  EXPECT_FALSE(k.hawkes.chosen) << "dAIC " << k.hawkes.delta_aic;
   ASSERT_GE(k.lifetime_choice, 0);
   EXPECT_EQ(k.repair_law, "fixed");
   // The true rate (per node while up) lies in the process rate's interval.
@@ -220,6 +223,182 @@ TEST(FitTrace, EngineSamplingTheFittedModelMatchesTheLog) {
   testing::expect_within_5_sigma(per_rep, observed, std::sqrt(observed / reps + observed),
                                  "faults per 365 d");
   std::filesystem::remove_all(dir);
+}
+
+// Clustered failures: the engine's Hawkes process (failure_source.h), its fit (fit_hawkes), the
+// choice over the per-node laws, and the engine sampling the fitted model.
+
+constexpr int kHawkesNodes = 400;  // domains of one 8-GPU node each
+
+Scenario hawkes_scenario(double rate_per_node_s, double branching, double delay_s,
+                         double repair_s) {
+  Scenario s = testing::scenario_with(kHawkesNodes, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, rate_per_node_s, "hawkes");
+  p.branching = branching;
+  p.excitation_mean_s = delay_s;
+  p.kinds = {testing::kind("hard", 1.0, "fixed", repair_s)};
+  s.failures.processes = {p};
+  return s;
+}
+
+std::vector<FailureEvent> hawkes_events(const Scenario& s, uint64_t seed, uint64_t rep,
+                                        double days) {
+  auto topo = Topology::build(s.cluster);
+  EXPECT_TRUE(topo.ok());
+  EXPECT_EQ(topo->units(Component::kNode), kHawkesNodes);
+  return testing::collect(s, *topo, seed, rep, days * kDay);
+}
+
+std::vector<double> times_of(const std::vector<FailureEvent>& ev) {
+  std::vector<double> t;
+  for (const FailureEvent& e : ev) t.push_back(e.time.seconds());
+  return t;
+}
+
+// Coefficient of variation of the gaps between consecutive times.
+double gap_cv(const std::vector<double>& t) {
+  double s = 0, s2 = 0;
+  for (size_t i = 1; i < t.size(); ++i) {
+    const double g = t[i] - t[i - 1];
+    s += g;
+    s2 += g * g;
+  }
+  const auto n = static_cast<double>(t.size() - 1);
+  const double mean = s / n;
+  return std::sqrt(std::max(0.0, s2 / n - mean * mean)) / mean;
+}
+
+// The events as an ntpsim CSV log (hours) over `days`.
+std::string csv_log(const std::vector<FailureEvent>& ev, double days) {
+  std::string csv =
+      "#! time_unit: h\n#! span: " + std::to_string(days * 24) + "\nstart,end,unit,kind\n";
+  for (const FailureEvent& e : ev) {
+    const double start_h = e.time.seconds() / 3600.0;
+    const double end_h = std::min(days * 24, (e.time + e.repair).seconds() / 3600.0);
+    csv += fmt::format("{:.9f},{:.9f},n{},hard\n", start_h, end_h, e.unit);
+  }
+  return csv;
+}
+
+// The branching ratio keeps the long-run rate: the count over a year matches rate x nodes x time
+// within 5 standard deviations of a Hawkes count (variance mean / (1 - branching)^2).
+TEST(Hawkes, EngineSamplesTheLongRunRateAndClusters) {
+  const double rate = 1.5e-4 / 3600.0, n = 0.5, days = 365;
+  const Scenario s = hawkes_scenario(rate, n, 3600.0, 1.0);
+  const auto ev = hawkes_events(s, 5, 0, days);
+  const double expected = rate * kHawkesNodes * days * kDay;
+  testing::expect_within_5_sigma(static_cast<double>(ev.size()), expected,
+                                 std::sqrt(expected) / (1 - n), "faults in a year");
+  // Clustered: far more variable gaps than a Poisson process's CV of 1.
+  EXPECT_GT(gap_cv(times_of(ev)), 1.3);
+  // Deterministic from the replication's streams.
+  const auto again = hawkes_events(s, 5, 0, days);
+  ASSERT_EQ(again.size(), ev.size());
+  for (size_t i = 0; i < ev.size(); ++i) {
+    EXPECT_EQ(again[i].time, ev[i].time);
+    EXPECT_EQ(again[i].unit, ev[i].unit);
+  }
+  EXPECT_NE(times_of(hawkes_events(s, 5, 1, days)), times_of(ev));
+}
+
+// Maximum likelihood on 20 one-year samples of a known process: the 95% intervals of the
+// branching ratio and of the mean delay cover the truth in at least 15 of 20 (Wald intervals
+// under-cover a little at ~1400 faults: measured 16 and 20 of 20), the mean estimates are within
+// 0.03 and 10% of the truth, AIC prefers the Hawkes process to a Poisson process every time, and
+// the time-rescaled gaps pass the KS test at 1% in at least 18 of 20 (measured 20). Poisson samples
+// are not claimed to cluster: AIC favours the Poisson process (two extra parameters cost 4).
+TEST(Hawkes, FitRecoversBranchingAndDelayWithinTheirIntervals) {
+  const double n = 0.6, delay_s = 2 * 3600.0, days = 365, rate = 4e-4 / 3600.0;
+  const Scenario s = hawkes_scenario(rate, n, delay_s, 1.0);
+  const int reps = 20;
+  int cover_n = 0, cover_delay = 0, ks_pass = 0;
+  double mean_n = 0, mean_delay = 0, mean_rate = 0;
+  for (int r = 0; r < reps; ++r) {
+    const auto t = times_of(hawkes_events(s, 21, r, days));
+    ASSERT_GT(t.size(), 800u);
+    const HawkesFit f = fit_hawkes(t, days * kDay, 60.0, 99, 1, "test");
+    ASSERT_TRUE(f.converged) << r;
+    cover_n += f.branching_lo <= n && f.branching_hi >= n ? 1 : 0;
+    cover_delay += f.mean_delay_lo_s <= delay_s && f.mean_delay_hi_s >= delay_s ? 1 : 0;
+    ks_pass += f.ks_p > 0.01 ? 1 : 0;
+    EXPECT_LT(f.delta_aic, -100) << r;
+    mean_n += f.branching / reps;
+    mean_delay += f.mean_delay_s / reps;
+    mean_rate += f.mu_per_s / (1 - f.branching) / reps;
+  }
+  EXPECT_GE(cover_n, 15);
+  EXPECT_GE(cover_delay, 15);
+  EXPECT_GE(ks_pass, 18);
+  EXPECT_NEAR(mean_n, n, 0.03);
+  EXPECT_NEAR(mean_delay / delay_s, 1.0, 0.1);
+  // The long-run rate mu / (1 - branching) is the process's.
+  EXPECT_NEAR(mean_rate / (rate * kHawkesNodes), 1.0, 0.03);
+
+  const Scenario poisson = hawkes_scenario(rate, 0.0, delay_s, 1.0);
+  for (int r = 0; r < 5; ++r) {
+    const HawkesFit fp =
+        fit_hawkes(times_of(hawkes_events(poisson, 21, r, days)), days * kDay, 60.0, 0, 1, "t");
+    ASSERT_TRUE(fp.converged) << r;
+    EXPECT_GT(fp.delta_aic, 0.0) << r;
+  }
+}
+
+TEST(Hawkes, TooFewFaultsAreNotFitted) {
+  EXPECT_FALSE(fit_hawkes({5.0}, 100.0, 60.0, 0, 1, "t").converged);
+  EXPECT_FALSE(fit_hawkes({5.0, 10.0}, 50.0, 60.0, 0, 1, "t").converged);  // span below the floor
+}
+
+// A log of clustered faults: fit_trace chooses the Hawkes process over every per-node law (and
+// over lemons and bursts), writes it, and the engine sampling the written model over the log's
+// span reproduces the log's fault count (within 5 standard deviations of a Hawkes count) and the
+// CV of its gaps (within 0.15, about 3 standard errors of a CV from ~600 gaps; the exponential
+// model's CV of 1 is outside).
+TEST(Hawkes, ClusteredLogIsChosenOverThePerNodeLawsAndTheEngineReproducesIt) {
+  const double days = 365, n = 0.5;
+  const auto ev =
+      hawkes_events(hawkes_scenario(1.6e-4 / 3600.0, n, 3600.0, 6 * 3600.0), 8, 0, days);
+  const std::vector<double> log_times = times_of(ev);
+  const double log_cv = gap_cv(log_times);
+  const TraceFit f = fit_csv(csv_log(ev, days), kHawkesNodes);
+  ASSERT_EQ(f.kinds.size(), 1u);
+  const KindFit& k = f.kinds[0];
+  EXPECT_TRUE(k.hawkes.chosen) << "hawkes dAIC " << k.hawkes.delta_aic;
+  EXPECT_LE(k.hawkes.branching_lo, n);
+  EXPECT_GE(k.hawkes.branching_hi, n);
+  const std::string yaml = fitted_failures_yaml(f);
+  EXPECT_NE(yaml.find("distribution: hawkes"), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.find("burst:"), std::string::npos) << yaml;
+
+  const std::string dir = ::testing::TempDir() + "fit_hawkes_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/fitted.yaml") << yaml;
+  std::ofstream(dir + "/s.yaml")
+      << "include: fitted.yaml\n"
+         "name: fitted\n"
+         "cluster: {domains: 400, gpus_per_domain: 8, gpus_per_node: 8}\n"
+         "workload: llama3-70b\n"
+         "layout: {tp: 8, pp: 4, dp: 100}\n"
+         "hardware: h100-sxm\n"
+         "strategies: [dp_drop]\n"
+         "horizon: 365d\n"
+         "replications: 1\n";
+  auto s = load_scenario(dir + "/s.yaml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(s->failures.processes.size(), 1u);
+  EXPECT_EQ(s->failures.processes[0].distribution, "hawkes");
+  const int reps = 4;
+  double count = 0, cv = 0;
+  for (int r = 0; r < reps; ++r) {
+    const auto t = times_of(hawkes_events(*s, 77, r, days));
+    count += static_cast<double>(t.size()) / reps;
+    cv += gap_cv(t) / reps;
+  }
+  const auto observed = static_cast<double>(log_times.size());
+  testing::expect_within_5_sigma(count, observed, std::sqrt(observed / reps + observed) / (1 - n),
+                                 "faults");
+  EXPECT_NEAR(cv, log_cv, 0.15);
+  EXPECT_GT(log_cv, 1.15);
 }
 
 }  // namespace
