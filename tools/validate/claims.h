@@ -52,6 +52,16 @@ inline constexpr double kHbdRepairMedianTol = 0.05;
 inline constexpr double kHbdRepairMean = 5.5;
 inline constexpr double kHbdRepairMeanTol = 0.05;
 
+// Back-test of the failure model fitted from the InfiniteHBD log (`ntpsim trace --fit`): the
+// fitted model's statistics over the log's horizon (mean of the replications) against the
+// replayed log's own. Relative tolerances for the rate, repair quantiles and peak; absolute for
+// the gap CV and the time shares. Stated before measuring.
+inline constexpr double kBacktestRateTol = 0.10;
+inline constexpr double kBacktestRepairTol = 0.15;
+inline constexpr double kBacktestCvTol = 0.25;
+inline constexpr double kBacktestShareTol = 0.10;
+inline constexpr double kBacktestPeakTol = 0.30;
+
 // Closed-form cross-checks (relative tolerances for Monte Carlo estimates).
 inline constexpr double kLittleTol = 0.05;             // mean failed GPUs vs lambda N E[repair]
 inline constexpr double kFailureCountTol = 0.03;       // failures vs lambda N H

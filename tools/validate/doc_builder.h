@@ -50,5 +50,6 @@ Status paper_sections(Doc& doc);  // Fig. 3, 4, 6, 7, 10 and GB200 NVL72
 Status check_sections(Doc& doc);  // closed forms, Little's law, Young/Daly, InfiniteHBD
 Status step_sections(Doc& doc);   // step time against published Megatron-LM runs
 Status recovery_sections(Doc& doc);  // recovery costs against Llama 3 and FT-HSDP
+Status backtest_section(Doc& doc);  // a failure model fitted from the InfiniteHBD log
 
 }  // namespace ntpsim::validate

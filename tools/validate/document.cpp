@@ -118,6 +118,7 @@ Status write_validation(const ValidateOptions& options) {
   NTPSIM_RETURN_IF_ERROR(paper_sections(doc));
   NTPSIM_RETURN_IF_ERROR(check_sections(doc));
   NTPSIM_RETURN_IF_ERROR(recovery_sections(doc));
+  NTPSIM_RETURN_IF_ERROR(backtest_section(doc));
   NTPSIM_RETURN_IF_ERROR(step_sections(doc));
 
   const BuildInfo& bi = build_info();

@@ -1,7 +1,12 @@
 #include "tools/validate/studies.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <queue>
 #include <string_view>
@@ -201,6 +206,94 @@ Result<TraceStats> trace_stats(const Prepared& p, double span_days) {
   out.repair_mean_days = repairs.empty() ? 0
                                          : std::accumulate(repairs.begin(), repairs.end(), 0.0) /
                                                static_cast<double>(repairs.size());
+  return out;
+}
+
+FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
+                                      const std::vector<double>& thresholds, int reps) {
+  NTPSIM_CHECK(reps > 0 && units > 0);
+  const double end_s = p.engine_config().end.seconds();
+  FailureModelStats out;
+  out.share_above.assign(thresholds.size(), 0.0);
+  for (size_t i = 0; i < thresholds.size(); ++i) {
+    out.share_above[i] = failed_gpu_stats(p, thresholds[i], 0.0, reps).share_above;
+  }
+  std::vector<double> repairs;
+  double cv = 0, peak = 0;
+  for (int r = 0; r < reps; ++r) {
+    auto ev = events_of(p, static_cast<uint64_t>(r));
+    NTPSIM_CHECK(ev.ok());
+    out.faults += static_cast<double>(ev->size()) / reps;
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < ev->size(); ++i) {
+      repairs.push_back((*ev)[i].repair.seconds() / 86400.0);
+      if (i == 0) continue;
+      const double g = ((*ev)[i].time - (*ev)[i - 1].time).seconds();
+      s += g;
+      s2 += g * g;
+    }
+    if (ev->size() > 2) {
+      const auto n = static_cast<double>(ev->size() - 1);
+      cv += std::sqrt(std::max(0.0, s2 / n - (s / n) * (s / n))) / (s / n) / reps;
+    }
+  }
+  // The peak over the whole horizon (failed_gpu_stats averages the replications' peaks).
+  peak = failed_gpu_stats(p, 1.0, 0.0, reps).peak_failed;
+  std::sort(repairs.begin(), repairs.end());
+  out.rate_per_1000_unit_days =
+      1000.0 * out.faults / (static_cast<double>(units) * end_s / 86400.0);
+  out.repair_median_days = quantile(repairs, 0.5);
+  out.repair_mean_days = repairs.empty() ? 0
+                                         : std::accumulate(repairs.begin(), repairs.end(), 0.0) /
+                                               static_cast<double>(repairs.size());
+  out.repair_p90_days = quantile(repairs, 0.9);
+  out.gap_cv = cv;
+  out.peak_failed_gpus = peak;
+  return out;
+}
+
+Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64_t fit_seed) {
+  FittedBacktest out;
+  auto log = prepare(trace_scenario, {});
+  if (!log.ok()) return log.error();
+  out.log = *log;
+  const sim::TraceData* trace = out.log->trace().get();
+  if (trace == nullptr) return Error::bad_input(trace_scenario + ": the scenario has no trace");
+  sim::FitOptions o;
+  o.nodes = out.log->topology().units(out.log->scenario().failures.trace->component);
+  o.seed = fit_seed;
+  auto fit = sim::fit_trace(*trace, o);
+  if (!fit.ok()) return fit.error();
+  out.fit = *fit;
+  // The fitted fragment is read back through the scenario loader, as a user's `include:` would.
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("ntpsim-backtest-{}-{}", ::getpid(), fit_seed);
+  fs::create_directories(dir);
+  std::ofstream(dir / "fitted.yaml") << sim::fitted_failures_yaml(out.fit);
+  std::ofstream(dir / "model.yaml")
+      << fmt::format("include: [\"{}\", fitted.yaml]\n", fs::absolute(trace_scenario).string());
+  auto s = sim::load_scenario((dir / "model.yaml").string());
+  fs::remove_all(dir);
+  if (!s.ok()) return s.error();
+  s->failures.trace.reset();
+  auto fitted = sim::Simulation::prepare(*s);
+  if (!fitted.ok()) return fitted.error();
+  out.fitted = *fitted;
+  sim::Scenario e = *s;
+  for (size_t i = 0; i < e.failures.processes.size(); ++i) {
+    sim::FailureProcess& p = e.failures.processes[i];
+    const sim::KindFit& k = out.fit.kinds.at(i);
+    p.distribution = "exponential";
+    p.rate_per_unit_s = static_cast<double>(k.faults) / k.process_rate.exposure_s;
+    p.lemon_fraction = 0;
+    p.lemon_multiplier = 1;
+    p.burst_probability = 0;
+    p.burst_size = 1;
+  }
+  auto exponential = sim::Simulation::prepare(e);
+  if (!exponential.ok()) return exponential.error();
+  out.exponential = *exponential;
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/base/status.h"
+#include "sim/failures/fit.h"
 #include "sim/simulation/simulation.h"
 
 namespace ntpsim::validate {
@@ -81,6 +82,37 @@ struct TraceStats {
 };
 // Replays replication 0's events; `span_days` is the observation window the rate is over.
 Result<TraceStats> trace_stats(const Prepared& p, double span_days);
+
+// Statistics of a failure model's (or a replayed log's) events over the scenario's horizon,
+// averaged over replications [0, reps): the back-test of a model fitted from a fault log.
+struct FailureModelStats {
+  double faults = 0;                   // events per replication
+  double rate_per_1000_unit_days = 0;  // per unit of the events' component over the horizon
+  double repair_median_days = 0, repair_mean_days = 0, repair_p90_days = 0;  // of all events
+  double gap_cv = 0;  // coefficient of variation of the gaps between consecutive events
+  std::vector<double> share_above;  // per threshold: time share with failed GPUs > it x GPUs
+  double peak_failed_gpus = 0;      // largest number of GPUs down at once
+};
+// `units`: the units the rate is per (the log's nodes).
+FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
+                                      const std::vector<double>& thresholds, int reps);
+
+// The back-test's settings, shared by the document and tests/validation so their verdicts agree:
+// the thresholds of the time-share curve (the NTP paper's Fig. 4 reads 0.1%), the fit's seed and
+// the model's replications.
+inline const std::vector<double> kBacktestThresholds = {0.001, 0.01, 0.02, 0.04};
+inline constexpr uint64_t kBacktestFitSeed = 1;
+inline constexpr int kBacktestReps = 40;
+
+// A failure model fitted from the trace of `trace_scenario` (`ntpsim trace --fit` with the
+// cluster's node count), and two scenarios like it without the trace: `fitted` runs the fitted
+// model as written; `exponential` the plain exponential model at each kind's observed rate (its
+// faults per node-second up) with the same repair laws, no lemons, no bursts, no clustering.
+struct FittedBacktest {
+  sim::TraceFit fit;
+  std::shared_ptr<const Prepared> log, fitted, exponential;
+};
+Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64_t fit_seed);
 
 struct EngineSummary {
   std::vector<double> goodput, per_gpu_goodput;  // per replication
