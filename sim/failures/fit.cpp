@@ -428,8 +428,8 @@ HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double m
   const double gap = span_s / d;
   for (const double n0 : {0.2, 0.5, 0.8}) {
     for (const double tau_factor : {0.01, 0.1, 1.0}) {
-      const double tau0 = std::clamp(gap * tau_factor, min_delay_s * 1.5,
-                                     min_delay_s + 0.5 * (span_s - min_delay_s));
+      const double hi = min_delay_s + 0.5 * (span_s - min_delay_s);
+      const double tau0 = std::clamp(gap * tau_factor, std::min(min_delay_s * 1.5, hi), hi);
       const Eigen::Vector3d c = coordinate(d / span_s * (1 - n0), n0, tau0);
       const double l = f(c);
       if (l > ll) {

@@ -346,6 +346,10 @@ TEST(Hawkes, FitRecoversBranchingAndDelayWithinTheirIntervals) {
 TEST(Hawkes, TooFewFaultsAreNotFitted) {
   EXPECT_FALSE(fit_hawkes({5.0}, 100.0, 60.0, 0, 1, "t").converged);
   EXPECT_FALSE(fit_hawkes({5.0, 10.0}, 50.0, 60.0, 0, 1, "t").converged);  // span below the floor
+  // A span just above the floor still fits (the starting grid stays inside the bounds).
+  const HawkesFit f = fit_hawkes({5.0, 10.0, 70.0}, 100.0, 60.0, 0, 1, "t");
+  EXPECT_GE(f.mean_delay_s, 60.0);
+  EXPECT_LE(f.mean_delay_s, 100.0);
 }
 
 // A log of clustered faults: fit_trace chooses the Hawkes process over every per-node law (and
