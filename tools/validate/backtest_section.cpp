@@ -103,7 +103,18 @@ Status backtest_section(Doc& doc) {
   }
   rel("peak concurrent failed GPUs", log.peak_failed_gpus, fit.peak_failed_gpus,
       exp.peak_failed_gpus, 1, pub::kBacktestPeakTol);
-  b += "\n";
+  b += fmt::format(
+      "\nThe fitted model keeps the log's rate, repairs and the share of time with any server "
+      "down. Its clustering (Hawkes processes where AIC prefers them to the per-node laws) moves "
+      "the gap CV from {:.2f} to {:.2f} and the peak from {:.0f} to {:.0f} failed GPUs, but not to "
+      "the log's {:.2f} and {:.0f}: AIC keeps Hardware Failure per node (its Weibull law gains "
+      "more than a cluster-wide Hawkes process), and kinds are fitted apart, so one kind's faults "
+      "never trigger another's. The log's failed count also swings over months (above 1% failed "
+      "{} of the time, above 4% {}), which no stationary model at the log's mean rate gives. "
+      "These differences are expected failures in tests/validation "
+      "(`KnownDifference.Backtest*`).\n\n",
+      exp.gap_cv, fit.gap_cv, exp.peak_failed_gpus, fit.peak_failed_gpus, log.gap_cv,
+      log.peak_failed_gpus, pct(log.share_above[1], 0), pct(log.share_above[3], 0));
   doc.seeds.push_back(fmt::format("Back-test ({}; fitted with seed {}) | seed {}, {} replications",
                                   kHbd, seed, bt->fitted->scenario().seed, reps));
   return Status::Ok();
