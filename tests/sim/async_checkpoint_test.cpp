@@ -17,9 +17,6 @@ using testing::gpu_failure;
 using testing::small_scenario;
 
 constexpr double kTol = 1e-9;
-double get(const ReplicationMetrics& m, Metric k) {
-  return at(m, k);
-}
 
 // A 10 s write of which 20% (2 s) pauses the job; the other 8 s run at half speed.
 Scenario async_scenario(int spare_domains = 0) {
@@ -44,8 +41,8 @@ TEST(AsyncCheckpoint, BackgroundWriteSlowsTheJobUntilItCommits) {
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
   const auto m = engine.run(*s, {});
-  EXPECT_NEAR(get(m, Metric::kBadputCheckpoint), 54.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), (10000.0 - 54) / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 54.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 54) / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -59,10 +56,10 @@ TEST(AsyncCheckpoint, AnInterruptionDuringTheBackgroundWriteLosesIt) {
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
   const auto m = engine.run(*s, {gpu_failure(2005, 0, 1, 1e6)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 996.5 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputCheckpoint), 50.5 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), (10000.0 - 996.5 - 350 - 50.5) / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 996.5 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 50.5 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 996.5 - 350 - 50.5) / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -73,7 +70,7 @@ TEST(AsyncCheckpoint, AnInterruptionAfterTheCommitKeepsTheSnapshot) {
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
   const auto m = engine.run(*s, {gpu_failure(2020, 0, 1, 1e6)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 12.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 12.0 / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -88,14 +85,14 @@ TEST(AsyncCheckpoint, TokenBudgetCountsTheSlowedWork) {
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
   const auto m = engine.run(*s, {});
-  EXPECT_NEAR(get(m, Metric::kTimeToTrainDays), 5030.0 / 86400, kTol);
+  EXPECT_NEAR(at(m, Metric::kTimeToTrainDays), 5030.0 / 86400, kTol);
   // Stopping inside a background write: budget 1003 ideal s; pause 1000-1002, then half speed
   // from 1002: the last 3 s of work take 6 s, to 1008.
   sc.train_tokens = 1003;
   Bench c(sc);
   Engine e2(c.config);
   const auto m2 = e2.run(*c.strategy("checkpoint_restart"), {});
-  EXPECT_NEAR(get(m2, Metric::kTimeToTrainDays), 1008.0 / 86400, kTol);
+  EXPECT_NEAR(at(m2, Metric::kTimeToTrainDays), 1008.0 / 86400, kTol);
 }
 
 // An interval shorter than the background write (a caller's rounding at the bound, or any
@@ -109,7 +106,7 @@ TEST(AsyncCheckpoint, AnIntervalBelowTheBackgroundWriteIsRaisedToIt) {
   EventSchedule schedule;
   schedule.build({}, b.config.end);
   const auto m = engine.run(*s, Duration::from_seconds(1), {}, schedule);
-  EXPECT_NEAR(get(m, Metric::kGoodput), 4004.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), 4004.0 / 10000, kTol);
   expect_sums_to_one(m);
 }
 

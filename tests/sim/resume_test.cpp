@@ -17,10 +17,6 @@ using testing::gpu_failure;
 using testing::small_scenario;
 
 constexpr double kTol = 1e-9;
-double get(const ReplicationMetrics& m, Metric k) {
-  return at(m, k);
-}
-
 
 ParamValue text(const char* s) {
   return ParamValue(std::string(s));
@@ -49,11 +45,11 @@ TEST(Resume, NtpRestartingFromTheCheckpointRollsBackAndKeepsItsDegreeUntilTheNex
   EXPECT_EQ(s->rollback_exposure(), RollbackExposure::kEveryInterruption);
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
   const double rnr = 3.75 / 4, rate = rnr * 10 / 10.1;
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 480.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputDegraded), 7080 * (1 - rnr) / 10000, 1e-6);
-  EXPECT_NEAR(get(m, Metric::kBadputReshard), 7080 * (rnr - rate) / 10000, 1e-6);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 1);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 480.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputDegraded), 7080 * (1 - rnr) / 10000, 1e-6);
+  EXPECT_NEAR(at(m, Metric::kBadputReshard), 7080 * (rnr - rate) / 10000, 1e-6);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 1);
   expect_sums_to_one(m);
 }
 
@@ -69,9 +65,9 @@ TEST(Resume, InPlacePaysTheStateTransferOnTopOfTheReconfiguration) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->resume().mechanism, Resume::kInPlace);
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 250.0 / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 2);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 250.0 / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 2);
   expect_sums_to_one(m);
 }
 
@@ -97,8 +93,8 @@ TEST(Resume, RestartFromMemoryRollsBackToTheLastSnapshot) {
   const double interval_s = b.config.interval_s_for(0.0, Resume::kRestartFromMemory);
   EXPECT_EQ(interval_s, 200.0);
   const auto m = run_every(engine, *s, interval_s, {gpu_failure(2500, 0, 1, 1e6)}, b.config.end);
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 88.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 320.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 88.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 320.0 / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -116,15 +112,15 @@ TEST(Resume, LosingAHostAndItsPeerFallsBackToThePersistentCheckpoint) {
   const std::vector<FailureEvent> failures = {gpu_failure(2450, 24, 8, 1e6),
                                               gpu_failure(2500, 0, 8, 1e6)};
   const auto m = run_every(engine, *s, 200, failures, b.config.end);
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 488.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 488.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
   expect_sums_to_one(m);
 
   // Without the first failure the snapshot survives: 88 s lost, the memory restore paid.
   const std::vector<FailureEvent> one = {gpu_failure(2500, 0, 8, 1e6)};
   const auto k = run_every(engine, *s, 200, one, b.config.end);
-  EXPECT_NEAR(get(k, Metric::kBadputRollback), 88.0 / 10000, kTol);
-  EXPECT_NEAR(get(k, Metric::kBadputRecovery), 320.0 / 10000, kTol);
+  EXPECT_NEAR(at(k, Metric::kBadputRollback), 88.0 / 10000, kTol);
+  EXPECT_NEAR(at(k, Metric::kBadputRecovery), 320.0 / 10000, kTol);
 }
 
 // A GPU failure leaves its host's memory alone: two GPU failures in the host and its peer do not
@@ -136,7 +132,7 @@ TEST(Resume, GpuFailuresKeepTheInMemorySnapshot) {
   const std::vector<FailureEvent> failures = {gpu_failure(2450, 24, 1, 1e6),
                                               gpu_failure(2500, 0, 1, 1e6)};
   const auto m = run_every(engine, *s, 200, failures, b.config.end);
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 88.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 88.0 / 10000, kTol);
 }
 
 // Fast-forwarding whole snapshot periods keeps the persistent bookkeeping: a run whose only
@@ -150,11 +146,11 @@ TEST(Resume, FastForwardedSnapshotsKeepThePersistentOneInStep) {
   auto s = b.strategy("checkpoint_restart", {{"resume", text("restart_from_memory")}});
   const std::vector<FailureEvent> one = {gpu_failure(9000, 0, 1, 1e6)};
   const auto m = run_every(engine, *s, 200, one, b.config.end);
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 156.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 156.0 / 10000, kTol);
   const std::vector<FailureEvent> lost = {gpu_failure(8950, 24, 8, 1e6),
                                           gpu_failure(9000, 0, 8, 1e6)};
   const auto l = run_every(engine, *s, 200, lost, b.config.end);
-  EXPECT_NEAR(get(l, Metric::kBadputRollback), 956.0 / 10000, kTol);
+  EXPECT_NEAR(at(l, Metric::kBadputRollback), 956.0 / 10000, kTol);
 }
 
 // The mechanisms a strategy may name, and the consistency rule for in place.

@@ -14,8 +14,6 @@ using testing::gpu_failure;
 using testing::small_scenario;
 
 constexpr double kTol = 1e-9;
-double get(const ReplicationMetrics& m, Metric k) { return at(m, k); }
-
 
 TEST(Transitions, NoFailuresOnlyCheckpointCost) {
   Bench b(small_scenario());
@@ -23,12 +21,12 @@ TEST(Transitions, NoFailuresOnlyCheckpointCost) {
   auto s = b.strategy("checkpoint_restart");
   const auto m = engine.run(*s, {});
   // Pauses start at 1000, 2010, ..., 9090 (period 1010): 9 pauses of 10 s.
-  EXPECT_NEAR(get(m, Metric::kBadputCheckpoint), 90.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), 9910.0 / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 0);
-  EXPECT_NEAR(get(m, Metric::kAvailability), 1.0, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 90.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), 9910.0 / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 0);
+  EXPECT_NEAR(at(m, Metric::kAvailability), 1.0, kTol);
   // 16 GPUs at 1 kW for 10,000 s.
-  EXPECT_NEAR(get(m, Metric::kEnergyMwh), 16 * 1000.0 * 10000 / 3.6e9, 1e-12);
+  EXPECT_NEAR(at(m, Metric::kEnergyMwh), 16 * 1000.0 * 10000 / 3.6e9, 1e-12);
 }
 
 TEST(Transitions, CheckpointRestartUsesSpareDomain) {
@@ -38,14 +36,14 @@ TEST(Transitions, CheckpointRestartUsesSpareDomain) {
   // Commits at 1010 and 2020; failure at 2500 loses 480 s; recovery 100+200+50 ends at 2850; a
   // spare group replaces the damaged one. Pauses after: 3850, 4860, ..., 9910 (7). Before: 2.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 480.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputCheckpoint), 90.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), (10000.0 - 480 - 350 - 90) / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 1);
-  EXPECT_EQ(get(m, Metric::kFailedGpusPeak), 1);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 480.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 90.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 480 - 350 - 90) / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 1);
+  EXPECT_EQ(at(m, Metric::kFailedGpusPeak), 1);
   // One of 24 GPUs down for 7500 s.
-  EXPECT_NEAR(get(m, Metric::kAvailability), 1.0 - 7500.0 / 10000 / 24, kTol);
+  EXPECT_NEAR(at(m, Metric::kAvailability), 1.0 - 7500.0 / 10000 / 24, kTol);
   expect_sums_to_one(m);
 }
 
@@ -56,10 +54,10 @@ TEST(Transitions, CheckpointRestartStallsWithoutSpares) {
   // Failure at 2500 (loses 480), stall until the repair at 3500, restart+restore 250 -> 3750.
   // Pauses after: 4750, 5760, ..., 9800 (6); before: 2.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(m, Metric::kBadputStall), 1000.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 250.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputCheckpoint), 80.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), (10000.0 - 480 - 1000 - 250 - 80) / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputStall), 1000.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 250.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 80.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 480 - 1000 - 250 - 80) / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -70,7 +68,7 @@ TEST(Transitions, FailureAtCommitInstantLosesTheCheckpoint) {
   // The second checkpoint would commit at 2020; a failure at exactly 2020 comes first, so the
   // rollback goes to the first commit (snapshot at 1000): 1000 s of work lost.
   const auto m = engine.run(*s, {gpu_failure(2020, 0, 1, 1e6)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 1000.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 1000.0 / 10000, kTol);
 }
 
 TEST(Transitions, NonInterruptingFailureLeavesTheJobAlone) {
@@ -78,9 +76,9 @@ TEST(Transitions, NonInterruptingFailureLeavesTheJobAlone) {
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000, /*interrupts=*/false)});
-  EXPECT_NEAR(get(m, Metric::kGoodput), 9910.0 / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 0);
-  EXPECT_NEAR(get(m, Metric::kFailedGpusMean), 1000.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), 9910.0 / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 0);
+  EXPECT_NEAR(at(m, Metric::kFailedGpusMean), 1000.0 / 10000, kTol);
 }
 
 Scenario no_checkpoints() {
@@ -97,11 +95,11 @@ TEST(Transitions, DpDropDropsAndRejoins) {
   // 2500: lose one iteration (10 s), detection+reconfigure 160 -> run 3 of 4 replicas from 2660;
   // repair at 3500 -> planned reconfigure 60 -> full from 3560.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 220.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputDegraded), 840.0 * 0.25 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), (10000.0 - 10 - 220 - 210) / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 2);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 220.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputDegraded), 840.0 * 0.25 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 10 - 220 - 210) / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 2);
   expect_sums_to_one(m);
 }
 
@@ -111,10 +109,10 @@ TEST(Transitions, DpDropShrinkingBatchLosesASmallerIteration) {
   auto s = b.strategy("dp_drop", {{"keep_global_batch", false}});
   // Second failure at 3000 while at 3 replicas: the in-flight iteration is 10 s at rate 3/4.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6), gpu_failure(3000, 4, 1, 1e6)});
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), (10.0 + 7.5) / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), (10.0 + 7.5) / 10000, kTol);
   auto keep = b.strategy("dp_drop", {{"keep_global_batch", true}});
   const auto k = engine.run(*keep, {gpu_failure(2500, 0, 1, 1e6), gpu_failure(3000, 4, 1, 1e6)});
-  EXPECT_NEAR(get(k, Metric::kBadputRollback), 20.0 / 10000, kTol);
+  EXPECT_NEAR(at(k, Metric::kBadputRollback), 20.0 / 10000, kTol);
 }
 
 TEST(Transitions, NtpRunsTheDamagedGroupAtReducedDegree) {
@@ -125,11 +123,11 @@ TEST(Transitions, NtpRunsTheDamagedGroupAtReducedDegree) {
   // rate = 3.75/4 * 10/10.1, without reshard 3.75/4. Degraded from 2660 to the repair at 3500.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
   const double rnr = 3.75 / 4, rate = rnr * 10 / 10.1;  // share bisection: 1e-6 tolerance
-  EXPECT_NEAR(get(m, Metric::kBadputDegraded), 840 * (1 - rnr) / 10000, 1e-6);
-  EXPECT_NEAR(get(m, Metric::kBadputReshard), 840 * (rnr - rate) / 10000, 1e-6);
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 220.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 2);
+  EXPECT_NEAR(at(m, Metric::kBadputDegraded), 840 * (1 - rnr) / 10000, 1e-6);
+  EXPECT_NEAR(at(m, Metric::kBadputReshard), 840 * (rnr - rate) / 10000, 1e-6);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 220.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 2);
   expect_sums_to_one(m);
 }
 
@@ -138,8 +136,8 @@ TEST(Transitions, NtpBelowMinTpDropsTheReplica) {
   Engine engine(b.config);
   auto s = b.strategy("ntp", testing::in_place({{"min_tp", int64_t{4}}}));
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(m, Metric::kBadputDegraded), 840 * 0.25 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputReshard), 0.0, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputDegraded), 840 * 0.25 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputReshard), 0.0, kTol);
 }
 
 TEST(Transitions, NtpPackingPutsDamagedGroupsInOneReplica) {
@@ -156,8 +154,8 @@ TEST(Transitions, NtpPackingPutsDamagedGroupsInOneReplica) {
   const auto mp = engine.run(*packed, f);
   const auto ms = engine.run(*spread, f);
   // Both failures at 2500 interrupt; the second restarts the recovery: running from 2660.
-  EXPECT_NEAR(get(mp, Metric::kBadputDegraded), 7340 * (1 - 1.75 / 2) / 10000, 1e-6);
-  EXPECT_NEAR(get(ms, Metric::kBadputDegraded), 7340 * (1 - 1.5 / 2) / 10000, 1e-6);
+  EXPECT_NEAR(at(mp, Metric::kBadputDegraded), 7340 * (1 - 1.75 / 2) / 10000, 1e-6);
+  EXPECT_NEAR(at(ms, Metric::kBadputDegraded), 7340 * (1 - 1.5 / 2) / 10000, 1e-6);
 }
 
 TEST(Transitions, NtpParityRuleAndTpStep) {
@@ -172,15 +170,15 @@ TEST(Transitions, NtpParityRuleAndTpStep) {
   auto per_group = b.strategy("ntp", testing::in_place({{"pack", false}}));
   auto parity =
       b.strategy("ntp", testing::in_place({{"pack", false}, {"rule", std::string("parity")}}));
-  EXPECT_NEAR(get(engine.run(*per_group, f), Metric::kBadputDegraded),
-              7340 * (1 - 1.25 / 2) / 10000, 1e-6);
-  EXPECT_NEAR(get(engine.run(*parity, f), Metric::kBadputDegraded), 7340 * (1 - 1.0 / 2) / 10000,
+  EXPECT_NEAR(at(engine.run(*per_group, f), Metric::kBadputDegraded), 7340 * (1 - 1.25 / 2) / 10000,
+              1e-6);
+  EXPECT_NEAR(at(engine.run(*parity, f), Metric::kBadputDegraded), 7340 * (1 - 1.0 / 2) / 10000,
               1e-6);
   // tp_step 2: one failed GPU of 4 leaves TP 3, rounded down to 2: share 1/2 of one replica.
   Bench b4(no_checkpoints());
   Engine e4(b4.config);
   auto step = b4.strategy("ntp", testing::in_place({{"tp_step", int64_t{2}}}));
-  EXPECT_NEAR(get(e4.run(*step, {gpu_failure(2500, 0, 1, 1e6)}), Metric::kBadputDegraded),
+  EXPECT_NEAR(at(e4.run(*step, {gpu_failure(2500, 0, 1, 1e6)}), Metric::kBadputDegraded),
               7340 * (1 - 3.5 / 4) / 10000, 1e-6);
 }
 
@@ -191,7 +189,7 @@ TEST(Transitions, NtpWithoutKeepPaceSlowsTheJob) {
   // Full share at TP 3 takes 10*4/3 s: the job runs at 10/(13.333) of ideal (+ reshard).
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6)});
   const double rnr = 10.0 / (10.0 * 4 / 3);
-  EXPECT_NEAR(get(m, Metric::kBadputDegraded), 7340 * (1 - rnr) / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputDegraded), 7340 * (1 - rnr) / 10000, kTol);
 }
 
 TEST(Transitions, PowerBoostKeepsFullShare) {
@@ -202,14 +200,14 @@ TEST(Transitions, PowerBoostKeepsFullShare) {
   auto s = b.strategy("ntp_power_boost",
                       testing::in_place({{"max_power", 0.5}, {"domain_budget", false}}));
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1e6)});
-  EXPECT_NEAR(get(m, Metric::kBadputDegraded), 0.0, 1e-9);
-  EXPECT_NEAR(get(m, Metric::kBadputReshard), 7340 * (1 - 10 / 10.1) / 10000, 1e-9);
+  EXPECT_NEAR(at(m, Metric::kBadputDegraded), 0.0, 1e-9);
+  EXPECT_NEAR(at(m, Metric::kBadputReshard), 7340 * (1 - 10 / 10.1) / 10000, 1e-9);
   // Boost: 3 GPUs x 1 kW x 1/3 for 7340 s.
-  EXPECT_NEAR(get(m, Metric::kBoostEnergyMwh), 1000.0 * 7340 / 3.6e9, 1e-9);
+  EXPECT_NEAR(at(m, Metric::kBoostEnergyMwh), 1000.0 * 7340 / 3.6e9, 1e-9);
   // With the domain budget the ratio is capped at 1.3: share 0.975.
   auto budget = b.strategy("ntp_power_boost", testing::in_place({{"max_power", 0.5}}));
   const auto mb = engine.run(*budget, {gpu_failure(2500, 0, 1, 1e6)});
-  EXPECT_NEAR(get(mb, Metric::kBadputDegraded), 7340 * (1 - 3.975 / 4) / 10000, 1e-6);
+  EXPECT_NEAR(at(mb, Metric::kBadputDegraded), 7340 * (1 - 3.975 / 4) / 10000, 1e-6);
 }
 
 TEST(Transitions, SpareSubstitutionUsesInDomainSpareGpu) {
@@ -223,12 +221,12 @@ TEST(Transitions, SpareSubstitutionUsesInDomainSpareGpu) {
   auto s = b.strategy("spare_substitution");
   // Swap: lose 10 s, detection + swap 400 s, then whole again; the repair changes nothing.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(m, Metric::kBadputRecovery), 400.0 / 10000, kTol);
-  EXPECT_NEAR(get(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
-  EXPECT_EQ(get(m, Metric::kInterruptions), 1);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 400.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 1);
   // Failure of an idle GPU (GPU 6 of domain 0) does not interrupt at all.
   const auto idle = engine.run(*s, {gpu_failure(2500, 6, 1, 1000)});
-  EXPECT_EQ(get(idle, Metric::kInterruptions), 0);
+  EXPECT_EQ(at(idle, Metric::kInterruptions), 0);
 }
 
 TEST(Transitions, SpareSubstitutionFallsBackToRestart) {
@@ -237,7 +235,7 @@ TEST(Transitions, SpareSubstitutionFallsBackToRestart) {
   auto s = b.strategy("spare_substitution");
   // Same as CheckpointRestartStallsWithoutSpares.
   const auto m = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(m, Metric::kGoodput), (10000.0 - 480 - 1000 - 250 - 80) / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 480 - 1000 - 250 - 80) / 10000, kTol);
   // With a spare domain: a whole-domain failure is covered by swapping in two spare groups.
   Bench b2(small_scenario(1));
   Engine e2(b2.config);
@@ -245,8 +243,8 @@ TEST(Transitions, SpareSubstitutionFallsBackToRestart) {
   const auto m2 = e2.run(*s2, {gpu_failure(2500, 0, 8, 1e6)});
   // Loses the in-flight iteration of the blocking-checkpoint cycle (480 s since the pause at
   // 2020 -> min(480, 10) = 10), detection + swap 400 s.
-  EXPECT_NEAR(get(m2, Metric::kBadputRollback), 10.0 / 10000, kTol);
-  EXPECT_NEAR(get(m2, Metric::kBadputRecovery), 400.0 / 10000, kTol);
+  EXPECT_NEAR(at(m2, Metric::kBadputRollback), 10.0 / 10000, kTol);
+  EXPECT_NEAR(at(m2, Metric::kBadputRecovery), 400.0 / 10000, kTol);
 }
 
 TEST(Transitions, TokenBudgetStopsAtTheTarget) {
@@ -258,11 +256,11 @@ TEST(Transitions, TokenBudgetStopsAtTheTarget) {
   auto s = b.strategy("checkpoint_restart");
   // Pauses at 1000, 2010, 3020, 4030: the work reaches 5000 s at 5040 s.
   const auto m = engine.run(*s, {});
-  EXPECT_NEAR(get(m, Metric::kTimeToTrainDays), 5040.0 / 86400, kTol);
-  EXPECT_NEAR(get(m, Metric::kGoodput), 5000.0 / 5040, kTol);
+  EXPECT_NEAR(at(m, Metric::kTimeToTrainDays), 5040.0 / 86400, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), 5000.0 / 5040, kTol);
   // A failure at 2500 with a 1000 s repair (no spares): +480 rollback, +1000 stall, +250.
   const auto f = engine.run(*s, {gpu_failure(2500, 0, 1, 1000)});
-  EXPECT_NEAR(get(f, Metric::kTimeToTrainDays), (5040.0 + 480 + 1000 + 250) / 86400, kTol);
+  EXPECT_NEAR(at(f, Metric::kTimeToTrainDays), (5040.0 + 480 + 1000 + 250) / 86400, kTol);
 }
 
 TEST(Transitions, FingerprintIsStableAcrossReruns) {
