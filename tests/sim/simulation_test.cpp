@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 Scenario tiny_sweep() {
   const fs::path file = fs::temp_directory_path() /
                         ("ntpsim_simulation_test_" +
-                         std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".yaml");
+                         std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml");
   std::ofstream(file) << test_fixtures::kTinySweep;
   auto s = load_scenario(file.string());
   fs::remove(file);

@@ -42,8 +42,11 @@ TEST(Sweep, ParsesListsAndRanges) {
 class SweepFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ntpsim_sweep_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    // One folder per test: ctest runs the tests of this fixture in parallel processes.
+    dir_ =
+        fs::temp_directory_path() /
+        ("ntpsim_sweep_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     file_ = (dir_ / "tiny.yaml").string();
     std::ofstream(file_) << test_fixtures::kTinySweep;
