@@ -270,7 +270,10 @@ std::string format_fraction(double f) {
 }
 
 std::string format_rate(double per_second) {
-  return fmt::format("{:.6g}/h", per_second * 3600.0);
+  // Per hour unless that overflows a double (rates above ~5e304/s), then per second.
+  const double per_hour = per_second * 3600.0;
+  if (!std::isfinite(per_hour)) return fmt::format("{:.6g}/s", per_second);
+  return fmt::format("{:.6g}/h", per_hour);
 }
 
 std::string format_energy(double joules) {

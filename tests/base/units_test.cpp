@@ -118,5 +118,20 @@ TEST(Units, ExactFormsReadBackBitForBit) {
   }
 }
 
+// A rate whose per-hour value overflows a double (1e308 per minute) prints per second, so the
+// printed text still reads back.
+TEST(Units, HugeRatesPrintPerSecond) {
+  const auto per_second_of = [](const std::string& text) {
+    const auto r = parse_rate(text);
+    EXPECT_TRUE(r.ok()) << text;
+    return r.ok() ? r->per_second : -1.0;
+  };
+  const double per_second = per_second_of("1E308/m");
+  EXPECT_EQ(format_rate(per_second), "1.66667e+306/s");
+  EXPECT_NEAR(per_second_of(format_rate(per_second)) / per_second, 1.0, 1e-5);
+  EXPECT_EQ(per_second_of(format_rate_exact(per_second)), per_second);
+  EXPECT_EQ(format_rate(1.0 / 3600), "1/h");
+}
+
 }  // namespace
 }  // namespace ntpsim::units
