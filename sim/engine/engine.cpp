@@ -194,7 +194,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   state_.reset(strategy.rules());
   now_ = Time::start();
   phase_ = Phase::kRunning;
-  set_shape(strategy.shape(state_.histogram()));
+  set_shape(current_shape());
   NTPSIM_CHECK(shape_.rate > 0);
   run_since_ckpt_ = Duration::zero();
   in_pause_ = false;
@@ -489,7 +489,7 @@ void Engine::interrupt() {
   good_ -= lost;
   rollback_ += lost;
   work_since_resume_ = 0;
-  const JobShape next = strategy_->shape(h);
+  const JobShape next = current_shape();
   if (next.rate > 0) {
     set_shape(next);
     start_recovery(cfg_.detection + cost, kind, restart);
@@ -530,15 +530,25 @@ void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
   record_segment();
 }
 
+JobShape Engine::current_shape() const {
+  JobShape s = strategy_->shape(state_.histogram());
+  if (strategy_->rules().spare_replicas) {
+    s = with_spare_replicas(s, state_.spare_replicas(), strategy_->shape_context());
+  }
+  return s;
+}
+
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
   const auto& h = state_.histogram();
   shape_hist_.assign(h.begin(), h.end());
+  shape_spares_ = state_.spare_replicas();
 }
 
 bool Engine::membership_changed() const {
   const auto& h = state_.histogram();
-  return !std::equal(h.begin(), h.end(), shape_hist_.begin(), shape_hist_.end());
+  return !std::equal(h.begin(), h.end(), shape_hist_.begin(), shape_hist_.end()) ||
+         (strategy_->rules().spare_replicas && state_.spare_replicas() != shape_spares_);
 }
 
 // The recovery under way re-picks the job's groups at no extra cost; the job stalls when it
@@ -546,7 +556,7 @@ bool Engine::membership_changed() const {
 void Engine::absorb_into_recovery() {
   state_.reassign();
   if (membership_changed()) {
-    const JobShape next = strategy_->shape(state_.histogram());
+    const JobShape next = current_shape();
     if (next.rate > 0) {
       set_shape(next);
     } else {
@@ -561,7 +571,7 @@ void Engine::on_repair(const FailureEvent& e) {
   record_mark("repair");
   if (phase_ == Phase::kStalled) {
     state_.reassign();
-    const JobShape next = strategy_->shape(state_.histogram());
+    const JobShape next = current_shape();
     if (next.rate > 0) {
       set_shape(next);
       start_recovery(pending_cost_, pending_kind_, pending_rollback_);
@@ -573,7 +583,7 @@ void Engine::on_repair(const FailureEvent& e) {
     state_.reassign();
     if (membership_changed()) {
       // Planned rejoin: reconfigure at an iteration boundary, nothing lost.
-      const JobShape next = strategy_->shape(state_.histogram());
+      const JobShape next = current_shape();
       ++interruptions_;
       commit_at_ = Time::never();
       in_pause_ = false;

@@ -158,8 +158,13 @@ class Engine {
   Duration recovery_cost(RecoveryKind kind, bool restart) const;
   void note_host_loss(GpuRange gpus);  // restart_from_memory: copies lost since the snapshot
   void commit_snapshot();
-  void set_shape(const JobShape& shape);  // and remember the histogram it was computed from
-  bool membership_changed() const;        // the job's histogram differs from shape_'s
+  // The strategy's shape of the job's groups now, with the spare replicas that join in fixed
+  // mini-batch mode.
+  JobShape current_shape() const;
+  // Sets shape_ and remembers the histogram (and spare replicas) it was computed from.
+  void set_shape(const JobShape& shape);
+  // The job's histogram (or, in fixed mini-batch mode, its spare replicas) differs from shape_'s.
+  bool membership_changed() const;
 
   EngineConfig cfg_;
   JobState state_;
@@ -177,6 +182,7 @@ class Engine {
   Duration pending_cost_;         // what a stalled job pays once a repair lets it run
   JobShape shape_;
   std::vector<int32_t> shape_hist_;
+  int64_t shape_spares_ = 0;
   // Checkpoint cycle (with restart_from_memory: the in-memory snapshot cycle, every
   // persist_every_-th snapshot also written to persistent storage in the background).
   Duration interval_;  // this run's checkpoint interval

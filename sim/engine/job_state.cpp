@@ -42,6 +42,7 @@ void JobState::reset(const MembershipRules& rules) {
   std::fill(free_mask_.begin(), free_mask_.end(), 0);
   std::fill(job_mask_.begin(), job_mask_.end(), 0);
   members_ = 0;
+  free_full_ = 0;
   failed_gpus_ = 0;
   whole_after_in_domain_ = false;
   for (int64_t g = 0; g < layout_.total_groups; ++g) {
@@ -77,6 +78,7 @@ void JobState::place(int64_t g, int bucket) {
       --hist_[old - tp_ - 1];
       --members_;
     }
+    if (old == tp_) --free_full_;
   }
   const int32_t h = head_[bucket];
   next_[g] = h;
@@ -89,6 +91,7 @@ void JobState::place(int64_t g, int bucket) {
     ++hist_[bucket - tp_ - 1];
     ++members_;
   }
+  if (bucket == tp_) ++free_full_;
 }
 
 void JobState::rebucket(int64_t g) {
@@ -198,6 +201,7 @@ void JobState::reassign() {
       place(any_in(bucket_for(false, bf)), bucket_for(true, bf));
       continue;
     }
+    if (rules_->spare_replicas) break;
     const int wm = worst_member_degree();
     if (wm == 0 || wm >= bf) break;
     const int32_t in = any_in(bucket_for(false, bf));

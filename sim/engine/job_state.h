@@ -10,7 +10,9 @@
 //    degree histogram is the bucket sizes.
 // `reassign` re-picks the job's groups under the strategy's MembershipRules: in-domain swaps,
 // then drop unusable members, fill up to R*P from the best free groups and trade worse members
-// for better free groups, then (jobs that may shrink) keep only whole replicas.
+// for better free groups (not in fixed mini-batch mode, where the free healthy groups stay free
+// and count as whole spare replicas instead), then (jobs that may shrink) keep only whole
+// replicas.
 // Invariants: a group is in exactly one bucket; job members <= R*P; k[g] = down GPUs owned by g.
 // Ownership: a value, reused across runs through reset() (no allocation after the first run).
 // Thread safety: none; one per thread.
@@ -54,6 +56,9 @@ class JobState {
   const std::vector<int32_t>& histogram() const { return hist_; }
   int64_t job_members() const { return members_; }
   int64_t failed_gpus() const { return failed_gpus_; }
+  // Whole DP replicas the free groups at the full degree form (free full-degree groups / P): the
+  // spare replicas of fixed mini-batch mode (MembershipRules::spare_replicas).
+  int64_t spare_replicas() const { return free_full_ / layout_.pp; }
   // For timelines: the lowest degree among the domain's job groups (0 = none in the job) and the
   // domain's down GPUs.
   int domain_min_degree(int domain) const;
@@ -96,6 +101,7 @@ class JobState {
   std::vector<int32_t> hist_;
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
   int64_t members_ = 0;
+  int64_t free_full_ = 0;  // free groups at the full degree T
   int64_t failed_gpus_ = 0;
   bool whole_after_in_domain_ = false;
 };

@@ -74,6 +74,8 @@ Result<Screen> screen_candidate(const Simulation& sim) {
   in.damaged_domains = r.damaged_domains;
   // A domain with a failed GPU has its failed GPUs covered by its idle ones (shortage.h).
   in.in_domain_cover = shortage.in_domain_cover;
+  in.spare_replicas =
+      static_cast<double>(static_cast<int64_t>(l.spare_domains) * l.groups_per_domain / l.pp);
   // The strategy's own closed form (plugin.h), or a chain's composed one; an unknown name is bad
   // input here.
   auto g = screen_strategy(in, s.strategies.front());

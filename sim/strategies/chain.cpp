@@ -3,6 +3,10 @@
 //   swap_in_domain             the damaged domain's idle GPUs replace its failed ones (spare_swap)
 //   replace_with_spare_domain  free healthy TP groups (spare domains', or unused groups of job
 //                              domains) replace damaged ones (spare_swap)
+//   add_spare_replica          fixed mini-batch: free healthy TP groups never replace damaged
+//                              ones; they form whole extra DP replicas that carry the batch share
+//                              the damaged replicas give up (with reduce_tp only; joins as part
+//                              of its reconfiguration)
 //   reduce_tp                  damaged groups run at a reduced TP degree: ntp, or ntp_power_boost
 //                              with power_boost: true (reconfigure)                      terminal
 //   drop_replica               damaged replicas leave: dp_drop (reconfigure)             terminal
@@ -13,7 +17,8 @@
 // re-picks the job's groups in one fixed order (JobState::reassign: in-domain idle GPUs, then free
 // groups, then what the terminal action's rules allow), so the non-terminal actions are listed in
 // that order. reduce_tp and drop_replica decide the same thing (what a damaged group does) and
-// are never combined.
+// are never combined, nor are replace_with_spare_domain and add_spare_replica (both decide what
+// a free healthy group does).
 //
 // Per interruption the engine reports how far re-picking got (Coverage); the chain answers with
 // the kind of the first action that resolved it, precomputed per Coverage at construction:
@@ -41,6 +46,7 @@ namespace {
 
 constexpr const char* kSwapInDomain = "swap_in_domain";
 constexpr const char* kReplaceWithSpareDomain = "replace_with_spare_domain";
+constexpr const char* kAddSpareReplica = "add_spare_replica";
 constexpr const char* kReduceTp = "reduce_tp";
 constexpr const char* kDropReplica = "drop_replica";
 constexpr const char* kRestart = "restart";
@@ -92,6 +98,15 @@ std::vector<ChainActionInfo> build_actions() {
                           {}};
   replace.needs_terminal_flag = kUseSpareDomains;
   a.push_back(std::move(replace));
+  ChainActionInfo add{kAddSpareReplica,
+                      "fixed mini-batch: free healthy TP groups form whole extra DP replicas that "
+                      "carry the batch share damaged replicas give up (up to the global batch); "
+                      "damaged groups stay in the job (with reduce_tp)",
+                      "none of its own: the spare replicas join in reduce_tp's reconfiguration",
+                      false,
+                      {}};
+  add.needs_terminal_flag = kUseSpareDomains;
+  a.push_back(std::move(add));
   ChainActionInfo reduce{kReduceTp,
                          "damaged TP groups run at a reduced degree (as ntp; with power_boost as "
                          "ntp_power_boost)",
@@ -146,7 +161,7 @@ ParamValue value_of(const StrategyParams& p, const ParamSpec& spec) {
 }
 
 struct Parsed {
-  bool swap = false, replace = false;
+  bool swap = false, replace = false, add_replicas = false;
   const ChainStep* terminal = nullptr;
   StrategyConfig terminal_cfg;  // the terminal action's strategy with its options
   RecoveryKind terminal_kind = RecoveryKind::kRestart;
@@ -178,6 +193,7 @@ Result<Parsed> parse(const std::vector<ChainStep>& chain) {
     }
     if (step.action == kSwapInDomain) out.swap = true;
     if (step.action == kReplaceWithSpareDomain) out.replace = true;
+    if (step.action == kAddSpareReplica) out.add_replicas = true;
     if (info->terminal) out.terminal = &step;
   }
   const ChainStep& t = *out.terminal;
@@ -296,7 +312,28 @@ std::optional<ChainProblem> check_chain(const std::vector<std::string>& actions)
     }
     if (terminal) {
       terminal_at = i;
+      for (size_t j = 0; j < i; ++j) {
+        if (actions[j] == kAddSpareReplica && name != kReduceTp) {
+          return ChainProblem{
+              i, fmt::format("\"{}\" with \"{}\" (chain[{}]): spare replicas carry the batch "
+                             "share that reduced-TP replicas give up, so add_spare_replica needs "
+                             "reduce_tp; {} already re-forms whole replicas from free groups "
+                             "(use replace_with_spare_domain)",
+                             name, kAddSpareReplica, j, name)};
+        }
+      }
       continue;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const bool spare_pair = (actions[j] == kReplaceWithSpareDomain && name == kAddSpareReplica) ||
+                              (actions[j] == kAddSpareReplica && name == kReplaceWithSpareDomain);
+      if (spare_pair) {
+        return ChainProblem{
+            i, fmt::format("\"{}\" and \"{}\" (chain[{}]) are incompatible: both decide what a "
+                           "free healthy group does (replace a damaged group, or join a whole "
+                           "extra replica); keep one",
+                           name, actions[j], j)};
+      }
     }
     for (size_t j = 0; j < i; ++j) {
       if (rank(actions[j]) > r) {
@@ -327,7 +364,8 @@ Result<std::unique_ptr<Strategy>> make_chain_strategy(const std::string& name,
   if (!terminal.ok()) return terminal.error();
   MembershipRules rules = (*terminal)->rules();
   rules.in_domain_spares = rules.in_domain_spares || parsed->swap;
-  rules.use_spare_domains = rules.use_spare_domains || parsed->replace;
+  rules.use_spare_domains = rules.use_spare_domains || parsed->replace || parsed->add_replicas;
+  rules.spare_replicas = parsed->add_replicas;
   const RecoveryKind t = parsed->terminal_kind;
   NTPSIM_CHECK((*terminal)->recovery(Coverage::kShort) == t);
   const std::array<RecoveryKind, 3> kinds = {parsed->swap ? RecoveryKind::kSwap : t,
@@ -350,7 +388,9 @@ Result<double> screen_chain(const ScreenInputs& in, const std::vector<ChainStep>
   NTPSIM_CHECK(plugin != nullptr);
   ScreenInputs quiet = in;
   quiet.interruptions_per_s = 0;
-  const double running = plugin->screen(quiet, *params);
+  double running = plugin->screen(quiet, *params);
+  // Fixed mini-batch: the spare replicas make up the batch the degraded replicas give up.
+  if (parsed->add_replicas) running = std::min(1.0, running + in.spare_replicas / in.dp);
   const bool restart = parsed->terminal_kind == RecoveryKind::kRestart;
   const double terminal_loss = restart ? in.restart_loss_s : in.reconfigure_loss_s;
   const double q = parsed->swap || restart ? in.in_domain_cover : 0.0;

@@ -23,6 +23,7 @@ class DpDrop final : public Strategy {
     if (replicas == ctx().dp) return full_shape();
     JobShape s;
     s.active_replicas = replicas;
+    s.batch_replicas = replicas;
     s.rate = static_cast<double>(replicas) / ctx().dp;
     s.rate_no_reshard = s.rate;
     s.iteration_s = keep_global_batch_ ? ctx().healthy_iteration_s / s.rate

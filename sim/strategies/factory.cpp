@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <map>
 
@@ -19,6 +20,27 @@ JobShape Strategy::full_shape() const {
   s.running_gpus = ctx_.job_groups * ctx_.tp;
   s.power_w = static_cast<double>(s.running_gpus) * ctx_.nominal_gpu_power_w;
   s.active_replicas = ctx_.dp;
+  s.batch_replicas = ctx_.dp;
+  return s;
+}
+
+JobShape with_spare_replicas(JobShape s, int64_t available, const ShapeContext& c) {
+  if (available <= 0 || s.batch_replicas <= 0 || s.batch_replicas >= c.dp) return s;
+  // The least whole replicas that make up the deficit (a share within 1e-9 of whole counts as
+  // whole, so that rounding in the shares never calls in a replica that adds nothing).
+  const double deficit = c.dp - s.batch_replicas;
+  const int64_t used =
+      std::min<int64_t>(available, static_cast<int64_t>(std::ceil(deficit - 1e-9)));
+  if (used <= 0) return s;
+  const double batch = std::min<double>(c.dp, s.batch_replicas + static_cast<double>(used));
+  const double scale = batch / s.batch_replicas;
+  s.rate *= scale;
+  s.rate_no_reshard *= scale;
+  s.batch_replicas = batch;
+  const int64_t gpus = used * c.pp * c.tp;
+  s.running_gpus += gpus;
+  s.power_w += static_cast<double>(gpus) * c.nominal_gpu_power_w;
+  s.active_replicas += static_cast<int>(used);
   return s;
 }
 

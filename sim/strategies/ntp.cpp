@@ -133,6 +133,7 @@ class Ntp final : public Strategy {
     const double job_iter = opt_.keep_pace ? c.healthy_iteration_s : slowest_s;
     const double reshard = damaged_replicas > 0 ? table_.reshard_s[lowest] : 0.0;
     const double base = tokens / c.dp * c.healthy_iteration_s;
+    s.batch_replicas = tokens;
     s.rate_no_reshard = base / job_iter;
     s.rate = base / (job_iter + reshard);
     s.iteration_s = job_iter + reshard;

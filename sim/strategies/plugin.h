@@ -56,6 +56,8 @@ struct ScreenInputs {
   // P(a domain's idle GPUs cover all its failed ones | it has a failed GPU): the share of
   // interruptions an in-domain swap absorbs.
   double in_domain_cover = 0;
+  // Whole DP replicas the spare domains' TP groups form (fixed mini-batch: add_spare_replica).
+  double spare_replicas = 0;
 };
 
 // Builds the strategy; `label` is its display name. Errors are bad input.

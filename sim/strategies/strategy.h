@@ -46,6 +46,9 @@ struct JobShape {
   double power_w = 0.0;          // power drawn by the running GPUs
   double boost_power_w = 0.0;    // of which above nominal power
   int active_replicas = 0;       // DP replicas running
+  // The batch one iteration delivers, in healthy replicas' shares (R when whole; a damaged
+  // replica counts its share): what spare replicas make up to R in fixed mini-batch mode.
+  double batch_replicas = 0.0;
 };
 
 enum class RecoveryKind { kRestart, kReconfigure, kSwap };
@@ -107,6 +110,10 @@ struct MembershipRules {
   bool use_spare_domains = true;  // spare domains' groups may join the job
   bool in_domain_spares = false;  // a domain's idle GPUs may replace its failed GPUs
   bool needs_full_job = true;     // true: runs only with R*P usable groups; false: whole replicas
+  // Fixed mini-batch: free healthy groups never replace damaged members one for one; they form
+  // whole extra DP replicas (P groups each) that carry the batch share the job's damaged replicas
+  // give up, up to the global batch (JobState::spare_replicas, with_spare_replicas).
+  bool spare_replicas = false;
 };
 
 // Per-scenario numbers every strategy's shape needs.
@@ -177,6 +184,15 @@ class Strategy {
   ShapeContext ctx_;
   ResumeSpec resume_;
 };
+
+// Fixed mini-batch mode (MembershipRules::spare_replicas): `s` is the job's shape over its own R*P
+// groups and `available` the whole replicas the free healthy groups form. The least of them that
+// make up the batch the job's replicas give up join at the healthy pace, up to R replicas' batch:
+// rate and power grow with them, the iteration time does not (a spare replica runs a healthy
+// replica's iteration; a strategy whose iterations stretch to carry the batch, dp_drop with
+// keep_global_batch, never has a deficit while whole spare replicas are free, because its own
+// re-forming takes them first).
+JobShape with_spare_replicas(JobShape s, int64_t available, const ShapeContext& c);
 
 // Builds the strategy named by `cfg` with its parameters (the registry's defaults filled in for
 // any missing one) through its registered factory (plugin.h). Bad input: unknown name, wrongly

@@ -29,6 +29,8 @@ const std::vector<std::string> kCases = {
     "chain_item_two_keys",
     "chain_name_is_registered",
     "chain_reduce_tp_and_drop_replica",
+    "chain_spare_replica_with_replace",
+    "chain_spare_replica_with_drop",
     "chain_spare_domains_contradiction",
     "chain_unknown_action",
     "chain_unknown_option",

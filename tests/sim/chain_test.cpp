@@ -280,6 +280,88 @@ TEST(Chain, CheckChainRules) {
   ASSERT_TRUE(none);
   EXPECT_EQ(none->index, 1u);  // the chain as a whole
   ASSERT_TRUE(check_chain({}));
+  EXPECT_FALSE(check_chain({"swap_in_domain", "add_spare_replica", "reduce_tp"}));
+  const auto both = check_chain({"replace_with_spare_domain", "add_spare_replica", "reduce_tp"});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->index, 1u);
+  EXPECT_NE(both->message.find("incompatible"), std::string::npos) << both->message;
+  const auto drop = check_chain({"add_spare_replica", "drop_replica"});
+  ASSERT_TRUE(drop);
+  EXPECT_EQ(drop->index, 1u);
+  EXPECT_NE(drop->message.find("add_spare_replica needs reduce_tp"), std::string::npos)
+      << drop->message;
+  ASSERT_TRUE(check_chain({"add_spare_replica", "restart"}));
+  const auto late = check_chain({"reduce_tp", "add_spare_replica"});
+  ASSERT_TRUE(late);
+  EXPECT_NE(late->message.find("after the terminal action"), std::string::npos);
+}
+
+// Fixed mini-batch (add_spare_replica): one failed GPU leaves group 0 at TP 3 in the job (no
+// trade with the spare domain's healthy groups); the spare domain's two groups are two whole
+// spare replicas (PP 1), of which one joins: the job delivers the whole batch (R = 4) and runs
+// 3 + 3 x 4 + 4 GPUs. Plain ntp instead trades the damaged group for a spare group.
+TEST(Chain, SpareReplicasMakeUpTheBatchDamagedReplicasGiveUp) {
+  Bench b(small_scenario(1, 8, 4));
+  auto fixed = make_strategy(chain("fixed", {step("add_spare_replica"), step("reduce_tp")}),
+                             b.model, b.layout, b.scenario.hardware);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().message;
+  EXPECT_TRUE((*fixed)->rules().spare_replicas);
+  EXPECT_TRUE((*fixed)->rules().use_spare_domains);
+  EXPECT_EQ((*fixed)->recovery(Coverage::kShort), RecoveryKind::kReconfigure);
+  JobState job(b.layout);
+  job.reset((*fixed)->rules());
+  EXPECT_EQ(job.spare_replicas(), 2);
+  job.fail(GpuRange{0, 1});
+  job.reassign();
+  EXPECT_EQ(job.histogram()[3], 1);
+  EXPECT_EQ(job.histogram()[4], 3);
+  EXPECT_EQ(job.spare_replicas(), 2);
+  const JobShape own = (*fixed)->shape(job.histogram());
+  ASSERT_GT(own.batch_replicas, 3.0);
+  ASSERT_LT(own.batch_replicas, 4.0);
+  EXPECT_NEAR(own.rate_no_reshard, own.batch_replicas / 4, 1e-12);
+  const JobShape s = with_spare_replicas(own, job.spare_replicas(), (*fixed)->shape_context());
+  EXPECT_DOUBLE_EQ(s.batch_replicas, 4.0);
+  EXPECT_NEAR(s.rate_no_reshard, 1.0, 1e-12);
+  EXPECT_NEAR(s.rate, own.rate * 4 / own.batch_replicas, 1e-12);
+  EXPECT_EQ(s.active_replicas, 5);
+  EXPECT_EQ(s.running_gpus, 3 + 3 * 4 + 4);
+  EXPECT_EQ(s.iteration_s, own.iteration_s);
+  // No spare replica, or a whole job: unchanged.
+  const JobShape none = with_spare_replicas(own, 0, (*fixed)->shape_context());
+  EXPECT_EQ(none.rate, own.rate);
+  EXPECT_EQ(none.running_gpus, own.running_gpus);
+
+  const auto ntp = b.strategy("ntp", testing::in_place());
+  JobState traded(b.layout);
+  traded.reset(ntp->rules());
+  traded.fail(GpuRange{0, 1});
+  traded.reassign();
+  EXPECT_EQ(traded.histogram()[4], 4);
+  EXPECT_EQ(traded.spare_replicas(), 1);
+}
+
+// Over time: one failure at t=1000 repaired at 3000. The spare replica keeps the batch whole
+// (no degraded badput, which ntp without spares pays) while the damaged group stays in the job
+// (reshard badput, which ntp's one-for-one trade avoids); without spare domains the chain is ntp.
+TEST(Chain, SpareReplicasInTheEngine) {
+  const std::vector<FailureEvent> f = {gpu_failure(1000, 0, 1, 2000)};
+  auto run_one = [&](int spare_domains, const StrategyConfig& c) {
+    Bench b(small_scenario(spare_domains, 8, 4));
+    auto st = make_strategy(c, b.model, b.layout, b.scenario.hardware);
+    EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().message);
+    Engine e(b.config);
+    return e.run(**st, f);
+  };
+  const StrategyConfig fixed = chain("fixed", {step("add_spare_replica"), step("reduce_tp")});
+  const ReplicationMetrics with = run_one(1, fixed);
+  EXPECT_EQ(at(with, Metric::kBadputDegraded), 0.0);
+  EXPECT_GT(at(with, Metric::kBadputReshard), 0.0);
+  const ReplicationMetrics ntp_traded = run_one(1, registered("ntp"));
+  EXPECT_EQ(at(ntp_traded, Metric::kBadputReshard), 0.0);
+  const ReplicationMetrics without = run_one(0, fixed);
+  EXPECT_GT(at(without, Metric::kBadputDegraded), 0.0);
+  expect_same_bits(without, run_one(0, registered("ntp")), "fixed batch without spares vs ntp");
 }
 
 // Random failures and repairs under a spares-first NTP chain: after every re-pick the job holds
@@ -325,9 +407,11 @@ TEST(Chain, GoodputAndBadputsSumToOne) {
   Scenario s = mc_scenario(8, 10, 4, 1, 2e-3, 2 * 86400.0);
   s.strategies = {registered("spares_then_ntp"), registered("spares_then_ntp_power_boost"),
                   chain("swap_drop", {step("swap_in_domain"), step("drop_replica")}),
-                  chain("swap_restart", {step("swap_in_domain"), step("restart")})};
+                  chain("swap_restart", {step("swap_in_domain"), step("restart")}),
+                  chain("fixed_batch", {step("swap_in_domain"), step("add_spare_replica"),
+                                        step("reduce_tp", {{"rule", std::string("parity")}})})};
   const RunResult r = run(s);
-  ASSERT_EQ(r.strategies.size(), 4u);
+  ASSERT_EQ(r.strategies.size(), 5u);
   for (const auto& st : r.strategies) {
     EXPECT_EQ(st.name, st.label);
     for (const auto& m : st.replications) {
@@ -398,6 +482,14 @@ TEST(Chain, ScreenComposesTheActionsClosedForms) {
   in.in_domain_cover = 0;
   in.short_probability = 1;
   EXPECT_NEAR(screen(registered("spares_then_ntp")), screen(registered("ntp")), 1e-12);
+  // Fixed mini-batch: the spare replicas (here 0.25 of one, on average) make up the degraded
+  // replicas' batch, up to the whole batch; the interruptions still cost reconfigurations.
+  const StrategyConfig fixed = chain("fixed", {step("add_spare_replica"), step("reduce_tp")});
+  in.spare_replicas = 0.25;
+  ASSERT_LT(*ntp_running + 0.25 / 8, 1.0);
+  EXPECT_NEAR(screen(fixed), (1 - 1e-4 * 250) * (*ntp_running + 0.25 / 8), 1e-12);
+  in.spare_replicas = 8;
+  EXPECT_NEAR(screen(fixed), 1 - 1e-4 * 250, 1e-12);
 }
 
 }  // namespace
