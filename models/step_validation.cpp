@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
+#include <utility>
+
 #include "models/analytic_step_model.h"
+#include "models/base/check.h"
 
 namespace ntpsim::models {
 
@@ -65,7 +69,101 @@ constexpr Table4Row kTable4[] = {
     {"SP + selective", true, Recompute::kSelective, 7.2, 13.1},
 };
 
+struct Table2Series {
+  const char* model;
+  int layers, hidden, heads, pp, batch, v;
+  const char* v_source;
+  int gpus[3];
+  double tflops[3];
+};
+
+// Narayanan et al. 2021, Table 2, PTD-P rows (model-parallel size 96 = TP 8 x PP 12 for 175B,
+// 280 = TP 8 x PP 35 for 530B; micro-batch 1).
+constexpr Table2Series kTable2[] = {
+    {"GPT 175B",
+     96,
+     12288,
+     96,
+     12,
+     1536,
+     2,
+     "four layers per chunk, as Korthikanti et al. 2022 interleave this model",
+     {384, 768, 1536},
+     {153, 149, 141}},
+    {"GPT 530B",
+     105,
+     20480,
+     128,
+     35,
+     2240,
+     3,
+     "one layer per chunk, as Korthikanti et al. 2022 run this layout",
+     {560, 1120, 2240},
+     {171, 167, 159}},
+};
+
+// The paper's equation 3: GEMM FLOPs of one iteration with the recomputed forward.
+double narayanan_flops(const Workload& w) {
+  const double b = w.global_batch;
+  const double s = w.seq_len;
+  const double l = w.layers;
+  const double h = w.hidden;
+  return 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + w.vocab / (16.0 * l * h));
+}
+
 }  // namespace
+
+double StrongScalingSeries::measured_change() const {
+  return points.back().measured_tflops / points.front().measured_tflops - 1.0;
+}
+
+double StrongScalingSeries::predicted_change(int schedule) const {
+  return points.back().predicted_tflops(schedule) / points.front().predicted_tflops(schedule) - 1.0;
+}
+
+TimeFit fit_time(const std::vector<int>& microbatches, const std::vector<double>& times_s) {
+  NTPSIM_CHECK(microbatches.size() == times_s.size() && microbatches.size() >= 2);
+  const auto n = static_cast<Eigen::Index>(microbatches.size());
+  Eigen::MatrixXd a(n, 2);
+  Eigen::VectorXd t(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    a(i, 0) = microbatches[static_cast<size_t>(i)];
+    a(i, 1) = 1.0;
+    t(i) = times_s[static_cast<size_t>(i)];
+  }
+  const Eigen::Vector2d x = a.colPivHouseholderQr().solve(t);
+  return {x(0), x(1)};
+}
+
+std::vector<StrongScalingSeries> megatron_strong_scaling(const HardwareProfile& a100) {
+  std::vector<StrongScalingSeries> out;
+  const StepOptions o = megatron_2022();
+  for (const Table2Series& r : kTable2) {
+    StrongScalingSeries series;
+    series.model = r.model;
+    series.layout = fmt::format("TP8 PP{}, batch {}, micro-batch 1", r.pp, r.batch);
+    series.v_interleaved = r.v;
+    series.v_source = r.v_source;
+    Workload w = gpt(r.layers, r.hidden, r.heads, r.batch, 1);
+    w.recompute = Recompute::kFull;
+    w.sequence_parallel = false;
+    for (int i = 0; i < 3; ++i) {
+      StrongScalingPoint p;
+      p.gpus = r.gpus[i];
+      p.dp = r.gpus[i] / (8 * r.pp);
+      p.microbatches = r.batch / p.dp;
+      p.measured_tflops = r.tflops[i];
+      p.flops = narayanan_flops(w);
+      for (const int schedule : {0, 1}) {
+        const AnalyticStepModel m(w, Layout{8, r.pp, p.dp, schedule == 0 ? 1 : r.v}, a100, o);
+        p.predicted_s[schedule] = m.breakdown(8, 1.0, 1.0).iteration_s;
+      }
+      series.points.push_back(p);
+    }
+    out.push_back(std::move(series));
+  }
+  return out;
+}
 
 std::vector<StepValidationPoint> megatron_step_validation(const HardwareProfile& a100) {
   std::vector<StepValidationPoint> out;

@@ -28,4 +28,52 @@ struct StepValidationPoint {
 // Every published point, in the paper's order. REQUIRES: an A100 80GB profile.
 std::vector<StepValidationPoint> megatron_step_validation(const HardwareProfile& a100);
 
+// The response to the micro-batch count: D. Narayanan et al., "Efficient Large-Scale Language
+// Model Training on GPU Clusters Using Megatron-LM", SC'21, arXiv 2104.04473, Table 2 (PTD-P
+// rows), on Selene (DGX A100 80GB). Each model keeps its TP 8 x PP layout and global batch while
+// the GPUs double twice, so DP doubles and the micro-batches per replica halve: what changes is
+// only how the per-iteration costs (pipeline fill and drain, DP all-reduce, optimizer) weigh
+// against the per-micro-batch work. Throughput is the paper's per-GPU teraFLOP/s of its
+// equation 3 (GEMM FLOPs with the recomputed forward) over the iteration time; the paper prints
+// it rounded to 1 TFLOP/s. The runs use full recompute, no SP, micro-batch 1 and the 2021
+// Megatron-LM (the same software options as megatron_step_validation). Section 5.1 says the
+// interleaved schedule was used but not with how many chunks, so every point is predicted under
+// both schedules: non-interleaved (v 1) and interleaved with v_interleaved chunks.
+struct StrongScalingPoint {
+  int gpus = 0;
+  int dp = 0;
+  int microbatches = 0;            // per replica
+  double measured_tflops = 0;      // per GPU, as printed
+  double flops = 0;                // the paper's equation 3 for one iteration
+  double predicted_s[2] = {0, 0};  // iteration time: [0] non-interleaved, [1] interleaved
+  double measured_s() const { return flops / (gpus * measured_tflops * 1e12); }
+  double predicted_tflops(int schedule) const {
+    return flops / (gpus * predicted_s[schedule] * 1e12);
+  }
+  double error(int schedule) const { return predicted_tflops(schedule) / measured_tflops - 1.0; }
+};
+
+struct StrongScalingSeries {
+  std::string model;   // e.g. "GPT 175B"
+  std::string layout;  // e.g. "TP8 PP12, batch 1536"
+  int v_interleaved = 1;
+  std::string v_source;                    // why that chunk count
+  std::vector<StrongScalingPoint> points;  // micro-batches per replica decreasing
+  // Throughput at the fewest micro-batches relative to the most, minus one (negative: a drop).
+  double measured_change() const;
+  double predicted_change(int schedule) const;
+};
+
+// Least-squares fit of iteration time = a x m + c over a series: `a` the time one more
+// micro-batch adds, `c` what does not scale with m (fill and drain, DP, optimizer). The
+// response to m is c / a; a model that over-reacts has too large a c / a.
+struct TimeFit {
+  double per_microbatch_s = 0;
+  double fixed_s = 0;
+};
+TimeFit fit_time(const std::vector<int>& microbatches, const std::vector<double>& times_s);
+
+// Narayanan Table 2's PTD-P rows (175B and 530B). REQUIRES: an A100 80GB profile.
+std::vector<StrongScalingSeries> megatron_strong_scaling(const HardwareProfile& a100);
+
 }  // namespace ntpsim::models

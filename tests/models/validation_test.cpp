@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "models/analytic_step_model.h"
 #include "models/memory_model.h"
@@ -33,6 +34,64 @@ TEST(Validation, MegatronStepTimesWithinTargets) {
   const double mean_abs = sum_abs / static_cast<double>(points.size());
   std::printf("mean |error| %.2f%%, largest %.2f%%\n", 100 * mean_abs, 100 * max_abs);
   EXPECT_LE(mean_abs, 0.03);
+}
+
+// Narayanan et al. 2021 Table 2: the same TP x PP layout as DP doubles and the micro-batches per
+// replica halve. The paper does not give the interleaving, so the model is run with and without
+// it. Bounds: every prediction within 15% of the measured throughput (all too fast: the 2021
+// software is about 10% slower than the 2022 software the Korthikanti points measure, e.g. 530B
+// at m = 280: 55.45 s here against 49.05 s + 1.32 s for DP 8 there); the measured change from the
+// most to the fewest micro-batches lies between the two schedules' changes (the model brackets
+// the response, allowing 0.5 percentage points for the paper's rounding to 1 TFLOP/s); and the
+// non-interleaved schedule, the strongest response the model can give, reacts at most 1.5x as
+// strongly as measured.
+TEST(Validation, MegatronStrongScalingResponseToMicrobatches) {
+  const auto series = megatron_strong_scaling(profile("a100-sxm-80gb"));
+  ASSERT_EQ(series.size(), 2u);
+  for (const auto& s : series) {
+    ASSERT_EQ(s.points.size(), 3u);
+    std::vector<int> m;
+    std::vector<double> measured;
+    std::vector<double> flat;
+    for (const auto& p : s.points) {
+      std::printf(
+          "%s %5d GPUs m %4d: measured %.0f TFLOP/s, v1 %.1f (%+.1f%%), v%d %.1f (%+.1f%%)\n",
+          s.model.c_str(), p.gpus, p.microbatches, p.measured_tflops, p.predicted_tflops(0),
+          100 * p.error(0), s.v_interleaved, p.predicted_tflops(1), 100 * p.error(1));
+      for (const int schedule : {0, 1}) {
+        EXPECT_GT(p.error(schedule), 0.0) << s.model << " " << p.gpus;
+        EXPECT_LE(p.error(schedule), 0.15) << s.model << " " << p.gpus;
+      }
+      m.push_back(p.microbatches);
+      measured.push_back(p.measured_s());
+      flat.push_back(p.predicted_s[0]);
+    }
+    EXPECT_GT(s.points.front().microbatches, s.points.back().microbatches);
+    const double meas = s.measured_change();
+    const double v1 = s.predicted_change(0);
+    const double vi = s.predicted_change(1);
+    std::printf("%s change: measured %+.1f%%, v1 %+.1f%%, v%d %+.1f%%\n", s.model.c_str(),
+                100 * meas, 100 * v1, s.v_interleaved, 100 * vi);
+    EXPECT_LT(v1, vi) << s.model;  // interleaving shrinks the fill and drain
+    EXPECT_LE(v1, meas + 0.005) << s.model;
+    EXPECT_GE(vi, meas - 0.005) << s.model;
+    EXPECT_LE(v1 / meas, 1.5) << s.model;
+    // The fixed part of the iteration in micro-batches (c / a), measured and modelled.
+    const TimeFit fm = fit_time(m, measured);
+    const TimeFit fp = fit_time(m, flat);
+    std::printf("%s fit: measured a %.4f s c %.2f s (c/a %.1f), v1 a %.4f s c %.2f s (c/a %.1f)\n",
+                s.model.c_str(), fm.per_microbatch_s, fm.fixed_s, fm.fixed_s / fm.per_microbatch_s,
+                fp.per_microbatch_s, fp.fixed_s, fp.fixed_s / fp.per_microbatch_s);
+    EXPECT_GT(fm.fixed_s, 0.0) << s.model;
+    EXPECT_LE(fp.fixed_s / fp.per_microbatch_s, 1.5 * fm.fixed_s / fm.per_microbatch_s) << s.model;
+  }
+}
+
+// A straight line through its points is fitted exactly.
+TEST(Validation, TimeFitRecoversALine) {
+  const TimeFit f = fit_time({96, 192, 384}, {0.2 * 96 + 2.5, 0.2 * 192 + 2.5, 0.2 * 384 + 2.5});
+  EXPECT_NEAR(f.per_microbatch_s, 0.2, 1e-12);
+  EXPECT_NEAR(f.fixed_s, 2.5, 1e-9);
 }
 
 // The paper's own explanations of Table 4, as mechanisms: full recompute costs more than one
@@ -76,7 +135,9 @@ TEST(Validation, PublishedLayoutsFit) {
     int layers, hidden, heads, pp, vp, batch, micro;
   };
   for (const L& c : {L{48, 6144, 64, 1, 1, 4, 4}, L{96, 12288, 96, 8, 3, 64, 1},
-                     L{105, 20480, 128, 35, 3, 280, 1}, L{128, 25600, 160, 64, 1, 512, 1}}) {
+                     L{105, 20480, 128, 35, 3, 280, 1}, L{128, 25600, 160, 64, 1, 512, 1},
+                     // Narayanan et al. 2021 Table 2: 175B at TP 8 x PP 12, either schedule.
+                     L{96, 12288, 96, 12, 1, 384, 1}, L{96, 12288, 96, 12, 2, 384, 1}}) {
     for (const bool present : {false, true}) {
       Workload w = gpt(c.layers, c.hidden, c.heads, 2048, 51200, c.batch);
       w.micro_batch = c.micro;
