@@ -127,6 +127,20 @@ struct EngineSummary {
 Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads,
                                  double warmup_s = 0);
 
+// Fig. 7's strategies in the paper's fixed mini-batch setup, as a --set over
+// scenarios/paper/b200-nvl32.yaml: dp_drop (spare domains re-form whole replicas), and NTP and
+// NTP-PW with the paper scenario's options whose spare domains join as whole extra DP replicas
+// that carry the batch share the damaged replicas give up (add_spare_replica), instead of
+// replacing damaged domains one for one as the scenario's ntp does. Shared by the document and
+// tests/validation so their verdicts agree.
+inline constexpr const char* kFig7FixedBatchStrategies =
+    "strategies=[dp_drop, "
+    "{name: ntp_fixed_batch, resume: in_place, chain: [add_spare_replica, "
+    "{reduce_tp: {rule: parity, tp_step: 2}}]}, "
+    "{name: ntp_pw_fixed_batch, resume: in_place, chain: [add_spare_replica, "
+    "{reduce_tp: {rule: parity, tp_step: 2, power_boost: true, max_power: \"30%\", "
+    "domain_budget: false}}]}]";
+
 struct SparePoint {
   int spares = 0;
   double per_gpu_goodput = 0;  // mean over replications
