@@ -25,6 +25,42 @@ void JobState::reset(const MembershipRules& rules) {
   NTPSIM_CHECK(static_cast<int>(rules.degree_by_failed.size()) == tp_ + 1);
   NTPSIM_CHECK(rules.degree_by_failed[0] == tp_);
   rules_ = &rules;
+  failed_gpus_ = 0;
+  whole_after_in_domain_ = false;
+  Initial& init = initial_[rules.use_spare_domains ? 1 : 0];
+  if (!init.built) {
+    build_initial(rules);
+    init.gpu = gpu_;
+    init.k = k_;
+    init.bucket = bucket_;
+    init.next = next_;
+    init.prev = prev_;
+    init.head = head_;
+    init.hist = hist_;
+    init.free_mask = free_mask_;
+    init.job_mask = job_mask_;
+    init.members = members_;
+    init.free_full = free_full_;
+    init.built = true;
+    return;
+  }
+  // Same sizes: element copies, no allocation.
+  std::copy(init.gpu.begin(), init.gpu.end(), gpu_.begin());
+  std::copy(init.k.begin(), init.k.end(), k_.begin());
+  std::copy(init.bucket.begin(), init.bucket.end(), bucket_.begin());
+  std::copy(init.next.begin(), init.next.end(), next_.begin());
+  std::copy(init.prev.begin(), init.prev.end(), prev_.begin());
+  std::copy(init.head.begin(), init.head.end(), head_.begin());
+  std::copy(init.hist.begin(), init.hist.end(), hist_.begin());
+  std::copy(init.free_mask.begin(), init.free_mask.end(), free_mask_.begin());
+  std::copy(init.job_mask.begin(), init.job_mask.end(), job_mask_.begin());
+  members_ = init.members;
+  free_full_ = init.free_full;
+}
+
+// All GPUs up; the job holds the first R*P groups; the spare domains' groups are free, or
+// excluded when !rules.use_spare_domains.
+void JobState::build_initial(const MembershipRules& rules) {
   const int G = layout_.gpus_per_domain, gpd = layout_.groups_per_domain;
   // Domain d: GPU q*T + t belongs to group d*gpd + q; the G mod T GPUs after them are idle.
   for (int d = 0; d < layout_.domains(); ++d) {
@@ -43,8 +79,6 @@ void JobState::reset(const MembershipRules& rules) {
   std::fill(job_mask_.begin(), job_mask_.end(), 0);
   members_ = 0;
   free_full_ = 0;
-  failed_gpus_ = 0;
-  whole_after_in_domain_ = false;
   for (int64_t g = 0; g < layout_.total_groups; ++g) {
     if (g < layout_.job_groups) {
       place(g, bucket_for(true, tp_));
@@ -240,8 +274,7 @@ void JobState::fill_whole_replicas_at_full_degree() {
   const int job_b = bucket_for(true, tp_), free_b = bucket_for(false, tp_);
   const int64_t m = members_;
   const int64_t room = layout_.job_groups - m;
-  int64_t n = 0;
-  for (int32_t g = head_[free_b]; g >= 0 && n < room; g = next_[g]) ++n;
+  const int64_t n = std::min(free_full_, room);  // the free groups at T, counted by place()
   const int64_t keep = (m + n) / layout_.pp * layout_.pp;
   if (keep >= m) {
     for (int64_t i = m; i < keep; ++i) place(any_in(free_b), job_b);

@@ -100,6 +100,19 @@ class JobState {
   std::vector<uint64_t> job_mask_;
   std::vector<int32_t> hist_;
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
+  // The state reset() builds, per value of rules.use_spare_domains (the only rule it depends
+  // on), kept after the first build so that later resets copy it instead of re-placing every
+  // group: the same arrays, bucket-list order included.
+  struct Initial {
+    bool built = false;
+    std::vector<Gpu> gpu;
+    std::vector<int16_t> k, bucket;
+    std::vector<int32_t> next, prev, head, hist;
+    std::vector<uint64_t> free_mask, job_mask;
+    int64_t members = 0, free_full = 0;
+  };
+  Initial initial_[2];
+  void build_initial(const MembershipRules& rules);
   int64_t members_ = 0;
   int64_t free_full_ = 0;  // free groups at the full degree T
   int64_t failed_gpus_ = 0;
