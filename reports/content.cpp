@@ -175,10 +175,7 @@ VerdictBox verdict_box(const Results& r) {
   }
   if (!v.tied_with.empty()) {
     std::string names;
-    for (const auto& n : v.tied_with) {
-      const size_t i = strategy_index(r, n);
-      names += (names.empty() ? "" : ", ") + (i < r.strategies.size() ? r.strategies[i].label : n);
-    }
+    for (const auto& label : v.tied_with_labels) names += (names.empty() ? "" : ", ") + label;
     box.rows.emplace_back("Statistically tied with the winner", names);
   }
   std::string setting;

@@ -333,6 +333,18 @@ std::optional<Verdict> read_verdict(Reader& r, const json& doc, const std::strin
     else
       r.fail(Reader::at(p + ".tied_with", i), "expected a strategy name");
   }
+  const json& tied_labels = r.array(*j, "tied_with_labels", p, false);
+  for (size_t i = 0; i < tied_labels.size(); ++i) {
+    if (tied_labels[i].is_string())
+      v.tied_with_labels.push_back(tied_labels[i].get<std::string>());
+    else
+      r.fail(Reader::at(p + ".tied_with_labels", i), "expected a strategy label");
+  }
+  if (tied_labels.empty()) {
+    v.tied_with_labels = v.tied_with;
+  } else if (v.tied_with_labels.size() != v.tied_with.size()) {
+    r.fail(Reader::join(p, "tied_with_labels"), "expected one label per strategy in tied_with");
+  }
   v.tokens_per_s_per_gpu = r.num(*j, "tokens_per_s_per_gpu", p, false);
   v.time_to_train_days = r.num(*j, "time_to_train_days", p, false);
   v.setting = r.str(*j, "setting", p, false);

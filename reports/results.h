@@ -130,6 +130,8 @@ struct Verdict {
   int64_t margin_n = 0;
   bool tied = false;
   std::vector<std::string> tied_with;
+  // Their labels (older results files: absent, then the names).
+  std::vector<std::string> tied_with_labels;
   double tokens_per_s_per_gpu = 0.0;  // NaN when unknown
   double time_to_train_days = 0.0;    // NaN without a token budget
   std::string setting;

@@ -116,6 +116,7 @@ ojson verdict_json(const Scenario& s, const Verdict& v) {
   }
   j["tied"] = v.tied;
   j["tied_with"] = v.tied_with;
+  j["tied_with_labels"] = v.tied_with_labels;
   j[kTokensKey] = number(v.tokens_per_s_per_gpu);
   if (has_budget(s)) j["time_to_train_days"] = number(v.time_to_train_days);
   j["setting"] = v.setting;
@@ -246,7 +247,10 @@ std::optional<Verdict> run_verdict(const Scenario& s, const RunResult& r) {
       v.margin = d;
       v.tied = contains_zero(d);
     }
-    if (contains_zero(d)) v.tied_with.push_back(other.name);
+    if (contains_zero(d)) {
+      v.tied_with.push_back(other.name);
+      v.tied_with_labels.push_back(other.label);
+    }
   }
   v.tokens_per_s_per_gpu = summarize(tokens_column(r, w)).mean;
   if (s.train_tokens > 0)

@@ -35,6 +35,7 @@ struct Verdict {
   // The 95% CI of the margin contains 0, or fewer than two paired replications (no CI at all).
   bool tied = false;
   std::vector<std::string> tied_with;  // every other strategy whose paired CI vs the winner has 0
+  std::vector<std::string> tied_with_labels;  // the same strategies' labels (unique in a run)
   double tokens_per_s_per_gpu = std::numeric_limits<double>::quiet_NaN();  // winner's mean
   double time_to_train_days = std::numeric_limits<double>::quiet_NaN();    // with a token budget
   std::string setting;  // what achieves it: checkpoint interval, spares, the winner's parameters

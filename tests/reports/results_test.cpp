@@ -140,6 +140,33 @@ TEST(Results, PairedComparisonsNameStrategiesByLabel) {
   EXPECT_EQ(o->paired[0].strategy, "ntp");
 }
 
+// The verdict's tied strategies by label; older documents (names only) read the names as labels,
+// and a label list that does not match the names is refused with its path.
+TEST(Results, TiedStrategiesAreNamedByLabel) {
+  const std::string head = R"({"schema": "ntpsim-results/1", "kind": "run",
+    "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
+      "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
+      "hardware_profile": "h100-sxm", "profile_origin": "measured"},
+    "metrics": [{"key": "goodput", "label": "Goodput", "unit": "fraction"}],
+    "strategies": [
+      {"name": "ntp", "label": "ntp_a", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}},
+      {"name": "ntp", "label": "ntp_b", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}}],
+    "verdict": {"metric": "goodput", "winner": "ntp", "winner_label": "ntp_a",
+      "winner_mean": 0.9, "tied": true, "tied_with": ["ntp"])";
+  auto r = parse_results(head + R"(, "tied_with_labels": ["ntp_b"]}})", "m.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r->verdict.has_value());
+  EXPECT_EQ(r->verdict->tied_with_labels, std::vector<std::string>{"ntp_b"});
+  auto old = parse_results(head + "}}", "m.json");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->verdict->tied_with_labels, std::vector<std::string>{"ntp"});
+  auto bad = parse_results(head + R"(, "tied_with_labels": ["ntp_b", "x"]}})", "m.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("verdict.tied_with_labels: expected one label per strategy"),
+            std::string::npos)
+      << bad.error().message;
+}
+
 TEST(Results, MissingFieldNamesItsPath) {
   auto r =
       parse_results(minimal(R"({"goodput": {"mean": 0.9, "ci95_hi": 0.91, "n": 10}})"), "m.json");

@@ -442,6 +442,21 @@ TEST(Chain, VerdictSettingNamesTheChain) {
       << v->setting;
 }
 
+// Two strategies of one name under different labels, identical in behaviour (so tied): the
+// verdict names the tied one by its label, which is unique, beside its name.
+TEST(Chain, VerdictTiesCarryLabels) {
+  Scenario s = mc_scenario(8, 10, 4, 1, 2e-3, 2 * 86400.0);
+  s.strategies = {registered("ntp", {}, "ntp_a"), registered("ntp", {}, "ntp_b")};
+  const RunResult r = run(s);
+  const auto v = run_verdict(s, r);
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->tied_with.size(), 1u);
+  EXPECT_EQ(v->tied_with[0], "ntp");
+  ASSERT_EQ(v->tied_with_labels.size(), 1u);
+  EXPECT_NE(v->tied_with_labels[0], v->winner_label);
+  EXPECT_TRUE(v->tied_with_labels[0] == "ntp_a" || v->tied_with_labels[0] == "ntp_b");
+}
+
 // The composed closed form: a one-action chain screens as its strategy; a spares-first chain
 // pays the swap loss for what in-domain spares or free groups absorb, the terminal's otherwise.
 TEST(Chain, ScreenComposesTheActionsClosedForms) {
