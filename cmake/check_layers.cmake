@@ -1,8 +1,8 @@
 # The layering check behind the test sim_layering (sim/CMakeLists.txt): every
 # #include "sim/<folder>/..." in sim/<component>/ must name the component itself, a folder it
-# declares in DEPS (ntpsim_sim_component), or one of its KNOWN_BACK_EDGE folders; and the declared DEPS must
-# form no cycle. Fails listing each offending file and include.
-#   cmake -DSIM_DIR=<repo>/sim -DLAYERS="<folder>:<dep>,<dep>:<back edge>,<back edge>|..." -P check_layers.cmake
+# declares in DEPS (ntpsim_sim_component); and the declared DEPS must form no cycle. Fails listing
+# each offending file and include.
+#   cmake -DSIM_DIR=<repo>/sim -DLAYERS="<folder>:<dep>,<dep>|..." -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT SIM_DIR OR NOT LAYERS)
   message(FATAL_ERROR "check_layers.cmake: SIM_DIR and LAYERS are required")
@@ -13,13 +13,14 @@ set(components "")
 foreach(line IN LISTS layers)
   string(REPLACE ":" ";" parts "${line}")
   list(GET parts 0 name)
-  list(GET parts 1 deps)
-  list(GET parts 2 back)
-  string(REPLACE "," ";" deps "${deps}")
-  string(REPLACE "," ";" back "${back}")
+  set(deps "")
+  list(LENGTH parts n_parts)
+  if(n_parts GREATER 1)
+    list(GET parts 1 deps)
+    string(REPLACE "," ";" deps "${deps}")
+  endif()
   list(APPEND components ${name})
   set(deps_${name} ${deps})
-  set(back_${name} ${back})
 endforeach()
 
 set(errors "")
@@ -40,7 +41,7 @@ foreach(name IN LISTS components)
     file(STRINGS "${f}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"sim/[^/\"]+/")
     foreach(inc IN LISTS includes)
       string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"sim/([^/\"]+)/.*" "\\1" used "${inc}")
-      if(used STREQUAL name OR used IN_LIST deps_${name} OR used IN_LIST back_${name})
+      if(used STREQUAL name OR used IN_LIST deps_${name})
         continue()
       endif()
       file(RELATIVE_PATH rel "${SIM_DIR}/.." "${f}")
@@ -66,11 +67,6 @@ foreach(start IN LISTS components)
   endwhile()
 endforeach()
 
-foreach(name IN LISTS components)
-  foreach(back IN LISTS back_${name})
-    message(STATUS "known back edge (to remove): sim/${name} -> sim/${back}")
-  endforeach()
-endforeach()
 if(errors)
   list(JOIN errors "\n  " text)
   message(FATAL_ERROR "sim/ layering violated:\n  ${text}")

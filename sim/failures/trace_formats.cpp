@@ -2,6 +2,7 @@
 #include "sim/failures/trace_formats.h"
 
 #include "sim/failures/trace.h"
+#include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim {
 
@@ -45,4 +46,15 @@ std::string trace_format_list() {
   return out;
 }
 
+namespace {
+// The scenario reader's choice list for failures.trace.format (sim/scenario/vocabulary.h).
+[[maybe_unused]] const bool kVocabularyProvided =
+    provide_trace_vocabulary({.format_names = &trace_format_names});
+}  // namespace
+
 }  // namespace ntpsim::sim
+
+// Named by a `--undefined` link option of ntpsim_sim_failures (CMakeLists.txt): a static link
+// keeps this file, and with it the vocabulary above, in every binary that links the failures,
+// including those that only read scenarios.
+extern "C" void ntpsim_trace_vocabulary_anchor() {}

@@ -1,9 +1,10 @@
 // The trace formats ntpsim reads, as one table {name, extensions, parser} (docs/trace-format.md).
 //
 // Every place that names or picks a trace format reads this table: the scenario reader's choice
-// list for `failures.trace.format`, load_trace's parser choice and `ntpsim trace`'s guess from the
-// file extension. Adding a format is one parser file, its line in sim/failures/CMakeLists.txt and
-// its row in trace_formats.cpp.
+// list for `failures.trace.format` (provided to it as a TraceVocabulary,
+// sim/scenario/vocabulary.h), load_trace's parser choice and `ntpsim trace`'s guess from the file
+// extension. Adding a format is one parser file, its line in sim/failures/CMakeLists.txt and its
+// row in trace_formats.cpp.
 //
 // This header names TraceData only by declaration, so readers of format names (the scenario
 // reader) do not pull in the trace types. Thread safety: the table is immutable.

@@ -8,7 +8,7 @@
 #include "models/base/random.h"
 #include "models/base/units.h"
 #include "sim/scenario/recovery_costs.h"
-#include "sim/strategies/registry.h"
+#include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -93,15 +93,6 @@ YAML::Node process_yaml(const FailureProcess& p) {
   return n;
 }
 
-const ParamSpec* find_param(const std::string& strategy, const std::string& name) {
-  const StrategyInfo* info = find_strategy(strategy);
-  if (info == nullptr) return nullptr;
-  for (const auto& p : info->params) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
-
 // A parameter value as a user writes it, in the unit `spec` gives (none when null).
 std::string value_text(const ParamSpec* spec, const ParamValue& v) {
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
@@ -113,15 +104,11 @@ std::string value_text(const ParamSpec* spec, const ParamValue& v) {
   return num(d);
 }
 
-std::string param_text(const std::string& strategy, const std::string& name, const ParamValue& v) {
-  return value_text(find_param(strategy, name), v);
-}
-
 // A policy chain as a user writes it: each action with its options in the action's order.
 YAML::Node chain_yaml(const std::vector<ChainStep>& chain) {
   YAML::Node list(YAML::NodeType::Sequence);
   for (const auto& step : chain) {
-    const ChainActionInfo* info = find_chain_action(step.action);
+    const ChainActionInfo* info = strategy_vocabulary().chain_action(step.action);
     if (step.params.empty() || info == nullptr) {
       list.push_back(step.action);
       continue;
@@ -278,18 +265,20 @@ YAML::Node to_yaml(const Scenario& s) {
     YAML::Node sn(YAML::NodeType::Map);
     sn["name"] = st.name;
     sn["label"] = st.label;
-    // Parameters in registry order (the order `ntpsim strategies` documents them).
-    if (const StrategyInfo* info = find_strategy(st.name); info != nullptr) {
-      for (const auto& spec : info->params) {
-        const auto it = st.params.find(spec.name);
-        if (it != st.params.end()) sn[spec.name] = param_text(st.name, spec.name, it->second);
-      }
-    } else {
-      // A chain: its resume parameters (registry.h, kResumeParamNames).
-      for (const char* key : kResumeParamNames) {
-        const auto it = st.params.find(key);
-        if (it != st.params.end()) sn[key] = value_text(nullptr, it->second);
-      }
+    // Parameters in registry order (the order `ntpsim strategies` documents them); a chain's
+    // are its resume parameters, in their order.
+    const StrategyVocabulary& vocabulary = strategy_vocabulary();
+    std::vector<ParamSpec> chain_specs;
+    const std::vector<ParamSpec>* specs = vocabulary.strategy_params(st.name);
+    if (specs == nullptr) {
+      std::vector<std::string> actions;
+      for (const auto& step : st.chain) actions.push_back(step.action);
+      chain_specs = vocabulary.chain_resume_params(actions);
+      specs = &chain_specs;
+    }
+    for (const auto& spec : *specs) {
+      const auto it = st.params.find(spec.name);
+      if (it != st.params.end()) sn[spec.name] = value_text(&spec, it->second);
     }
     if (!st.chain.empty()) sn["chain"] = chain_yaml(st.chain);
     strategies.push_back(sn);

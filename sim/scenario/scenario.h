@@ -19,7 +19,7 @@
 #include "models/base/status.h"
 #include "models/hardware.h"
 #include "models/workload.h"
-#include "sim/strategies/params.h"  // StrategyConfig
+#include "sim/scenario/vocabulary.h"  // StrategyConfig
 
 namespace ntpsim::sim {
 

@@ -11,8 +11,8 @@
 #include <set>
 
 #include "models/base/units.h"
-#include "sim/failures/trace_formats.h"
 #include "sim/scenario/recovery_costs.h"
+#include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim::scenario_internal {
 namespace {
@@ -228,7 +228,7 @@ Status read_trace(const YAML::Node& node, const std::string& path, const YamlCon
       {"format", "file", "mapping", "component", "time_scale", "loop", "interrupts"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
-  NTPSIM_RETURN_IF_ERROR(r->choice("format", out.format, trace_format_names(), true));
+  NTPSIM_RETURN_IF_ERROR(r->choice("format", out.format, trace_vocabulary().format_names(), true));
   NTPSIM_RETURN_IF_ERROR(r->string("file", out.file, true));
   // Relative to the folder of the file that names the trace.
   const std::string holder = ctx.file_for(join_path(path, "file"));

@@ -1,4 +1,5 @@
-// The `strategies:` list, validated against the strategy registry (sections.h).
+// The `strategies:` list, validated against the strategy registry as the strategies provide it
+// (StrategyVocabulary, vocabulary.h; sections.h).
 //
 // An entry is a registered name ("ntp": every parameter at its default), a map with `name`, an
 // optional `label`, and parameters, or a policy chain: a map with its own `name`, an optional
@@ -11,20 +12,14 @@
 #include "models/base/check.h"
 #include "models/base/units.h"
 #include "sim/scenario/sections.h"
-#include "sim/strategies/registry.h"
+#include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim::scenario_internal {
 namespace {
 
-std::vector<std::string> registered_names() {
-  std::vector<std::string> names;
-  for (const auto& s : strategy_registry()) names.push_back(s.name);
-  return names;
-}
-
 Error unknown_strategy(const SourceLocation& where, const std::string& path,
                        const std::string& name) {
-  const auto names = registered_names();
+  const auto names = strategy_vocabulary().strategy_names();
   const std::string near = nearest_key(name, names);
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -132,7 +127,8 @@ bool valid_chain_name(const std::string& name) {
 // {action: {options}} (sim/strategies/README.md, "Policy chains"). The order rules come from
 // check_chain; every error names the item's line.
 Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, StrategyConfig& s) {
-  if (find_strategy(s.name) != nullptr) {
+  const StrategyVocabulary& vocabulary = strategy_vocabulary();
+  if (vocabulary.strategy_params(s.name) != nullptr) {
     return r.error("name", fmt::format("\"{}\" is a registered strategy; a chain needs a name of "
                                        "its own",
                                        s.name));
@@ -168,13 +164,13 @@ Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, St
                                                 : yaml_kind(item)));
     }
   }
-  if (auto problem = check_chain(names)) {
+  if (auto problem = vocabulary.check_chain(names)) {
     if (problem->index >= list.size()) return Error::at(ctx.locate(list, cp), cp, problem->message);
     const std::string ip = fmt::format("{}[{}]", cp, problem->index);
     return Error::at(ctx.locate(list[problem->index], ip), ip, problem->message);
   }
   for (size_t i = 0; i < names.size(); ++i) {
-    const ChainActionInfo* info = find_chain_action(names[i]);
+    const ChainActionInfo* info = vocabulary.chain_action(names[i]);
     NTPSIM_CHECK(info != nullptr);
     ChainStep step{info->name, defaults_of(info->params)};
     const YAML::Node opts = options[i];
@@ -201,7 +197,7 @@ Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, St
       }
       // An earlier action may need one of this (terminal) action's flags to stay true.
       for (size_t j = 0; j < i; ++j) {
-        const std::string& flag = find_chain_action(names[j])->needs_terminal_flag;
+        const std::string& flag = vocabulary.chain_action(names[j])->needs_terminal_flag;
         const auto it = step.params.find(flag);
         if (!flag.empty() && it != step.params.end() && !std::get<bool>(it->second)) {
           return o->error(flag, fmt::format("false contradicts {} earlier in the chain", names[j]));
@@ -229,6 +225,7 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
                      fmt::format("expected a non-empty list of strategies, got {}",
                                  node.IsSequence() ? "an empty list" : yaml_kind(node)));
   }
+  const StrategyVocabulary& vocabulary = strategy_vocabulary();
   std::set<std::string> labels;
   std::set<std::string> chain_names;
   out.clear();
@@ -237,11 +234,11 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
     const std::string p = fmt::format("{}[{}]", path, i);
     StrategyConfig s;
     if (entry.IsScalar()) {
-      const StrategyInfo* info = find_strategy(entry.Scalar());
-      if (info == nullptr) return unknown_strategy(ctx.locate(entry, p), p, entry.Scalar());
-      s.name = info->name;
-      s.label = info->name;
-      s.params = defaults_of(info->params);
+      const std::vector<ParamSpec>* specs = vocabulary.strategy_params(entry.Scalar());
+      if (specs == nullptr) return unknown_strategy(ctx.locate(entry, p), p, entry.Scalar());
+      s.name = entry.Scalar();
+      s.label = s.name;
+      s.params = defaults_of(*specs);
     } else {
       auto r = MapReader::make(entry, p, ctx);
       if (!r.ok()) {
@@ -256,12 +253,12 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
         NTPSIM_RETURN_IF_ERROR(read_chain(*r, p, ctx, s));
         std::vector<std::string> actions;
         for (const auto& step : s.chain) actions.push_back(step.action);
-        const auto resume_specs = chain_resume_param_specs(actions);
+        const auto resume_specs = vocabulary.chain_resume_params(actions);
         s.params = defaults_of(resume_specs);
         for (const auto& spec : resume_specs) {
           NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
         }
-        if (auto problem = check_resume(s.params)) {
+        if (auto problem = vocabulary.check_resume(s.params)) {
           return r->error(problem->first, problem->second);
         }
         NTPSIM_RETURN_IF_ERROR(r->finish());
@@ -277,16 +274,16 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
         out.push_back(std::move(s));
         continue;
       }
-      const StrategyInfo* info = find_strategy(s.name);
-      if (info == nullptr)
+      const std::vector<ParamSpec>* specs = vocabulary.strategy_params(s.name);
+      if (specs == nullptr)
         return unknown_strategy(r->location("name"), join_path(p, "name"), s.name);
       s.label = s.name;
       NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
-      s.params = defaults_of(info->params);
-      for (const auto& spec : info->params) {
+      s.params = defaults_of(*specs);
+      for (const auto& spec : *specs) {
         NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
       }
-      if (auto problem = check_resume(s.params)) {
+      if (auto problem = vocabulary.check_resume(s.params)) {
         return r->error(problem->first, problem->second);
       }
       NTPSIM_RETURN_IF_ERROR(r->finish({"chain"}));

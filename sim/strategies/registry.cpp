@@ -94,7 +94,34 @@ const Registry& registry() {
   return kRegistry;
 }
 
+std::vector<std::string> registered_names() {
+  std::vector<std::string> names;
+  for (const auto& info : registry().infos) names.push_back(info.name);
+  return names;
+}
+
+const std::vector<ParamSpec>* registered_params(const std::string& name) {
+  const StrategyInfo* info = find_strategy(name);
+  return info == nullptr ? nullptr : &info->params;
+}
+
+// The scenario reader's view of the registry (sim/scenario/vocabulary.h). The registry is read
+// only when a scenario is, after static initialisation, so later registrations still count.
+[[maybe_unused]] const bool kVocabularyProvided = provide_strategy_vocabulary({
+    .strategy_names = &registered_names,
+    .strategy_params = &registered_params,
+    .chain_action = &find_chain_action,
+    .check_chain = &check_chain,
+    .chain_resume_params = &chain_resume_param_specs,
+    .check_resume = &check_resume,
+});
+
 }  // namespace
+
+// Named by a `--undefined` link option of ntpsim_sim_strategies (CMakeLists.txt): a static link
+// keeps this file, and with it the vocabulary above, in every binary that links the strategies,
+// including those that only read scenarios.
+extern "C" void ntpsim_strategy_vocabulary_anchor() {}
 
 std::vector<ParamSpec> resume_param_specs(const std::string& default_resume,
                                           bool in_place_possible) {

@@ -3,7 +3,8 @@
 // Every strategy is a plug-in: one .cpp file holds its class, its parameter table, its factory
 // and its closed-form hook for the planner's screen, and registers them with
 // NTPSIM_REGISTER_STRATEGY (plugin.h), as NTPSIM_REGISTER_COMMAND does for subcommands. The
-// registry feeds YAML validation (scenario loader), `ntpsim strategies`, the engine's factory
+// registry feeds YAML validation (the scenario reader, through the StrategyVocabulary that
+// registry.cpp provides, sim/scenario/vocabulary.h), `ntpsim strategies`, the engine's factory
 // (make_strategy) and the planner's screen; none of them names a strategy.
 //
 // Order: strategies built into ntpsim_sim are listed in the order of their `ntpsim_strategy()`
@@ -19,25 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/vocabulary.h"  // ParamSpec, ChainActionInfo, ChainProblem
 #include "sim/strategies/params.h"
 
 namespace ntpsim::sim {
-
-enum class ParamKind { kBool, kInt, kFraction, kDuration, kChoice, kNumber };
-
-struct ParamSpec {
-  std::string name;         // YAML key
-  ParamKind kind;
-  std::string meaning;      // one line for `ntpsim strategies` and docs
-  std::string unit;         // "", "GPUs", "fraction of TDP", ...
-  std::string default_text; // as a user would write it in YAML
-  double min = 0;           // numeric kinds: inclusive range (in SI units / fractions)
-  double max = 0;
-  std::vector<std::string> choices;  // kChoice
-  // kChoice only: the choices are the registered strategies that serve as a fallback
-  // (StrategyPlugin::serves_as_fallback), in registry order; `choices` is filled by the registry.
-  bool choices_are_fallbacks = false;
-};
 
 struct StrategyInfo {
   std::string name;
@@ -66,31 +52,10 @@ std::optional<std::pair<std::string, std::string>> check_resume(
     const std::map<std::string, ParamValue>& params);
 const StrategyInfo* find_strategy(const std::string& name);
 
-// A recovery action of a policy chain (chain.cpp, sim/strategies/README.md "Policy chains").
-struct ChainActionInfo {
-  std::string name;
-  std::string meaning;
-  std::string cost;               // the recovery cost it pays: "spare_swap", "reconfigure", ...
-  bool terminal = false;          // always applies (possibly as a stall); ends a chain
-  std::vector<ParamSpec> params;  // its options, with defaults
-  // Options valid only when the bool option `only_with` is true (e.g. max_power with power_boost).
-  std::string only_with = {};
-  std::vector<std::string> only_with_params = {};
-  // Listed before the terminal action, this action needs the terminal's bool option of this name
-  // to stay true (replace_with_spare_domain: use_spare_domains); "" when none.
-  std::string needs_terminal_flag = {};
-};
-
 // The chain actions in the order a chain lists them (non-terminal ones first).
 const std::vector<ChainActionInfo>& chain_actions();
 const ChainActionInfo* find_chain_action(const std::string& name);
 
-// What is wrong with a chain of actions (by name; options are checked by the reader): the index
-// of the offending action (actions.size() when the chain as a whole is wrong) and a message.
-struct ChainProblem {
-  size_t index = 0;
-  std::string message;
-};
 // Checks the rules of README.md "Policy chains": known actions, no duplicates, non-terminal
 // actions in the engine's order, exactly one terminal action and it comes last, reduce_tp and
 // drop_replica never together. Returns nothing when the chain is valid.
