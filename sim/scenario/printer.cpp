@@ -3,45 +3,24 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "models/base/random.h"
 #include "models/base/units.h"
+#include "sim/scenario/fields.h"
 #include "sim/scenario/recovery_costs.h"
 #include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
+using scenario_internal::fields_json;
+using scenario_internal::fields_yaml;
+using scenario_internal::PrintContext;
 
 // Doubles as short text so the YAML is the same on every platform; as many digits as reading
 // the text back needs to give the same double (the resolved output reloads exactly).
 std::string num(double v) {
   return units::format_number_exact(v);
-}
-
-// Lexically (symlinks are not resolved), so a ../shared that is a link prints as written.
-std::string relative_to_scenario(const std::string& file, const std::string& scenario_file) {
-  std::error_code ec;
-  const fs::path target = fs::absolute(file, ec).lexically_normal();
-  const fs::path folder = fs::absolute(scenario_file, ec).parent_path().lexically_normal();
-  if (ec) return file;
-  const fs::path rel = target.lexically_relative(folder);
-  return rel.empty() ? file : rel.generic_string();
-}
-
-YAML::Node scaling_yaml(const CostScaling& c) {
-  if (!c.scales()) return YAML::Node("none");
-  YAML::Node n(YAML::NodeType::Map);
-  n["reference_gpus"] = units::format_number_exact(c.reference_gpus);
-  n["exponent"] = units::format_number_exact(c.exponent);
-  return n;
-}
-
-nlohmann::json scaling_json(const CostScaling& c) {
-  return {{"reference_gpus", c.reference_gpus}, {"exponent", c.exponent}};
 }
 
 YAML::Node repair_yaml(const RepairDist& r) {
@@ -193,13 +172,8 @@ YAML::Node to_yaml(const Scenario& s) {
   YAML::Node n(YAML::NodeType::Map);
   n["name"] = s.name;
   if (!s.description.empty()) n["description"] = s.description;
-  YAML::Node cl(YAML::NodeType::Map);
-  cl["domains"] = s.cluster.domains;
-  cl["gpus_per_domain"] = s.cluster.gpus_per_domain;
-  cl["spare_domains"] = s.cluster.spare_domains;
-  cl["gpus_per_node"] = s.cluster.gpus_per_node;
-  cl["domains_per_pod"] = s.cluster.domains_per_pod;
-  n["cluster"] = cl;
+  const PrintContext ctx{s.file};
+  n["cluster"] = fields_yaml(scenario_internal::cluster_fields(), s.cluster);
   n["workload"] = models::to_yaml(s.workload);
   n["layout"] = models::to_yaml(s.layout);
   YAML::Node hardware = models::to_yaml(s.hardware);
@@ -212,53 +186,12 @@ YAML::Node to_yaml(const Scenario& s) {
   for (const auto& p : s.failures.processes) processes.push_back(process_yaml(p));
   failures["processes"] = processes;
   if (s.failures.trace) {
-    const auto& t = *s.failures.trace;
-    YAML::Node tn(YAML::NodeType::Map);
-    tn["format"] = t.format;
-    tn["file"] = relative_to_scenario(t.file, s.file);
-    tn["mapping"] = t.mapping;
-    tn["component"] = to_string(t.component);
-    tn["time_scale"] = num(t.time_scale);
-    tn["loop"] = t.loop;
-    tn["interrupts"] = t.interrupts;
-    failures["trace"] = tn;
+    failures["trace"] = fields_yaml(scenario_internal::trace_fields(), *s.failures.trace, ctx);
   }
   n["failures"] = failures;
 
-  YAML::Node ck(YAML::NodeType::Map);
-  // `auto` when it means what the scenario chose, else the explicit spelling.
-  ck["interval"] = !s.checkpoint.auto_interval ? units::format_duration_exact(s.checkpoint.interval_s)
-                   : s.checkpoint.shared_auto_interval == kAutoIntervalShared ? "auto"
-                   : s.checkpoint.shared_auto_interval                        ? "auto_shared"
-                                                                              : "auto_per_strategy";
-  if (s.checkpoint.max_interval_s > 0)
-    ck["max_interval"] = units::format_duration_exact(s.checkpoint.max_interval_s);
-  ck["write"] = units::format_duration_exact(s.checkpoint.write_s);
-  ck["async_exposed_fraction"] = units::format_fraction_exact(s.checkpoint.async_exposed_fraction);
-  ck["async_slowdown"] = units::format_fraction_exact(s.checkpoint.async_slowdown);
-  ck["restore"] = units::format_duration_exact(s.checkpoint.restore_s);
-  // Every field, scalings included ("none"): the resolved scenario reloads to the same values
-  // whatever profile a file starts from.
-  ck["restore_scaling"] = scaling_yaml(s.checkpoint.restore_scaling);
-  YAML::Node mem;
-  const auto& m = s.checkpoint.memory;
-  mem["interval"] = m.auto_interval ? "auto" : units::format_duration_exact(m.interval_s);
-  mem["exposed"] = units::format_duration_exact(m.exposed_s);
-  mem["restore"] = m.restore_s ? units::format_duration_exact(*m.restore_s) : "auto";
-  ck["memory"] = mem;
-  n["checkpoint"] = ck;
-
-  YAML::Node rc(YAML::NodeType::Map);
-  rc["detection"] = units::format_duration_exact(s.recovery.detection_s);
-  rc["restart"] = units::format_duration_exact(s.recovery.restart_s);
-  rc["restart_scaling"] = scaling_yaml(s.recovery.restart_scaling);
-  rc["reconfigure"] = units::format_duration_exact(s.recovery.reconfigure_s);
-  rc["spare_swap"] = units::format_duration_exact(s.recovery.spare_swap_s);
-  rc["state_transfer"] = s.recovery.state_transfer_s
-                             ? units::format_duration_exact(*s.recovery.state_transfer_s)
-                             : "auto";
-  rc["failures_during_pause"] = to_string(s.recovery.failures_during_pause);
-  n["recovery"] = rc;
+  n["checkpoint"] = fields_yaml(scenario_internal::checkpoint_fields(), s.checkpoint);
+  n["recovery"] = fields_yaml(scenario_internal::recovery_fields(), s.recovery);
 
   YAML::Node strategies(YAML::NodeType::Sequence);
   for (const auto& st : s.strategies) {
@@ -296,21 +229,11 @@ YAML::Node to_yaml(const Scenario& s) {
   if (s.replications.fixed > 0) {
     n["replications"] = s.replications.fixed;
   } else {
-    YAML::Node rep(YAML::NodeType::Map);
-    rep["target_ci_halfwidth"] = units::format_fraction_exact(s.replications.target_ci_halfwidth);
-    rep["min"] = s.replications.min;
-    rep["max"] = s.replications.max;
-    n["replications"] = rep;
+    n["replications"] = fields_yaml(scenario_internal::replication_fields(), s.replications);
   }
   n["seed"] = s.seed;
-  const auto& o = s.outputs;
-  if (!o.results_json.empty() || !o.results_csv.empty() || !o.report.empty() ||
-      !o.timeline.empty()) {
-    YAML::Node out(YAML::NodeType::Map);
-    if (!o.results_json.empty()) out["results"] = o.results_json;
-    if (!o.results_csv.empty()) out["csv"] = o.results_csv;
-    if (!o.report.empty()) out["report"] = o.report;
-    if (!o.timeline.empty()) out["timeline"] = o.timeline;
+  // Only the paths that are set; no section when none is.
+  if (YAML::Node out = fields_yaml(scenario_internal::output_fields(), s.outputs); out.size() > 0) {
     n["outputs"] = out;
   }
   return n;
@@ -326,12 +249,9 @@ json to_json(const Scenario& s) {
   json j = json::object();
   j["name"] = s.name;
   j["description"] = s.description;
-  j["cluster"] = {{"domains", s.cluster.domains},
-                  {"gpus_per_domain", s.cluster.gpus_per_domain},
-                  {"spare_domains", s.cluster.spare_domains},
-                  {"gpus_per_node", s.cluster.gpus_per_node},
-                  {"domains_per_pod", s.cluster.domains_per_pod},
-                  {"total_gpus", s.cluster.total_gpus()}};
+  const PrintContext ctx{s.file};
+  j["cluster"] = fields_json(scenario_internal::cluster_fields(), s.cluster);
+  j["cluster"]["total_gpus"] = s.cluster.total_gpus();
   const auto& w = s.workload;
   j["workload"] = {{"name", w.name},
                    {"layers", w.layers},
@@ -387,39 +307,11 @@ json to_json(const Scenario& s) {
   }
   json trace = nullptr;
   if (s.failures.trace) {
-    const auto& t = *s.failures.trace;
-    trace = {{"format", t.format},         {"file", relative_to_scenario(t.file, s.file)},
-             {"mapping", t.mapping},       {"component", to_string(t.component)},
-             {"time_scale", t.time_scale}, {"loop", t.loop},
-             {"interrupts", t.interrupts}};
+    trace = fields_json(scenario_internal::trace_fields(), *s.failures.trace, ctx);
   }
   j["failures"] = {{"processes", processes}, {"trace", trace}};
-  j["checkpoint"] = {
-      {"auto_interval", s.checkpoint.auto_interval},
-      {"auto_interval_per_strategy",
-       s.checkpoint.auto_interval && !s.checkpoint.shared_auto_interval},
-      {"interval_s", s.checkpoint.interval_s},
-      {"max_interval_s", s.checkpoint.max_interval_s},
-      {"write_s", s.checkpoint.write_s},
-      {"async_exposed_fraction", s.checkpoint.async_exposed_fraction},
-      {"async_slowdown", s.checkpoint.async_slowdown},
-      {"restore_s", s.checkpoint.restore_s},
-      {"restore_scaling", scaling_json(s.checkpoint.restore_scaling)},
-      {"memory",
-       {{"auto_interval", s.checkpoint.memory.auto_interval},
-        {"interval_s", s.checkpoint.memory.interval_s},
-        {"exposed_s", s.checkpoint.memory.exposed_s},
-        {"restore_s", s.checkpoint.memory.restore_s ? nlohmann::json(*s.checkpoint.memory.restore_s)
-                                                    : nlohmann::json("auto")}}}};
-  j["recovery"] = {{"detection_s", s.recovery.detection_s},
-                   {"restart_s", s.recovery.restart_s},
-                   {"restart_scaling", scaling_json(s.recovery.restart_scaling)},
-                   {"reconfigure_s", s.recovery.reconfigure_s},
-                   {"spare_swap_s", s.recovery.spare_swap_s},
-                   {"state_transfer_s", s.recovery.state_transfer_s
-                                            ? nlohmann::json(*s.recovery.state_transfer_s)
-                                            : nlohmann::json("auto")},
-                   {"failures_during_pause", to_string(s.recovery.failures_during_pause)}};
+  j["checkpoint"] = fields_json(scenario_internal::checkpoint_fields(), s.checkpoint);
+  j["recovery"] = fields_json(scenario_internal::recovery_fields(), s.recovery);
   json strategies = json::array();
   for (const auto& st : s.strategies) {
     json params = json::object();
@@ -440,15 +332,10 @@ json to_json(const Scenario& s) {
   j["horizon_s"] = s.horizon_s;
   j["train_tokens"] = s.train_tokens;
   j["max_time_s"] = s.max_time_s;
-  j["replications"] = {{"fixed", s.replications.fixed},
-                       {"target_ci_halfwidth", s.replications.target_ci_halfwidth},
-                       {"min", s.replications.min},
-                       {"max", s.replications.max}};
+  j["replications"] = fields_json(scenario_internal::replication_fields(), s.replications);
+  j["replications"]["fixed"] = s.replications.fixed;
   j["seed"] = s.seed;
-  j["outputs"] = {{"results", s.outputs.results_json},
-                  {"csv", s.outputs.results_csv},
-                  {"report", s.outputs.report},
-                  {"timeline", s.outputs.timeline}};
+  j["outputs"] = fields_json(scenario_internal::output_fields(), s.outputs);
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "models/base/units.h"
+#include "sim/scenario/fields.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -78,16 +79,22 @@ const std::array<RecoveryCostRange, 9> kTable{{
      "(ByteRobust arXiv 2509.16293, 10K-16K GPUs)"},
 }};
 
+// The double behind a table row's field path ("checkpoint.write"): the field table's row for it
+// (fields.h), so the table names no member by hand; the scaling's exponent is inside a
+// cost_scaling row.
 double* field_ptr(CheckpointConfig& ck, RecoveryConfig& rc, std::string_view field) {
-  if (field == "checkpoint.write") return &ck.write_s;
-  if (field == "checkpoint.async_exposed_fraction") return &ck.async_exposed_fraction;
-  if (field == "checkpoint.async_slowdown") return &ck.async_slowdown;
-  if (field == "checkpoint.restore") return &ck.restore_s;
-  if (field == "recovery.detection") return &rc.detection_s;
-  if (field == "recovery.restart") return &rc.restart_s;
+  using namespace scenario_internal;
   if (field == "recovery.restart_scaling.exponent") return &rc.restart_scaling.exponent;
-  if (field == "recovery.reconfigure") return &rc.reconfigure_s;
-  if (field == "recovery.spare_swap") return &rc.spare_swap_s;
+  if (field.starts_with("checkpoint.")) {
+    const auto* f =
+        find_field(checkpoint_fields(), field.substr(std::string_view("checkpoint.").size()));
+    return f != nullptr && f->number != nullptr ? &(ck.*(f->number)) : nullptr;
+  }
+  if (field.starts_with("recovery.")) {
+    const auto* f =
+        find_field(recovery_fields(), field.substr(std::string_view("recovery.").size()));
+    return f != nullptr && f->number != nullptr ? &(rc.*(f->number)) : nullptr;
+  }
   return nullptr;
 }
 

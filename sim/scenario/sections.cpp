@@ -6,18 +6,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
-#include <iterator>
 #include <set>
 
 #include "models/base/units.h"
-#include "sim/scenario/recovery_costs.h"
-#include "sim/scenario/vocabulary.h"
+#include "sim/scenario/fields.h"
 
 namespace ntpsim::sim::scenario_internal {
 namespace {
-
-namespace fs = std::filesystem;
 
 const std::vector<std::string>& component_names() {
   static const std::vector<std::string> kNames = {"gpu", "node", "domain", "pod"};
@@ -223,38 +218,12 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
 
 Status read_trace(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                   TraceConfig& out) {
-  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
-      node, path, ctx,
-      {"format", "file", "mapping", "component", "time_scale", "loop", "interrupts"}));
+  const auto& fields = trace_fields();
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx, field_keys(fields)));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
-  NTPSIM_RETURN_IF_ERROR(r->choice("format", out.format, trace_vocabulary().format_names(), true));
-  NTPSIM_RETURN_IF_ERROR(r->string("file", out.file, true));
-  // Relative to the folder of the file that names the trace.
-  const std::string holder = ctx.file_for(join_path(path, "file"));
-  fs::path file(out.file);
-  if (file.is_relative() && !holder.empty() && !holder.starts_with("--set")) {
-    file = fs::path(holder).parent_path() / file;
-  }
-  std::error_code ec;
-  if (const fs::file_status st = fs::status(file, ec); !fs::is_regular_file(st)) {
-    const std::string shown = clip_for_message(out.file);
-    if (!fs::exists(st)) return r->error("file", fmt::format("trace file \"{}\" not found", shown));
-    return r->error("file",
-                    fmt::format("trace file \"{}\" is {}, not a trace file", shown, file_kind(st)));
-  }
-  out.file = file.lexically_normal().string();
-  NTPSIM_RETURN_IF_ERROR(r->choice("mapping", out.mapping, {"modulo", "random"}, false));
-  std::string component = to_string(out.component);
-  NTPSIM_RETURN_IF_ERROR(r->choice("component", component, component_names(), false));
-  out.component = component_from(component);
-  NTPSIM_RETURN_IF_ERROR(r->number("time_scale", out.time_scale, false, 1e-6, 1e6));
-  NTPSIM_RETURN_IF_ERROR(r->boolean("loop", out.loop, false));
-  NTPSIM_RETURN_IF_ERROR(r->boolean("interrupts", out.interrupts, false));
-  for (const char* key :
-       {"format", "file", "mapping", "component", "time_scale", "loop", "interrupts"}) {
-    out.field_at[key] = r->location(key);
-  }
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, fields, out));
+  for (const auto& f : fields) out.field_at[f.key] = r->location(f.key);
   return r->finish();
 }
 
@@ -376,16 +345,10 @@ Component component_from(const std::string& name) {
 
 Status read_cluster(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                     ClusterConfig& out) {
-  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
-      node, path, ctx,
-      {"domains", "gpus_per_domain", "spare_domains", "gpus_per_node", "domains_per_pod"}));
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx, field_keys(cluster_fields())));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
-  NTPSIM_RETURN_IF_ERROR(r->integer("domains", out.domains, true, 1, 10'000'000));
-  NTPSIM_RETURN_IF_ERROR(r->integer("gpus_per_domain", out.gpus_per_domain, true, 1, 4096));
-  NTPSIM_RETURN_IF_ERROR(r->integer("spare_domains", out.spare_domains, false, 0, 10'000'000));
-  NTPSIM_RETURN_IF_ERROR(r->integer("gpus_per_node", out.gpus_per_node, false, 0, 4096));
-  NTPSIM_RETURN_IF_ERROR(r->integer("domains_per_pod", out.domains_per_pod, false, 0, 10'000'000));
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, cluster_fields(), out));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   if (out.total_gpus() > kMaxGpus) {
     return r->error_here(
@@ -438,47 +401,7 @@ Status read_checkpoint(const YAML::Node& node, const std::string& path, const Ya
                        CheckpointConfig& out) {
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
-  const YAML::Node interval = node["interval"];
-  const std::string auto_value =
-      interval.IsDefined() && interval.IsScalar() ? interval.Scalar() : "";
-  if (auto_value == "auto" || auto_value == "auto_per_strategy" || auto_value == "auto_shared") {
-    r->mark_used("interval");
-    out.auto_interval = true;
-    out.shared_auto_interval =
-        auto_value == "auto" ? kAutoIntervalShared : auto_value == "auto_shared";
-  } else if (interval.IsDefined() && !interval.IsNull()) {
-    const auto parse = [](std::string_view t) -> Result<double> {
-      auto d = units::parse_duration_s(t);
-      if (!d.ok()) {
-        return Error::bad_input(
-            fmt::format("expected \"auto\", \"auto_per_strategy\", \"auto_shared\" or a "
-                        "duration such as \"30min\", "
-                        "got \"{}\"",
-                        t));
-      }
-      if (!(*d >= 1.0 && *d <= kMaxCostS)) {
-        return Error::bad_input(fmt::format("\"{}\" is out of range: must be between 1s and {}", t,
-                                            units::format_duration(kMaxCostS)));
-      }
-      return d;
-    };
-    NTPSIM_RETURN_IF_ERROR(
-        r->quantity("interval", out.interval_s, parse, false, -HUGE_VAL, HUGE_VAL));
-    out.auto_interval = false;
-  }
-  NTPSIM_RETURN_IF_ERROR(
-      read_duration(*r, "max_interval", out.max_interval_s, false, 1.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "write", out.write_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(
-      read_fraction(*r, "async_exposed_fraction", out.async_exposed_fraction, false, 0.0, 1.0));
-  NTPSIM_RETURN_IF_ERROR(read_fraction(*r, "async_slowdown", out.async_slowdown, false, 0.0, 1.0));
-  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restore", out.restore_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_cost_scaling(*r, "restore_scaling", out.restore_scaling));
-  const YAML::Node memory = r->child("memory");
-  if (memory.IsDefined() && !memory.IsNull()) {
-    NTPSIM_RETURN_IF_ERROR(
-        read_memory_snapshots(memory, join_path(path, "memory"), ctx, out.memory));
-  }
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, checkpoint_fields(), out));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   if (!out.auto_interval && out.write_s * out.async_exposed_fraction >= out.interval_s) {
     return r->error("interval",
@@ -494,25 +417,7 @@ Status read_recovery(const YAML::Node& node, const std::string& path, const Yaml
                      RecoveryConfig& out) {
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
-  // The profile was applied before the checkpoint section was read (loader.cpp); here its name
-  // is checked, at its line.
-  std::string profile;
-  NTPSIM_RETURN_IF_ERROR(r->choice(
-      "profile", profile,
-      std::vector<std::string>(std::begin(kRecoveryProfiles), std::end(kRecoveryProfiles)), false));
-  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "detection", out.detection_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "restart", out.restart_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_cost_scaling(*r, "restart_scaling", out.restart_scaling));
-  NTPSIM_RETURN_IF_ERROR(
-      read_duration(*r, "reconfigure", out.reconfigure_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(read_duration(*r, "spare_swap", out.spare_swap_s, false, 0.0, kMaxCostS));
-  NTPSIM_RETURN_IF_ERROR(
-      read_auto_duration(*r, "state_transfer", out.state_transfer_s, 0.0, kMaxCostS));
-  std::string pause_failures = to_string(out.failures_during_pause);
-  NTPSIM_RETURN_IF_ERROR(
-      r->choice("failures_during_pause", pause_failures, {"restart", "ignore"}, false));
-  out.failures_during_pause =
-      pause_failures == "ignore" ? PauseFailures::kIgnore : PauseFailures::kRestart;
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, recovery_fields(), out));
   return r->finish();
 }
 
@@ -530,15 +435,11 @@ Status read_replications(const YAML::Node& node, const std::string& path, const 
     out.fixed = static_cast<int>(*n);
     return Status::Ok();
   }
-  NTPSIM_RETURN_IF_ERROR(
-      reject_unknown_keys(node, path, ctx, {"target_ci_halfwidth", "min", "max"}));
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx, field_keys(replication_fields())));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   out.fixed = 0;
-  NTPSIM_RETURN_IF_ERROR(
-      read_fraction(*r, "target_ci_halfwidth", out.target_ci_halfwidth, true, 1e-6, 0.5));
-  NTPSIM_RETURN_IF_ERROR(r->integer("min", out.min, false, 2, 1'000'000));
-  NTPSIM_RETURN_IF_ERROR(r->integer("max", out.max, false, 2, 1'000'000));
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, replication_fields(), out));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   if (out.min > out.max) {
     return r->error(r->has("max") ? "max" : "min",
@@ -551,10 +452,7 @@ Status read_outputs(const YAML::Node& node, const std::string& path, const YamlC
                     OutputConfig& out) {
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
-  NTPSIM_RETURN_IF_ERROR(r->string("results", out.results_json, false));
-  NTPSIM_RETURN_IF_ERROR(r->string("csv", out.results_csv, false));
-  NTPSIM_RETURN_IF_ERROR(r->string("report", out.report, false));
-  NTPSIM_RETURN_IF_ERROR(r->string("timeline", out.timeline, false));
+  NTPSIM_RETURN_IF_ERROR(read_fields(*r, output_fields(), out));
   return r->finish();
 }
 

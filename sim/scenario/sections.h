@@ -50,6 +50,17 @@ Status read_duration(MapReader& r, std::string_view key, double& out_s, bool req
 Status read_fraction(MapReader& r, std::string_view key, double& out, bool required, double min,
                      double max);
 
+// A duration that may also be "auto" (left unset); an absent key keeps `out_s`.
+Status read_auto_duration(MapReader& r, std::string_view key, std::optional<double>& out_s,
+                          double min_s, double max_s);
+
+// `{reference_gpus: N, exponent: a}` or `none` under `key`; an absent key keeps `out`.
+Status read_cost_scaling(MapReader& parent, std::string_view key, CostScaling& out);
+
+// checkpoint.memory, the in-memory snapshots; keys left out keep their value.
+Status read_memory_snapshots(const YAML::Node& node, const std::string& path,
+                             const YamlContext& ctx, CheckpointConfig::Memory& out);
+
 // Rejects any key of the map `node` not in `valid`, naming the nearest valid key. Readers call it
 // first, so a misspelt required key reads "unknown key (did you mean ...)" rather than "missing".
 // A non-map node passes (the reader itself reports it).
