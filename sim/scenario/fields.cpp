@@ -434,4 +434,22 @@ const FieldTable<TraceConfig>& trace_fields() {
   return kFields;
 }
 
+const FieldTable<FailureProcess>& lemon_fields() {
+  using P = FailureProcess;
+  static const FieldTable<P> kFields = {
+      fraction("fraction", &P::lemon_fraction, true, 0.0, 1.0),
+      number("multiplier", &P::lemon_multiplier, true, 1.0, 1e6),
+  };
+  return kFields;
+}
+
+const FieldTable<FailureProcess>& burst_fields() {
+  using P = FailureProcess;
+  static const FieldTable<P> kFields = {
+      fraction("probability", &P::burst_probability, true, 0.0, 1.0),
+      integer("size", &P::burst_size, true, 1, 1'000'000),
+  };
+  return kFields;
+}
+
 }  // namespace ntpsim::sim::scenario_internal

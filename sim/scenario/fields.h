@@ -2,12 +2,13 @@
 // field").
 //
 // Each section made of plain fields (cluster, checkpoint, recovery, the adaptive map of
-// replications, outputs, failures.trace) is one table of rows in reading order. A row is one
-// YAML key: how it is read (unit parser, range, required or optional with the struct's default),
-// how it is printed in the resolved YAML (the exact form that reads back to the same value) and
-// in the JSON (SI units; a duration's key gains "_s"). The section readers (sections.cpp), both
-// printers (printer.cpp) and the recovery-cost table (recovery_costs.cpp, through `number`) walk
-// these tables, so a plain field is its struct member and its row.
+// replications, outputs, failures.trace, a failure process's lemon and burst) is one table of rows
+// in reading order. A row is one YAML key: how it is read (unit parser, range, required or optional
+// with the struct's default), how it is printed in the resolved YAML (the exact form that reads
+// back to the same value) and in the JSON (SI units; a duration's key gains "_s"). The section
+// readers (sections.cpp), both printers (printer.cpp) and the recovery-cost table
+// (recovery_costs.cpp, through `number`) walk these tables, so a plain field is its struct member
+// and its row.
 //
 // Rows are made by the builders below (integer, duration, fraction, number, boolean, text,
 // choice, enumeration, auto_duration, cost_scaling); a field that needs more (checkpoint.interval,
@@ -68,6 +69,10 @@ const FieldTable<RecoveryConfig>& recovery_fields();
 const FieldTable<ReplicationConfig>& replication_fields();  // the adaptive map form
 const FieldTable<OutputConfig>& output_fields();
 const FieldTable<TraceConfig>& trace_fields();
+// The `lemon` and `burst` maps of a failure process (each all-or-nothing: every key required
+// when the map is given). Their JSON keys are flat in the process, prefixed "lemon_"/"burst_".
+const FieldTable<FailureProcess>& lemon_fields();
+const FieldTable<FailureProcess>& burst_fields();
 
 // Reads every row of `table` from `r`, in order; stops at the first error.
 template <class S>

@@ -61,14 +61,8 @@ YAML::Node process_yaml(const FailureProcess& p) {
     kinds.push_back(kn);
   }
   n["kinds"] = kinds;
-  YAML::Node lemon(YAML::NodeType::Map);
-  lemon["fraction"] = units::format_fraction_exact(p.lemon_fraction);
-  lemon["multiplier"] = num(p.lemon_multiplier);
-  n["lemon"] = lemon;
-  YAML::Node burst(YAML::NodeType::Map);
-  burst["probability"] = units::format_fraction_exact(p.burst_probability);
-  burst["size"] = p.burst_size;
-  n["burst"] = burst;
+  n["lemon"] = fields_yaml(scenario_internal::lemon_fields(), p);
+  n["burst"] = fields_yaml(scenario_internal::burst_fields(), p);
   return n;
 }
 
@@ -291,15 +285,17 @@ json to_json(const Scenario& s) {
                          {"shape", k.repair.shape},
                          {"values_s", k.repair.values_s}}}});
     }
-    processes.push_back({{"component", to_string(p.component)},
-                         {"rate_per_unit_s", p.rate_per_unit_s},
-                         {"distribution", p.distribution},
-                         {"shape", p.shape},
-                         {"kinds", kinds},
-                         {"lemon_fraction", p.lemon_fraction},
-                         {"lemon_multiplier", p.lemon_multiplier},
-                         {"burst_probability", p.burst_probability},
-                         {"burst_size", p.burst_size}});
+    json process = {{"component", to_string(p.component)},
+                    {"rate_per_unit_s", p.rate_per_unit_s},
+                    {"distribution", p.distribution},
+                    {"shape", p.shape},
+                    {"kinds", kinds}};
+    // lemon.fraction -> lemon_fraction, burst.size -> burst_size, ...
+    const json lemon = fields_json(scenario_internal::lemon_fields(), p);
+    for (const auto& [key, value] : lemon.items()) process["lemon_" + key] = value;
+    const json burst = fields_json(scenario_internal::burst_fields(), p);
+    for (const auto& [key, value] : burst.items()) process["burst_" + key] = value;
+    processes.push_back(std::move(process));
     if (p.distribution == "hawkes") {  // only then: the other processes' form is unchanged
       processes.back()["branching"] = p.branching;
       processes.back()["excitation_mean_s"] = p.excitation_mean_s;

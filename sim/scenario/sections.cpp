@@ -201,16 +201,14 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   if (lemon.IsDefined()) {
     auto l = MapReader::make(lemon, join_path(path, "lemon"), ctx);
     if (!l.ok()) return l.error();
-    NTPSIM_RETURN_IF_ERROR(read_fraction(*l, "fraction", out.lemon_fraction, true, 0.0, 1.0));
-    NTPSIM_RETURN_IF_ERROR(l->number("multiplier", out.lemon_multiplier, true, 1.0, 1e6));
+    NTPSIM_RETURN_IF_ERROR(read_fields(*l, lemon_fields(), out));
     NTPSIM_RETURN_IF_ERROR(l->finish());
   }
   const YAML::Node burst = r->child("burst");
   if (burst.IsDefined()) {
     auto b = MapReader::make(burst, join_path(path, "burst"), ctx);
     if (!b.ok()) return b.error();
-    NTPSIM_RETURN_IF_ERROR(read_fraction(*b, "probability", out.burst_probability, true, 0.0, 1.0));
-    NTPSIM_RETURN_IF_ERROR(b->integer("size", out.burst_size, true, 1, 1'000'000));
+    NTPSIM_RETURN_IF_ERROR(read_fields(*b, burst_fields(), out));
     NTPSIM_RETURN_IF_ERROR(b->finish());
   }
   return r->finish();

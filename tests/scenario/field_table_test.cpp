@@ -44,6 +44,8 @@ const std::vector<std::string> kEveryField = {
     "recovery.failures_during_pause=ignore",
     "replications={target_ci_halfwidth: 0.5%, min: 20, max: 400}",
     "outputs={results: r.json, csv: r.csv, report: r.html, timeline: t.json}",
+    "failures.processes[0].lemon={fraction: 2%, multiplier: 5}",
+    "failures.processes[0].burst={probability: 1%, size: 2}",
 };
 
 // The keys of `map` in order.
@@ -72,6 +74,8 @@ TEST(FieldTable, KeysAreUniquePerSection) {
   EXPECT_TRUE(unique(field_keys(replication_fields())));
   EXPECT_TRUE(unique(field_keys(output_fields())));
   EXPECT_TRUE(unique(field_keys(trace_fields())));
+  EXPECT_TRUE(unique(field_keys(lemon_fields())));
+  EXPECT_TRUE(unique(field_keys(burst_fields())));
 }
 
 TEST(FieldTable, EveryRowPrintsInTableOrderAndReloadsToTheSameValues) {
@@ -83,6 +87,8 @@ TEST(FieldTable, EveryRowPrintsInTableOrderAndReloadsToTheSameValues) {
   EXPECT_EQ(keys_of(y["recovery"]), printed_keys(recovery_fields()));
   EXPECT_EQ(keys_of(y["replications"]), printed_keys(replication_fields()));
   EXPECT_EQ(keys_of(y["outputs"]), printed_keys(output_fields()));
+  EXPECT_EQ(keys_of(y["failures"]["processes"][0]["lemon"]), printed_keys(lemon_fields()));
+  EXPECT_EQ(keys_of(y["failures"]["processes"][0]["burst"]), printed_keys(burst_fields()));
   // Values in their exact readable form.
   EXPECT_EQ(y["checkpoint"]["max_interval"].Scalar(), "3h");
   EXPECT_EQ(y["checkpoint"]["async_exposed_fraction"].Scalar(), "25%");
@@ -99,6 +105,11 @@ TEST(FieldTable, EveryRowPrintsInTableOrderAndReloadsToTheSameValues) {
   EXPECT_EQ(j["recovery"]["failures_during_pause"], "ignore");
   EXPECT_EQ(j["replications"]["target_ci_halfwidth"], 0.005);
   EXPECT_EQ(j["outputs"]["timeline"], "t.json");
+  // A process's lemon and burst maps are flat in its JSON, prefixed.
+  EXPECT_EQ(j["failures"]["processes"][0]["lemon_fraction"], 0.02);
+  EXPECT_EQ(j["failures"]["processes"][0]["lemon_multiplier"], 5.0);
+  EXPECT_EQ(j["failures"]["processes"][0]["burst_probability"], 0.01);
+  EXPECT_EQ(j["failures"]["processes"][0]["burst_size"], 2);
 
   ScratchDir dir;
   const std::string file = dir.write("resolved.yaml", to_yaml_text(*s));
