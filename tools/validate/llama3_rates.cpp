@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
-#include <set>
-#include <sstream>
 
 #include "models/base/time.h"
 #include "sim/failures/failure_source.h"
@@ -20,17 +19,6 @@
 namespace ntpsim::validate {
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
-    if (comma == std::string_view::npos) return out;
-    start = comma + 1;
-  }
-}
 
 // Which log kind and (for hardware) component each of the table's 18 causes counts towards. The
 // table's own categories decide where they can: GPU and Host causes are hardware of those
@@ -97,63 +85,6 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 }  // namespace
-
-Result<std::vector<InterruptionCause>> parse_interruption_table(std::string_view text,
-                                                                const std::string& file) {
-  std::vector<InterruptionCause> out;
-  std::set<std::string, std::less<>> seen;
-  int line_no = 0;
-  bool header = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == text.npos ? text.npos : nl - pos);
-    pos = nl == text.npos ? text.size() : nl + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const auto where = [&](const std::string& what) {
-      return Error::bad_input(fmt::format("{}:{}: {}", file, line_no, what));
-    };
-    if (line.find_first_not_of(" \t") == line.npos) continue;
-    if (line.find('"') != line.npos) return where("quoted fields are not supported");
-    const auto f = split(line);
-    if (!header) {
-      if (f.size() < 3 || f[0] != "component" || f[1] != "category" || f[2] != "count") {
-        return where("the header must start with component,category,count");
-      }
-      header = true;
-      continue;
-    }
-    if (f.size() < 3) {
-      return where(fmt::format("{} field(s); a row needs component,category,count", f.size()));
-    }
-    if (f[0].empty()) return where("component: empty");
-    InterruptionCause c;
-    c.component = std::string(f[0]);
-    c.category = std::string(f[1]);
-    c.line = line_no;
-    const auto [end, ec] = std::from_chars(f[2].data(), f[2].data() + f[2].size(), c.count);
-    if (f[2].empty() || ec != std::errc() || end != f[2].data() + f[2].size() || c.count < 0) {
-      return where(fmt::format("count: \"{}\" is not a non-negative integer", f[2]));
-    }
-    if (!seen.insert(c.component).second) {
-      return where(fmt::format("component \"{}\" appears twice", c.component));
-    }
-    out.push_back(std::move(c));
-  }
-  if (!header) return Error::bad_input(file + ":1: empty file: no component,category,count header");
-  if (out.empty())
-    return Error::bad_input(fmt::format("{}:{}: no rows after the header", file, line_no));
-  return out;
-}
-
-Result<std::vector<InterruptionCause>> read_interruption_table(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::bad_input(path + ": cannot read the interruption table");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_interruption_table(buffer.str(), path);
-}
 
 void compare_rates(int64_t a, double ea, int64_t b, double eb, RateComparison& out) {
   const sim::RateEstimate rb = sim::poisson_rate(b, eb);

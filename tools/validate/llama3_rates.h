@@ -23,27 +23,13 @@
 #include <vector>
 
 #include "models/base/status.h"
+#include "tools/validate/interruption_table.h"
 
 namespace ntpsim::validate {
 
 // The transcribed table, relative to the source tree.
 inline constexpr const char* kLlama3Table =
     "../shared/data/traces/llama3-405b-table5/interruptions.csv";
-
-struct InterruptionCause {
-  std::string component;  // the table's "Component" column, e.g. "Faulty GPU"
-  std::string category;   // e.g. "GPU", "Host", "Dependency"
-  int64_t count = 0;
-  int line = 0;  // 1-based line in the file
-};
-
-// The CSV: a header whose first three fields are component,category,count (further columns are
-// ignored), then one row per cause; blank lines are skipped. Errors (bad input, "file:line: ..."):
-// a missing or wrong header, a row with fewer than three fields, an empty component, a quoted
-// field, a count that is not a non-negative integer, a component named twice, no rows.
-Result<std::vector<InterruptionCause>> parse_interruption_table(std::string_view text,
-                                                                const std::string& file);
-Result<std::vector<InterruptionCause>> read_interruption_table(const std::string& path);
 
 // Two Poisson counts with their exposures (in the same unit-seconds) compared.
 struct RateComparison {
