@@ -5,7 +5,7 @@
 #
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 60 s, all targets
 #   targets: units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan
-#            uncertain
+#            uncertain interruption_table
 #
 # Each target is one libFuzzer process on one core, with -timeout=10 s per input and
 # -rss_limit_mb=2048; NTPSIM_FUZZ_JOBS targets (default: the number of cores) run at a time, so
@@ -24,7 +24,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 all=(units trace_csv trace_infinitehbd hardware workload scenario raw_csv nccl_tests plan
-     uncertain)
+     uncertain interruption_table)
 if [ $# -eq 0 ]; then targets=("${all[@]}"); else targets=("$@"); fi
 for t in "${targets[@]}"; do
   if [ ! -d "tests/fuzz/corpus/$t" ]; then

@@ -37,6 +37,10 @@ namespace ntpsim::sim {
 
 struct FitOptions {
   int64_t nodes = 0;             // nodes the log observed; 0 = the nodes that appear in it
+  // GPUs per node of the logged cluster; 0 = not given. When given, fitted_failures_yaml also
+  // writes every kind's and cause's rate per GPU-hour (the per-node exposure times this), so a
+  // model can be scaled to a cluster with another number of GPUs per node.
+  int64_t gpus_per_node = 0;
   double burst_window_s = 3600;  // faults of one kind starting within this of the previous: a burst
   int min_events = 10;           // fewer faults than this: no law is fitted
   int bootstrap = 99;            // parametric-bootstrap replicates for the KS p-values

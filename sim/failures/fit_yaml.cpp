@@ -46,6 +46,14 @@ std::string per1000(const RateEstimate& r) {
                      r.lo_per_s * kNodeDays1000, r.hi_per_s * kNodeDays1000);
 }
 
+// A per-node rate as a per-GPU-hour rate on nodes of `gpus` GPUs: the same events over `gpus` times
+// the exposure, so the exact interval scales with it.
+std::string per_gpu_hour(const RateEstimate& r, int64_t gpus) {
+  const double k = 3600.0 / static_cast<double>(gpus);
+  return fmt::format("{:.3g}/GPU-h (95% CI {:.3g}-{:.3g})", r.per_s * k, r.lo_per_s * k,
+                     r.hi_per_s * k);
+}
+
 std::string p_text(double p) {
   return std::isnan(p) ? "not computed" : fmt::format("{:.3g}", p);
 }
@@ -102,12 +110,28 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       "#            lemons: two-class rate mixture, likelihood-ratio test; at least {} faults to "
       "fit a law\n",
       fit.options.bootstrap, fit.options.seed, fit.options.burst_window_s, fit.options.min_events);
+  const int64_t gpus = fit.options.gpus_per_node;
+  if (gpus > 0) {
+    y += fmt::format(
+        "#   gpus     {} per node (given, not in the log): every rate also per GPU-hour, the "
+        "same faults\n"
+        "#            over {}x the exposure. On nodes of M GPUs, a cause that scales with GPUs "
+        "(a GPU class)\n"
+        "#            fails a node at M x its per-GPU rate; the others at their per-node rate\n",
+        gpus, gpus);
+  }
   for (const KindFit& k : fit.kinds) {
     y += fmt::format("#\n# kind {}: {} faults, {}\n", comment_safe(quoted(k.name)), k.faults,
                      per1000(k.rate));
     for (const auto& [cause, r] : k.by_cause) {
       y += fmt::format("#   cause {:<30} {:>5} faults, {}\n", comment_safe(cause), r.events,
                        per1000(r));
+    }
+    if (gpus > 0) {
+      y += fmt::format("#   per GPU: {}\n", per_gpu_hour(k.rate, gpus));
+      for (const auto& [cause, r] : k.by_cause) {
+        y += fmt::format("#     cause {:<30} {}\n", comment_safe(cause), per_gpu_hour(r, gpus));
+      }
     }
     const BurstFit& b = k.bursts;
     y += fmt::format(

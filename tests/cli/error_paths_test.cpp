@@ -523,6 +523,10 @@ void validate_fit_trace_rows(std::vector<Row>& t) {
                {"t.csv: --nodes 1 is fewer than the 2 nodes the trace names"}});
   t.push_back({"trace_fit_out_is_directory", "trace t.csv --fit -o d", {trace, dir("d")}, 2,
                {"-o d: is a directory; outputs are written only as regular files"}});
+  t.push_back({"trace_gpus_per_node_needs_fit", "trace t.csv --gpus-per-node 8", {trace}, 2,
+               {"--gpus-per-node requires --fit"}});
+  t.push_back({"trace_fit_gpus_per_node_zero", "trace t.csv --fit --gpus-per-node 0", {trace}, 2,
+               {"--gpus-per-node: Value 0 not in range 1 to"}});
 }
 
 // Hostile inputs: values that read as null, nesting, NUL bytes, things that are not files where

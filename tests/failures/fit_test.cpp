@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "failure_test_util.h"
@@ -166,6 +167,49 @@ TEST(FitTrace, TooFewFaultsSaySoInsteadOfALaw) {
       << k.notes[0];
   EXPECT_EQ(k.repair_law, "empirical");
   EXPECT_NE(fitted_failures_yaml(f).find("too few faults to fit a law"), std::string::npos);
+}
+
+// Per-GPU rates: the same faults over gpus_per_node times the exposure, written only when the
+// GPU count is given; the rest of the model is byte-identical either way.
+TEST(FitTrace, PerGpuRatesAreWrittenOnlyWhenTheGpuCountIsGiven) {
+  auto t = parse_csv_trace(synthetic_log(100, 200, 0.01, 24, 11), "log.csv");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  FitOptions o;
+  o.nodes = 100;
+  o.bootstrap = 0;
+  auto plain = fit_trace(*t, o);
+  o.gpus_per_node = 4;
+  auto per_gpu = fit_trace(*t, o);
+  ASSERT_TRUE(plain.ok() && per_gpu.ok());
+  const std::string a = fitted_failures_yaml(*plain);
+  const std::string b = fitted_failures_yaml(*per_gpu);
+  EXPECT_EQ(a.find("/GPU-h"), std::string::npos);
+  // b less its per-GPU lines is a, byte for byte.
+  std::string stripped, line;
+  std::istringstream in(b);
+  std::vector<std::string> per_gpu_lines;
+  while (std::getline(in, line)) {
+    const bool added =
+        line.find("/GPU-h") != std::string::npos || line.rfind("#   gpus ", 0) == 0 ||
+        line.rfind("#            over ", 0) == 0 || line.rfind("#            fails a node", 0) == 0;
+    if (added) {
+      per_gpu_lines.push_back(line);
+    } else {
+      stripped += line + "\n";
+    }
+  }
+  EXPECT_EQ(stripped, a);
+  // Header (3 lines), the kind's rate and its one cause.
+  ASSERT_EQ(per_gpu_lines.size(), 5u) << b;
+  EXPECT_NE(per_gpu_lines[0].find("4 per node"), std::string::npos) << per_gpu_lines[0];
+  const RateEstimate& r = per_gpu->kinds.at(0).rate;
+  const double k = 3600.0 / 4;
+  EXPECT_EQ(per_gpu_lines[3], fmt::format("#   per GPU: {:.3g}/GPU-h (95% CI {:.3g}-{:.3g})",
+                                          r.per_s * k, r.lo_per_s * k, r.hi_per_s * k));
+  // Scaling the exposure by the GPU count scales the exact interval by it.
+  const RateEstimate g = poisson_rate(r.events, r.exposure_s * 4);
+  EXPECT_NEAR(g.lo_per_s * 3600, r.lo_per_s * k, 1e-12 * r.lo_per_s * k);
+  EXPECT_NEAR(g.hi_per_s * 3600, r.hi_per_s * k, 1e-12 * r.hi_per_s * k);
 }
 
 TEST(FitTrace, OverlappingFaultsOfOneNodeNameTheLine) {

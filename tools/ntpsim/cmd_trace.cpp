@@ -71,6 +71,11 @@ class TraceCommand final : public Command {
         ->needs(sub->get_option("--fit"));
     sub->add_option("--seed", seed_, "With --fit: seed of the bootstrap draws")
         ->needs(sub->get_option("--fit"));
+    sub->add_option("--gpus-per-node", gpus_per_node_,
+                    "With --fit: GPUs per node of the logged cluster; adds every rate per "
+                    "GPU-hour, by kind and cause, to the model's comments")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+        ->needs(sub->get_option("--fit"));
     return sub;
   }
 
@@ -169,6 +174,7 @@ class TraceCommand final : public Command {
     const std::string bytes = std::move(buffer).str();
     sim::FitOptions o;
     o.nodes = nodes_;
+    o.gpus_per_node = gpus_per_node_;
     o.burst_window_s = burst_window_;
     o.bootstrap = bootstrap_;
     o.seed = seed_;
@@ -192,6 +198,7 @@ class TraceCommand final : public Command {
   int bootstrap_ = 99;
   uint64_t seed_ = 1;
   int64_t nodes_ = 0;
+  int64_t gpus_per_node_ = 0;
   std::string csv_out_;
 };
 

@@ -51,5 +51,6 @@ Status check_sections(Doc& doc);  // closed forms, Little's law, Young/Daly, Inf
 Status step_sections(Doc& doc);   // step time against published Megatron-LM runs
 Status recovery_sections(Doc& doc);  // recovery costs against Llama 3 and FT-HSDP
 Status backtest_section(Doc& doc);  // a failure model fitted from the InfiniteHBD log
+Status llama3_rates_section(Doc& doc);  // fitted rates by kind against Llama 3's Table 5
 
 }  // namespace ntpsim::validate
