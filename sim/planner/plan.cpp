@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "models/base/check.h"
 #include "models/base/units.h"
 #include "models/base/yaml_reader.h"
+#include "sim/scenario/strategy_entry.h"
 #include "sim/strategies/registry.h"
 
 namespace ntpsim::sim {
@@ -124,6 +126,75 @@ Result<PlanStrategy> parse_strategy(std::string_view full) {
   return s;
 }
 
+// The cap a strategy entry sets: its max_power, or a chain's boosted reduce_tp's.
+std::optional<double> entry_cap(const StrategyConfig& c) {
+  auto cap_of = [](const std::map<std::string, ParamValue>& params) -> std::optional<double> {
+    const auto it = params.find("max_power");
+    if (it == params.end() || !std::holds_alternative<double>(it->second)) return std::nullopt;
+    return std::get<double>(it->second);
+  };
+  if (c.chain.empty()) return cap_of(c.params);
+  for (const auto& step : c.chain) {
+    const auto boost = step.params.find("power_boost");
+    if (boost != step.params.end() && std::holds_alternative<bool>(boost->second) &&
+        std::get<bool>(boost->second)) {
+      return cap_of(step.params);
+    }
+  }
+  return std::nullopt;
+}
+
+// search.strategies: each item a short form "name[@cap][/resume]" (parse_strategy) or a map
+// written as a scenario's strategies entry, a user's policy chain included, read by the
+// scenario's own reader so its errors name this plan's file, line and column. Labels (the
+// families the plan reports) are unique.
+Status read_strategies(MapReader& r, std::vector<PlanStrategy>& out) {
+  const YAML::Node n = r.child("strategies");
+  const std::string path = join_path(r.path(), "strategies");
+  std::vector<YAML::Node> items;
+  if (n.IsSequence()) {
+    for (const auto& item : n) items.push_back(item);
+  } else if (n.IsScalar() || n.IsMap()) {
+    items.push_back(n);
+  } else {
+    return at_node(r.context(), n, path, "expected a value or a list, found a " + yaml_kind(n));
+  }
+  if (items.empty()) return at_node(r.context(), n, path, "the list is empty");
+  if (items.size() > kMaxListValues) {
+    return at_node(r.context(), n, path, fmt::format("at most {} values", kMaxListValues));
+  }
+  std::set<std::string> labels;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string ipath = n.IsSequence() ? fmt::format("{}[{}]", path, i) : path;
+    PlanStrategy s;
+    if (items[i].IsMap()) {
+      auto c = read_strategy_entry(items[i], ipath, r.context());
+      if (!c.ok()) return c.error();
+      s.name = c->name;
+      s.cap = entry_cap(*c);
+      s.entry = strategy_entry_yaml(*c);
+      s.entry_label = c->label;
+    } else if (items[i].IsScalar()) {
+      auto v = parse_strategy(items[i].Scalar());
+      if (!v.ok()) return at_node(r.context(), items[i], ipath, v.error().message);
+      s = std::move(*v);
+    } else {
+      return at_node(r.context(), items[i], ipath,
+                     "expected a strategy (name[@cap][/resume]) or a strategies entry (a map), "
+                     "found a " +
+                         yaml_kind(items[i]));
+    }
+    if (!labels.insert(s.label()).second) {
+      return at_node(r.context(), items[i], ipath,
+                     fmt::format("\"{}\" is listed twice; give repeated strategies distinct "
+                                 "labels",
+                                 s.label()));
+    }
+    out.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
 Status read_search(MapReader& top, Plan& p) {
   if (!top.has("search")) return top.error_here("missing required field \"search\"");
   auto r = MapReader::make(top.child("search"), "search", top.context());
@@ -147,7 +218,7 @@ Status read_search(MapReader& top, Plan& p) {
     NTPSIM_RETURN_IF_ERROR(read_list(*r, "dp", p.search.dp, ints(1, 1000000)));
   }
   if (!r->has("strategies")) return r->error_here("missing required field \"strategies\"");
-  NTPSIM_RETURN_IF_ERROR(read_list(*r, "strategies", p.search.strategies, parse_strategy));
+  NTPSIM_RETURN_IF_ERROR(read_strategies(*r, p.search.strategies));
   NTPSIM_RETURN_IF_ERROR(read_list(*r, "checkpoint_interval", p.search.checkpoint_interval_s,
                                    [](std::string_view t) -> Result<double> {
                                      if (t == "auto") return 0.0;
@@ -252,6 +323,7 @@ Status read_confirm(MapReader& top, Plan& p) {
 }  // namespace
 
 std::string PlanStrategy::label() const {
+  if (!entry.empty()) return entry_label;
   const std::string base = cap ? fmt::format("{}@{:g}%", name, *cap * 100) : name;
   return resume.empty() ? base : base + "/" + resume;
 }

@@ -21,10 +21,15 @@ namespace ntpsim::sim {
 // One strategy family of the search: a registered strategy (policy chains included), and for a
 // strategy with max_power (ntp_power_boost, spares_then_ntp_power_boost) its cap.
 struct PlanStrategy {
-  std::string name;             // registered strategy name
+  std::string name;             // registered strategy name, or a user chain's own name
   std::optional<double> cap;    // max_power (fraction above TDP), where the strategy has one
   std::string resume;           // its `resume` mechanism; "" = the strategy's default
-  std::string label() const;    // "ntp_power_boost@30%/in_place", "ntp" ...
+  // A strategy written as a scenario's strategies entry (a map: a user's policy chain, or a
+  // registered strategy with parameters), as one line of flow YAML that reads back as the same
+  // entry (strategy_entry.h); "" for the short form name[@cap][/resume].
+  std::string entry;
+  std::string entry_label;    // that entry's label
+  std::string label() const;  // "ntp_power_boost@30%/in_place", "ntp", a chain's label ...
 };
 
 struct PlanSearch {

@@ -35,6 +35,7 @@ void wilson(int k, int n, double& lo, double& hi) {
 }
 
 std::string strategy_yaml(const PlanStrategy& s) {
+  if (!s.entry.empty()) return fmt::format("strategies=[{}]", s.entry);
   if (!s.cap && s.resume.empty()) return fmt::format("strategies=[{}]", s.name);
   std::string params;
   if (s.cap) params += fmt::format(", max_power: {:.17g}", *s.cap);

@@ -7,6 +7,7 @@
 #include "models/base/units.h"
 #include "sim/scenario/fields.h"
 #include "sim/scenario/recovery_costs.h"
+#include "sim/scenario/strategy_entry.h"
 #include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim {
@@ -162,6 +163,41 @@ const char* to_string(PauseFailures f) {
   return f == PauseFailures::kIgnore ? "ignore" : "restart";
 }
 
+namespace {
+
+// One strategies entry: name, label, parameters in registry order (the order `ntpsim strategies`
+// documents them; a chain's are its resume parameters, in their order), then a chain's actions.
+YAML::Node strategy_node(const StrategyConfig& st) {
+  YAML::Node sn(YAML::NodeType::Map);
+  sn["name"] = st.name;
+  sn["label"] = st.label;
+  const StrategyVocabulary& vocabulary = strategy_vocabulary();
+  std::vector<ParamSpec> chain_specs;
+  const std::vector<ParamSpec>* specs = vocabulary.strategy_params(st.name);
+  if (specs == nullptr) {
+    std::vector<std::string> actions;
+    for (const auto& step : st.chain) actions.push_back(step.action);
+    chain_specs = vocabulary.chain_resume_params(actions);
+    specs = &chain_specs;
+  }
+  for (const auto& spec : *specs) {
+    const auto it = st.params.find(spec.name);
+    if (it != st.params.end()) sn[spec.name] = value_text(&spec, it->second);
+  }
+  if (!st.chain.empty()) sn["chain"] = chain_yaml(st.chain);
+  return sn;
+}
+
+}  // namespace
+
+std::string strategy_entry_yaml(const StrategyConfig& s) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << strategy_node(s);
+  return out.c_str();
+}
+
 YAML::Node to_yaml(const Scenario& s) {
   YAML::Node n(YAML::NodeType::Map);
   n["name"] = s.name;
@@ -188,28 +224,7 @@ YAML::Node to_yaml(const Scenario& s) {
   n["recovery"] = fields_yaml(scenario_internal::recovery_fields(), s.recovery);
 
   YAML::Node strategies(YAML::NodeType::Sequence);
-  for (const auto& st : s.strategies) {
-    YAML::Node sn(YAML::NodeType::Map);
-    sn["name"] = st.name;
-    sn["label"] = st.label;
-    // Parameters in registry order (the order `ntpsim strategies` documents them); a chain's
-    // are its resume parameters, in their order.
-    const StrategyVocabulary& vocabulary = strategy_vocabulary();
-    std::vector<ParamSpec> chain_specs;
-    const std::vector<ParamSpec>* specs = vocabulary.strategy_params(st.name);
-    if (specs == nullptr) {
-      std::vector<std::string> actions;
-      for (const auto& step : st.chain) actions.push_back(step.action);
-      chain_specs = vocabulary.chain_resume_params(actions);
-      specs = &chain_specs;
-    }
-    for (const auto& spec : *specs) {
-      const auto it = st.params.find(spec.name);
-      if (it != st.params.end()) sn[spec.name] = value_text(&spec, it->second);
-    }
-    if (!st.chain.empty()) sn["chain"] = chain_yaml(st.chain);
-    strategies.push_back(sn);
-  }
+  for (const auto& st : s.strategies) strategies.push_back(strategy_node(st));
   n["strategies"] = strategies;
 
   if (s.train_tokens > 0) {

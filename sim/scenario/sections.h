@@ -38,6 +38,10 @@ Status read_outputs(const YAML::Node& node, const std::string& path, const YamlC
                     OutputConfig& out);
 // Strategies against sim/strategies/registry.h: unknown names and parameters are refused with the
 // nearest valid one; every registered parameter is filled with its default.
+// One entry of that list (path: the entry's own, "strategies[2]"); the list adds the checks across
+// entries (unique labels and chain names).
+Status read_strategy(const YAML::Node& entry, const std::string& path, const YamlContext& ctx,
+                     StrategyConfig& out);
 Status read_strategies(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                        std::vector<StrategyConfig>& out);
 

@@ -12,6 +12,7 @@
 #include "models/base/check.h"
 #include "models/base/units.h"
 #include "sim/scenario/sections.h"
+#include "sim/scenario/strategy_entry.h"
 #include "sim/scenario/vocabulary.h"
 
 namespace ntpsim::sim::scenario_internal {
@@ -215,6 +216,55 @@ Status read_chain(MapReader& r, const std::string& p, const YamlContext& ctx, St
 
 }  // namespace
 
+Status read_strategy(const YAML::Node& entry, const std::string& p, const YamlContext& ctx,
+                     StrategyConfig& s) {
+  const StrategyVocabulary& vocabulary = strategy_vocabulary();
+  s = StrategyConfig{};
+  if (entry.IsScalar()) {
+    const std::vector<ParamSpec>* specs = vocabulary.strategy_params(entry.Scalar());
+    if (specs == nullptr) return unknown_strategy(ctx.locate(entry, p), p, entry.Scalar());
+    s.name = entry.Scalar();
+    s.label = s.name;
+    s.params = defaults_of(*specs);
+    return Status::Ok();
+  }
+  auto r = MapReader::make(entry, p, ctx);
+  if (!r.ok()) {
+    return Error::at(
+        ctx.locate(entry, p), p,
+        fmt::format("expected a strategy name or a map with \"name\", got {}", yaml_kind(entry)));
+  }
+  NTPSIM_RETURN_IF_ERROR(r->string("name", s.name, true));
+  if (r->has("chain")) {
+    s.label = s.name;
+    NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
+    NTPSIM_RETURN_IF_ERROR(read_chain(*r, p, ctx, s));
+    std::vector<std::string> actions;
+    for (const auto& step : s.chain) actions.push_back(step.action);
+    const auto resume_specs = vocabulary.chain_resume_params(actions);
+    s.params = defaults_of(resume_specs);
+    for (const auto& spec : resume_specs) {
+      NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
+    }
+    if (auto problem = vocabulary.check_resume(s.params)) {
+      return r->error(problem->first, problem->second);
+    }
+    return r->finish();
+  }
+  const std::vector<ParamSpec>* specs = vocabulary.strategy_params(s.name);
+  if (specs == nullptr) return unknown_strategy(r->location("name"), join_path(p, "name"), s.name);
+  s.label = s.name;
+  NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
+  s.params = defaults_of(*specs);
+  for (const auto& spec : *specs) {
+    NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
+  }
+  if (auto problem = vocabulary.check_resume(s.params)) {
+    return r->error(problem->first, problem->second);
+  }
+  return r->finish({"chain"});
+}
+
 Status read_strategies(const YAML::Node& node, const std::string& path, const YamlContext& ctx,
                        std::vector<StrategyConfig>& out) {
   if (!node.IsDefined() || node.IsNull()) {
@@ -225,7 +275,6 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
                      fmt::format("expected a non-empty list of strategies, got {}",
                                  node.IsSequence() ? "an empty list" : yaml_kind(node)));
   }
-  const StrategyVocabulary& vocabulary = strategy_vocabulary();
   std::set<std::string> labels;
   std::set<std::string> chain_names;
   out.clear();
@@ -233,60 +282,11 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
     const YAML::Node entry = node[i];
     const std::string p = fmt::format("{}[{}]", path, i);
     StrategyConfig s;
-    if (entry.IsScalar()) {
-      const std::vector<ParamSpec>* specs = vocabulary.strategy_params(entry.Scalar());
-      if (specs == nullptr) return unknown_strategy(ctx.locate(entry, p), p, entry.Scalar());
-      s.name = entry.Scalar();
-      s.label = s.name;
-      s.params = defaults_of(*specs);
-    } else {
+    NTPSIM_RETURN_IF_ERROR(read_strategy(entry, p, ctx, s));
+    if (!s.chain.empty() && !chain_names.insert(s.name).second) {
       auto r = MapReader::make(entry, p, ctx);
-      if (!r.ok()) {
-        return Error::at(ctx.locate(entry, p), p,
-                         fmt::format("expected a strategy name or a map with \"name\", got {}",
-                                     yaml_kind(entry)));
-      }
-      NTPSIM_RETURN_IF_ERROR(r->string("name", s.name, true));
-      if (r->has("chain")) {
-        s.label = s.name;
-        NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
-        NTPSIM_RETURN_IF_ERROR(read_chain(*r, p, ctx, s));
-        std::vector<std::string> actions;
-        for (const auto& step : s.chain) actions.push_back(step.action);
-        const auto resume_specs = vocabulary.chain_resume_params(actions);
-        s.params = defaults_of(resume_specs);
-        for (const auto& spec : resume_specs) {
-          NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
-        }
-        if (auto problem = vocabulary.check_resume(s.params)) {
-          return r->error(problem->first, problem->second);
-        }
-        NTPSIM_RETURN_IF_ERROR(r->finish());
-        if (!chain_names.insert(s.name).second) {
-          return r->error("name", fmt::format("the chain name \"{}\" is used twice", s.name));
-        }
-        if (!labels.insert(s.label).second) {
-          return Error::at(ctx.locate(entry, p), p,
-                           fmt::format("label \"{}\" is used twice; give repeated strategies "
-                                       "distinct labels",
-                                       s.label));
-        }
-        out.push_back(std::move(s));
-        continue;
-      }
-      const std::vector<ParamSpec>* specs = vocabulary.strategy_params(s.name);
-      if (specs == nullptr)
-        return unknown_strategy(r->location("name"), join_path(p, "name"), s.name);
-      s.label = s.name;
-      NTPSIM_RETURN_IF_ERROR(r->string("label", s.label, false));
-      s.params = defaults_of(*specs);
-      for (const auto& spec : *specs) {
-        NTPSIM_RETURN_IF_ERROR(read_param(*r, spec, s.params.at(spec.name)));
-      }
-      if (auto problem = vocabulary.check_resume(s.params)) {
-        return r->error(problem->first, problem->second);
-      }
-      NTPSIM_RETURN_IF_ERROR(r->finish({"chain"}));
+      NTPSIM_CHECK(r.ok());  // read_strategy read it as a map
+      return r->error("name", fmt::format("the chain name \"{}\" is used twice", s.name));
     }
     if (!labels.insert(s.label).second) {
       return Error::at(ctx.locate(entry, p), p,
@@ -300,3 +300,14 @@ Status read_strategies(const YAML::Node& node, const std::string& path, const Ya
 }
 
 }  // namespace ntpsim::sim::scenario_internal
+
+namespace ntpsim::sim {
+
+Result<StrategyConfig> read_strategy_entry(const YAML::Node& entry, const std::string& path,
+                                           const YamlContext& ctx) {
+  StrategyConfig s;
+  NTPSIM_RETURN_IF_ERROR(scenario_internal::read_strategy(entry, path, ctx, s));
+  return s;
+}
+
+}  // namespace ntpsim::sim

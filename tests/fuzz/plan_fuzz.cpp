@@ -51,9 +51,10 @@ void require_ranges(const sim::Plan& p) {
   require_list(s.dp, 1, 1000000, false, "search.dp");
   FUZZ_REQUIRE(!s.strategies.empty() && s.strategies.size() <= kMaxListValues, "search.strategies");
   for (const auto& st : s.strategies) {
-    FUZZ_REQUIRE(sim::find_strategy(st.name) != nullptr, "unregistered strategy " + st.name);
-    FUZZ_REQUIRE(!st.cap || (st.name == "ntp_power_boost" && *st.cap > 0 && *st.cap <= 2),
-                 "power cap on " + st.label());
+    // A short form names a registered strategy; a map entry may also be a user's chain.
+    FUZZ_REQUIRE(!st.entry.empty() || sim::find_strategy(st.name) != nullptr,
+                 "unregistered strategy " + st.name);
+    FUZZ_REQUIRE(!st.cap || (*st.cap >= 0 && *st.cap <= 2), "power cap on " + st.label());
     FUZZ_REQUIRE(!st.label().empty(), st.name);
   }
   FUZZ_REQUIRE(s.checkpoint_interval_s.size() <= kMaxListValues, "search.checkpoint_interval");
@@ -113,6 +114,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // An override written in the plan is named by the plan's file and line, never as a
     // command-line "--set" (a key the user spelled "--set x" may still appear after the location).
     FUZZ_REQUIRE(base.error().message.rfind("--set ", 0) == std::string::npos, base.error().message);
+    return 0;
+  }
+  // A map entry travels to each candidate as `strategies=[<entry>]` and reads back as the same
+  // strategy under the same label.
+  for (const auto& st : p->search.strategies) {
+    if (st.entry.empty()) continue;
+    sim::LoadOptions o = sim::base_load_options(*p, {"strategies=[" + st.entry + "]"});
+    const Result<sim::Scenario> with = sim::load_scenario(p->base, o);
+    if (!with.ok()) {
+      // A strategy may not suit the base (a state copy that does not fit, say): bad input.
+      fuzz::require_bad_input(with.error());
+      continue;
+    }
+    FUZZ_REQUIRE(with->strategies.size() == 1 && with->strategies[0].name == st.name &&
+                     with->strategies[0].label == st.label(),
+                 st.entry);
   }
   return 0;
 }

@@ -173,6 +173,56 @@ confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
   EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
 }
 
+// A user's policy chain (and a registered strategy with parameters) written in the plan as a
+// scenario's strategies entry: its candidates load exactly that entry, and the planner's best is
+// still the exhaustive one.
+TEST_F(PlanFiles, UserChainsInThePlanAreCandidates) {
+  const std::string path = write("user_chains.yaml", R"(base: window.yaml
+search:
+  domains: [3, 4, 5]
+  spare_domains: [0, 1]
+  dp: derive
+  strategies:
+    - ntp/in_place
+    - name: rack_then_ntp
+      resume: in_place
+      chain:
+        - swap_in_domain
+        - reduce_tp: {rule: parity}
+    - {name: spare_replicas_boost, chain: [add_spare_replica, {reduce_tp: {power_boost: true, max_power: "20%"}}]}
+    - {name: dp_drop, label: drop_keep_batch, keep_global_batch: true}
+target: {goodput: "93%", confidence: "80%"}
+prices: {gpu_hour: 2.0, energy_per_mwh: 100}
+confirm: {min_replications: 24, max_replications: 24, max_finalists: 100}
+)");
+  auto plan = read_plan(path);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->search.strategies.size(), 4u);
+  const PlanStrategy& rack = plan->search.strategies[1];
+  EXPECT_EQ(rack.label(), "rack_then_ntp");
+  EXPECT_FALSE(rack.entry.empty());
+  EXPECT_EQ(plan->search.strategies[2].cap, 0.2);
+  EXPECT_EQ(plan->search.strategies[3].label(), "drop_keep_batch");
+  // The entry travels as an override and loads as the same strategy the plan wrote.
+  auto s = load_scenario(plan->base, {"strategies=[" + rack.entry + "]"});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->strategies.size(), 1u);
+  EXPECT_EQ(s->strategies[0].name, "rack_then_ntp");
+  ASSERT_EQ(s->strategies[0].chain.size(), 2u);
+  EXPECT_EQ(s->strategies[0].chain[1].action, "reduce_tp");
+  EXPECT_EQ(std::get<std::string>(s->strategies[0].chain[1].params.at("rule")), "parity");
+  EXPECT_EQ(std::get<std::string>(s->strategies[0].params.at("resume")), "in_place");
+  auto r = run(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::set<std::string> families;
+  for (const auto& c : r->candidates) families.insert(c.family);
+  EXPECT_EQ(families, (std::set<std::string>{"ntp/in_place", "rack_then_ntp",
+                                             "spare_replicas_boost", "drop_keep_batch"}));
+  const int best = exhaustive_best(*r);
+  ASSERT_GE(best, 0);
+  EXPECT_EQ(r->best, best) << describe(r->candidates[static_cast<size_t>(best)]);
+}
+
 TEST_F(PlanFiles, GoodputPlanFindsTheExhaustiveOptimum) {
   auto r = run(plan("  goodput: \"93%\"\n  confidence: \"80%\"", "window.yaml"));
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -293,6 +343,19 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
       {head + search + target + prices + "confirm: {min_replications: 1}\n", 5,
        "confirm.min_replications: "},
       {head + search + prices, 1, "missing required field \"target\""},
+      {head +
+           "search:\n  domains: [4]\n  strategies:\n    - ntp\n    - {name: mine, chain: "
+           "[swap_in_domain, reduce_tpp]}\n" +
+           target + prices,
+       6, "search.strategies[1].chain[1]: unknown action \"reduce_tpp\""},
+      {head +
+           "search:\n  domains: [4]\n  strategies:\n    - {name: mine, chain: [restart]}\n"
+           "    - {name: other, label: mine, chain: [restart]}\n" +
+           target + prices,
+       6, "search.strategies[1]: \"mine\" is listed twice"},
+      {head + "search:\n  domains: [4]\n  strategies:\n    - {name: ntp, rull: parity}\n" + target +
+           prices,
+       5, "search.strategies[0].rull: unknown key (did you mean \"rule\"?)"},
       {head + "search: {domains: [4], strategies: [ntp], layout: given}\n" + target + prices, 2,
        "search.layout: 'auto' is the only value"},
       {head + "search: {domains: [4], strategies: [ntp], layout: auto, tp: [8]}\n" + target +
