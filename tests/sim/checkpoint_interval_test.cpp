@@ -34,7 +34,7 @@ Scenario job(int domains, int spares, double rate_per_h, double repair_s,
   for (const auto& name : strategies) {
     std::map<std::string, ParamValue> params;
     if (name == "ntp") params.emplace("resume", std::string("in_place"));
-    s.strategies.push_back(StrategyConfig{name, name, params});
+    s.strategies.push_back(StrategyConfig{name, name, params, {}});
   }
   s.replications.fixed = 4;
   return s;
@@ -190,7 +190,8 @@ TEST(PerStrategyInterval, EachStrategyGetsTheIntervalOfWhatRollsItBack) {
       job(8, 1, 0.002, 4 * 3600.0, {"checkpoint_restart", "ntp", "dp_drop", "spare_substitution"});
   s.strategies.push_back(StrategyConfig{"spare_substitution",
                                         "spares_then_dp_drop",
-                                        {{"fallback", ParamValue{std::string("dp_drop")}}}});
+                                        {{"fallback", ParamValue{std::string("dp_drop")}}},
+                                        {}});
   s.checkpoint.write_s = 120;
   s.checkpoint.shared_auto_interval = false;
   auto sim = Simulation::prepare(s);
