@@ -33,17 +33,20 @@ Error at_node(const YamlContext& ctx, const YAML::Node& n, const std::string& pa
   return Error::at(ctx.locate(n, path), path, what);
 }
 
-// A scalar or a list of scalars at `key`, each parsed by `parse`; absent leaves `out` empty.
-template <typename T, typename Parse>
-Status read_list(MapReader& r, std::string_view key, std::vector<T>& out, Parse parse) {
-  if (!r.has(key)) return Status::Ok();
+// The items of the list at `key` with each one's path ("search.tp[1]"): a single value (a map
+// too, when `maps`) stands for a list of one. Refuses an empty list and more than kMaxListValues.
+struct ListItem {
+  YAML::Node node;
+  std::string path;
+};
+Result<std::vector<ListItem>> list_items(MapReader& r, std::string_view key, bool maps) {
   const YAML::Node n = r.child(key);
   const std::string path = join_path(r.path(), key);
-  std::vector<YAML::Node> items;
+  std::vector<ListItem> items;
   if (n.IsSequence()) {
-    for (const auto& item : n) items.push_back(item);
-  } else if (n.IsScalar()) {
-    items.push_back(n);
+    for (size_t i = 0; i < n.size(); ++i) items.push_back({n[i], fmt::format("{}[{}]", path, i)});
+  } else if (n.IsScalar() || (maps && n.IsMap())) {
+    items.push_back({n, path});
   } else {
     return at_node(r.context(), n, path, "expected a value or a list, found a " + yaml_kind(n));
   }
@@ -51,13 +54,22 @@ Status read_list(MapReader& r, std::string_view key, std::vector<T>& out, Parse 
   if (items.size() > kMaxListValues) {
     return at_node(r.context(), n, path, fmt::format("at most {} values", kMaxListValues));
   }
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::string ipath = n.IsSequence() ? fmt::format("{}[{}]", path, i) : path;
-    if (!items[i].IsScalar()) {
-      return at_node(r.context(), items[i], ipath, "expected a value, found a " + yaml_kind(items[i]));
+  return items;
+}
+
+// A scalar or a list of scalars at `key`, each parsed by `parse`; absent leaves `out` empty.
+template <typename T, typename Parse>
+Status read_list(MapReader& r, std::string_view key, std::vector<T>& out, Parse parse) {
+  if (!r.has(key)) return Status::Ok();
+  auto list = list_items(r, key, false);
+  if (!list.ok()) return list.error();
+  for (const ListItem& item : *list) {
+    if (!item.node.IsScalar()) {
+      return at_node(r.context(), item.node, item.path,
+                     "expected a value, found a " + yaml_kind(item.node));
     }
-    auto v = parse(items[i].Scalar());
-    if (!v.ok()) return at_node(r.context(), items[i], ipath, v.error().message);
+    auto v = parse(item.node.Scalar());
+    if (!v.ok()) return at_node(r.context(), item.node, item.path, v.error().message);
     out.push_back(*v);
   }
   return Status::Ok();
@@ -149,43 +161,32 @@ std::optional<double> entry_cap(const StrategyConfig& c) {
 // scenario's own reader so its errors name this plan's file, line and column. Labels (the
 // families the plan reports) are unique.
 Status read_strategies(MapReader& r, std::vector<PlanStrategy>& out) {
-  const YAML::Node n = r.child("strategies");
-  const std::string path = join_path(r.path(), "strategies");
-  std::vector<YAML::Node> items;
-  if (n.IsSequence()) {
-    for (const auto& item : n) items.push_back(item);
-  } else if (n.IsScalar() || n.IsMap()) {
-    items.push_back(n);
-  } else {
-    return at_node(r.context(), n, path, "expected a value or a list, found a " + yaml_kind(n));
-  }
-  if (items.empty()) return at_node(r.context(), n, path, "the list is empty");
-  if (items.size() > kMaxListValues) {
-    return at_node(r.context(), n, path, fmt::format("at most {} values", kMaxListValues));
-  }
+  auto list = list_items(r, "strategies", true);
+  if (!list.ok()) return list.error();
   std::set<std::string> labels;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::string ipath = n.IsSequence() ? fmt::format("{}[{}]", path, i) : path;
+  for (const ListItem& item : *list) {
+    const YAML::Node& node = item.node;
+    const std::string& ipath = item.path;
     PlanStrategy s;
-    if (items[i].IsMap()) {
-      auto c = read_strategy_entry(items[i], ipath, r.context());
+    if (node.IsMap()) {
+      auto c = read_strategy_entry(node, ipath, r.context());
       if (!c.ok()) return c.error();
       s.name = c->name;
       s.cap = entry_cap(*c);
       s.entry = strategy_entry_yaml(*c);
       s.entry_label = c->label;
-    } else if (items[i].IsScalar()) {
-      auto v = parse_strategy(items[i].Scalar());
-      if (!v.ok()) return at_node(r.context(), items[i], ipath, v.error().message);
+    } else if (node.IsScalar()) {
+      auto v = parse_strategy(node.Scalar());
+      if (!v.ok()) return at_node(r.context(), node, ipath, v.error().message);
       s = std::move(*v);
     } else {
-      return at_node(r.context(), items[i], ipath,
+      return at_node(r.context(), node, ipath,
                      "expected a strategy (name[@cap][/resume]) or a strategies entry (a map), "
                      "found a " +
-                         yaml_kind(items[i]));
+                         yaml_kind(node));
     }
     if (!labels.insert(s.label()).second) {
-      return at_node(r.context(), items[i], ipath,
+      return at_node(r.context(), node, ipath,
                      fmt::format("\"{}\" is listed twice; give repeated strategies distinct "
                                  "labels",
                                  s.label()));
