@@ -97,6 +97,21 @@ class Reader {
     return *v;
   }
 
+  // An array of strings at `key` (absent: empty unless required); a non-string element is
+  // refused at its index with `what` ("expected a string").
+  std::vector<std::string> strings(const json& obj, const char* key, const std::string& path,
+                                   bool required, const char* what) {
+    std::vector<std::string> out;
+    const json& a = array(obj, key, path, required);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].is_string())
+        out.push_back(a[i].get<std::string>());
+      else
+        fail(at(join(path, key), i), what);
+    }
+    return out;
+  }
+
   static std::string join(const std::string& path, const char* key) {
     return path.empty() ? std::string(key) : path + "." + key;
   }
@@ -326,21 +341,9 @@ std::optional<Verdict> read_verdict(Reader& r, const json& doc, const std::strin
     }
   }
   v.tied = r.boolean(*j, "tied", p, false);
-  const json& tied = r.array(*j, "tied_with", p, false);
-  for (size_t i = 0; i < tied.size(); ++i) {
-    if (tied[i].is_string())
-      v.tied_with.push_back(tied[i].get<std::string>());
-    else
-      r.fail(Reader::at(p + ".tied_with", i), "expected a strategy name");
-  }
-  const json& tied_labels = r.array(*j, "tied_with_labels", p, false);
-  for (size_t i = 0; i < tied_labels.size(); ++i) {
-    if (tied_labels[i].is_string())
-      v.tied_with_labels.push_back(tied_labels[i].get<std::string>());
-    else
-      r.fail(Reader::at(p + ".tied_with_labels", i), "expected a strategy label");
-  }
-  if (tied_labels.empty()) {
+  v.tied_with = r.strings(*j, "tied_with", p, false, "expected a strategy name");
+  v.tied_with_labels = r.strings(*j, "tied_with_labels", p, false, "expected a strategy label");
+  if (v.tied_with_labels.empty()) {
     v.tied_with_labels = v.tied_with;
   } else if (v.tied_with_labels.size() != v.tied_with.size()) {
     r.fail(Reader::join(p, "tied_with_labels"), "expected one label per strategy in tied_with");
@@ -360,13 +363,7 @@ std::optional<Verdict> read_verdict(Reader& r, const json& doc, const std::strin
 Sweep read_sweep(Reader& r, const json& j) {
   const std::string p = "sweep";
   Sweep s;
-  const json& params = r.array(j, "parameters", p, true);
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].is_string())
-      s.parameters.push_back(params[i].get<std::string>());
-    else
-      r.fail(Reader::at(p + ".parameters", i), "expected a string");
-  }
+  s.parameters = r.strings(j, "parameters", p, true, "expected a string");
   const json& points = r.array(j, "points", p, true);
   for (size_t i = 0; i < points.size(); ++i) {
     const std::string pp = Reader::at(p + ".points", i);
@@ -572,13 +569,7 @@ Result<Results> read_results(const nlohmann::json& doc, const std::string& sourc
     r.fail("kind", fmt::format("'{}' is neither 'run' nor 'sweep'", out.kind));
   const json* context = r.field(doc, "context", "", true);
   if (context != nullptr) out.context = read_context(r, *context);
-  const json& warnings = r.array(doc, "warnings", "", false);
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    if (warnings[i].is_string())
-      out.warnings.push_back(warnings[i].get<std::string>());
-    else
-      r.fail(Reader::at("warnings", i), "expected a string");
-  }
+  out.warnings = r.strings(doc, "warnings", "", false, "expected a string");
   if (doc.is_object() && doc.contains("scenario")) out.scenario = doc.at("scenario");
   const json& metrics = r.array(doc, "metrics", "", true);
   for (size_t i = 0; i < metrics.size(); ++i) {

@@ -30,30 +30,16 @@ void JobState::reset(const MembershipRules& rules) {
   Initial& init = initial_[rules.use_spare_domains ? 1 : 0];
   if (!init.built) {
     build_initial(rules);
-    init.gpu = gpu_;
-    init.k = k_;
-    init.bucket = bucket_;
-    init.next = next_;
-    init.prev = prev_;
-    init.head = head_;
-    init.hist = hist_;
-    init.free_mask = free_mask_;
-    init.job_mask = job_mask_;
+    for_each_array(init, [](auto& saved, const auto& live) { saved = live; });
     init.members = members_;
     init.free_full = free_full_;
     init.built = true;
     return;
   }
   // Same sizes: element copies, no allocation.
-  std::copy(init.gpu.begin(), init.gpu.end(), gpu_.begin());
-  std::copy(init.k.begin(), init.k.end(), k_.begin());
-  std::copy(init.bucket.begin(), init.bucket.end(), bucket_.begin());
-  std::copy(init.next.begin(), init.next.end(), next_.begin());
-  std::copy(init.prev.begin(), init.prev.end(), prev_.begin());
-  std::copy(init.head.begin(), init.head.end(), head_.begin());
-  std::copy(init.hist.begin(), init.hist.end(), hist_.begin());
-  std::copy(init.free_mask.begin(), init.free_mask.end(), free_mask_.begin());
-  std::copy(init.job_mask.begin(), init.job_mask.end(), job_mask_.begin());
+  for_each_array(init, [](const auto& saved, auto& live) {
+    std::copy(saved.begin(), saved.end(), live.begin());
+  });
   members_ = init.members;
   free_full_ = init.free_full;
 }

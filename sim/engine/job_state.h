@@ -113,6 +113,19 @@ class JobState {
   };
   Initial initial_[2];
   void build_initial(const MembershipRules& rules);
+  // f(saved, live) for each array of the state and its copy in `init`.
+  template <typename F>
+  void for_each_array(Initial& init, F f) {
+    f(init.gpu, gpu_);
+    f(init.k, k_);
+    f(init.bucket, bucket_);
+    f(init.next, next_);
+    f(init.prev, prev_);
+    f(init.head, head_);
+    f(init.hist, hist_);
+    f(init.free_mask, free_mask_);
+    f(init.job_mask, job_mask_);
+  }
   int64_t members_ = 0;
   int64_t free_full_ = 0;  // free groups at the full degree T
   int64_t failed_gpus_ = 0;
