@@ -187,7 +187,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
       memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds())) : 1;
   snapshot_index_ = 0;
   persist_pending_ = false;
-  persist_snapshot_work_ = work_since_persist_ = 0;
+  persist_snapshot_ = since_persist_ = Progress{};
   ++epoch_;
   snapshot_lost_ = false;
   tl_ = timeline;
@@ -199,8 +199,9 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   run_since_ckpt_ = Duration::zero();
   in_pause_ = false;
   commit_at_ = Time::never();
-  snapshot_work_ = work_since_ckpt_ = work_since_resume_ = 0;
+  snapshot_ = since_ckpt_ = since_resume_ = Progress{};
   good_ = ckpt_ = rollback_ = recovery_ = stall_ = degraded_ = reshard_ = 0;
+  effective_s_ = rolled_back_s_ = pause_s_ = 0;
   energy_j_ = boost_j_ = failed_gpu_s_ = 0;
   failed_peak_ = interruptions_ = 0;
   finished_ = false;
@@ -232,6 +233,8 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   if (tl_ != nullptr && !tl_->truncated && !tl_->segments.empty()) tl_->segments.back().end_s = el;
   const double sum = good_ + ckpt_ + rollback_ + recovery_ + stall_ + degraded_ + reshard_;
   NTPSIM_CHECK_MSG(std::abs(sum - el) <= 1e-6 * el + 1e-6, "badput does not sum to elapsed");
+  const double wall = effective_s_ + rolled_back_s_ + pause_s_ + recovery_ + stall_;
+  NTPSIM_CHECK_MSG(std::abs(wall - el) <= 1e-6 * el + 1e-6, "wall time does not sum to elapsed");
   ReplicationMetrics m{};
   at(m, Metric::kGoodput) = good_ / el;
   at(m, Metric::kBadputCheckpoint) = ckpt_ / el;
@@ -241,6 +244,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   at(m, Metric::kBadputDegraded) = degraded_ / el;
   at(m, Metric::kBadputReshard) = reshard_ / el;
   const auto& L = cfg_.layout;
+  at(m, Metric::kEffectiveTrainingTime) = effective_s_ / el;
   at(m, Metric::kPerGpuGoodput) =
       good_ / el * static_cast<double>(L.job_gpus) / static_cast<double>(L.cluster_gpus);
   at(m, Metric::kFailedGpusMean) = failed_gpu_s_ / el;
@@ -278,9 +282,11 @@ void Engine::account_run(Duration dt, double slowdown) {
   const double work = shape_.rate * (1.0 - slowdown) * s;
   ckpt_ += shape_.rate * slowdown * s;
   good_ += work;
-  work_since_ckpt_ += work;
-  work_since_persist_ += work;
-  work_since_resume_ += work;
+  effective_s_ += s;
+  const Progress p{work, s};
+  since_ckpt_ += p;
+  since_persist_ += p;
+  since_resume_ += p;
   degraded_ += (1.0 - shape_.rate_no_reshard) * s;
   reshard_ += (shape_.rate_no_reshard - shape_.rate) * s;
   account_power(dt, true);
@@ -300,7 +306,7 @@ bool Engine::advance(Time t1) {
       now_ = e;
       if (now_ == recover_until_ && now_ < t1) {
         phase_ = Phase::kRunning;
-        work_since_resume_ = 0;
+        since_resume_ = Progress{};
         record_segment();
       }
       continue;
@@ -314,6 +320,7 @@ bool Engine::advance(Time t1) {
       // A checkpoint write's exposed pause: the GPUs are busy (running power), no progress.
       const Time e = std::min(t1, pause_until_);
       ckpt_ += (e - now_).seconds();
+      pause_s_ += (e - now_).seconds();
       account_power(e - now_, true);
       now_ = e;
       if (now_ == pause_until_ && now_ < t1) {
@@ -355,21 +362,21 @@ bool Engine::advance(Time t1) {
 void Engine::start_checkpoint() {
   NTPSIM_CHECK(commit_at_ == Time::never());
   if (tl_ != nullptr) tl_->add_checkpoint_mark(now_.seconds(), cycle_exposed_.seconds());
-  snapshot_work_ = work_since_ckpt_;
+  snapshot_ = since_ckpt_;
   ++snapshot_index_;
   persist_pending_ = snapshot_index_ % persist_every_ == 0;
-  if (persist_pending_) persist_snapshot_work_ = work_since_persist_;
+  if (persist_pending_) persist_snapshot_ = since_persist_;
   commit_at_ = now_ + cycle_write_;
-  work_since_resume_ = 0;
+  since_resume_ = Progress{};
   run_since_ckpt_ = Duration::zero();
   in_pause_ = cycle_exposed_ > Duration::zero();
   pause_until_ = now_ + cycle_exposed_;
 }
 
 void Engine::commit_snapshot() {
-  work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - snapshot_work_);
+  since_ckpt_ = since_ckpt_.less(snapshot_);
   if (persist_pending_) {
-    work_since_persist_ = std::max(0.0, work_since_persist_ - persist_snapshot_work_);
+    since_persist_ = since_persist_.less(persist_snapshot_);
     persist_pending_ = false;
   }
   commit_at_ = Time::never();
@@ -403,33 +410,37 @@ void Engine::fast_forward_checkpoints(Time t1) {
   }
   const double kd = static_cast<double>(k);
   ckpt_ += (cycle_exposed_.seconds() + slowed_work) * kd;
+  pause_s_ += cycle_exposed_.seconds() * kd;
+  effective_s_ += interval_s * kd;
   good_ += work_per_period * kd;
   degraded_ += (1.0 - shape_.rate_no_reshard) * interval_s * kd;
   reshard_ += (shape_.rate_no_reshard - shape_.rate) * interval_s * kd;
   account_power(period * k, true);
   now_ += period * k;
-  work_since_ckpt_ = work_per_period;
-  snapshot_work_ = work_per_period;
+  const Progress per_period{work_per_period, interval_s};
+  since_ckpt_ = per_period;
+  snapshot_ = per_period;
   // Snapshots i0 .. i0+k-1 committed, i0+k starts now. The last persistent one among them, j,
   // captured the work up to its start; (i0 + k - j) periods of work followed it.
   const int64_t i0 = snapshot_index_;
   const int64_t last = i0 + k - 1;
   const int64_t j = last - last % persist_every_;
   if (j >= i0) {
-    work_since_persist_ = work_per_period * static_cast<double>(i0 + k - j);
+    const double n = static_cast<double>(i0 + k - j);
+    since_persist_ = Progress{work_per_period * n, interval_s * n};
   } else {
-    work_since_persist_ += work_per_period * kd;
+    since_persist_ += Progress{work_per_period * kd, interval_s * kd};
   }
   snapshot_index_ = i0 + k;
   persist_pending_ = snapshot_index_ % persist_every_ == 0;
-  if (persist_pending_) persist_snapshot_work_ = work_since_persist_;
+  if (persist_pending_) persist_snapshot_ = since_persist_;
   epoch_ += static_cast<uint64_t>(k);
   snapshot_lost_ = false;
   commit_at_ = now_ + cycle_write_;
   pause_until_ = now_ + cycle_exposed_;
   in_pause_ = cycle_exposed_ > Duration::zero();
   run_since_ckpt_ = Duration::zero();
-  work_since_resume_ = 0;
+  since_resume_ = Progress{};
 }
 
 // --- events ---------------------------------------------------------------------------------
@@ -453,6 +464,8 @@ void Engine::on_failure(const FailureEvent& e) {
 
 void Engine::interrupt() {
   ++interruptions_;
+  // The pace of the in-flight iteration: slowed while a write runs in the background.
+  const double pace = shape_.rate * (1.0 - (commit_at_ != Time::never() ? cycle_slowdown_ : 0.0));
   commit_at_ = Time::never();  // an in-flight checkpoint write is lost
   in_pause_ = false;
   state_.reassign();
@@ -462,19 +475,19 @@ void Engine::interrupt() {
                                                                         : Coverage::kFreeGroups;
   const RecoveryKind kind = strategy_->recovery(coverage);
   const bool restart = strategy_->rolls_back(coverage);
-  double lost = 0.0;
+  Progress lost;
   Duration cost = recovery_cost(kind, restart);  // before a fallback resets snapshot_lost_
   if (restart) {
     if (resume_ == Resume::kRestartFromMemory && snapshot_lost_) {
       // Both copies of some host's snapshot are gone: back to the persistent checkpoint.
-      lost = work_since_persist_;
-      work_since_persist_ = 0;
+      lost = since_persist_;
+      since_persist_ = Progress{};
       record_mark("snapshot_lost");
     } else {
-      lost = work_since_ckpt_;
-      work_since_persist_ = std::max(0.0, work_since_persist_ - lost);
+      lost = since_ckpt_;
+      since_persist_ = since_persist_.less(lost);
     }
-    work_since_ckpt_ = 0;
+    since_ckpt_ = Progress{};
     run_since_ckpt_ = Duration::zero();
     persist_pending_ = false;
     // The restart re-copies the restored state to every host and its peer.
@@ -482,13 +495,20 @@ void Engine::interrupt() {
     snapshot_lost_ = false;
     record_mark("rollback");
   } else if (phase_ == Phase::kRunning) {
-    lost = std::min(work_since_resume_, shape_.rate * shape_.iteration_s);
-    work_since_ckpt_ = std::max(0.0, work_since_ckpt_ - lost);
-    work_since_persist_ = std::max(0.0, work_since_persist_ - lost);
+    // The in-flight iteration, or all done since the last pause if that is less; its running
+    // time at the current pace (the shape is constant since the last pause).
+    lost.work = std::min(since_resume_.work, shape_.rate * shape_.iteration_s);
+    lost.run_s = lost.work < since_resume_.work && pace > 0
+                     ? std::min(since_resume_.run_s, lost.work / pace)
+                     : since_resume_.run_s;
+    since_ckpt_ = since_ckpt_.less(lost);
+    since_persist_ = since_persist_.less(lost);
   }
-  good_ -= lost;
-  rollback_ += lost;
-  work_since_resume_ = 0;
+  good_ -= lost.work;
+  rollback_ += lost.work;
+  effective_s_ -= lost.run_s;
+  rolled_back_s_ += lost.run_s;
+  since_resume_ = Progress{};
   const JobShape next = current_shape();
   if (next.rate > 0) {
     set_shape(next);

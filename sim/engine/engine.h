@@ -35,6 +35,7 @@
 // Thread safety: one Engine per thread; Strategy and failure list are read-only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -192,8 +193,23 @@ class Engine {
   int64_t persist_every_ = 1;
   int64_t snapshot_index_ = 0;    // snapshots started in this run
   bool persist_pending_ = false;  // the snapshot in flight is also a persistent checkpoint
-  double persist_snapshot_work_ = 0.0;
-  double work_since_persist_ = 0.0;  // done since the last committed persistent checkpoint
+  // Work (ideal seconds) with the running time it took: a rollback takes back both, so the
+  // time-based effective training time counts only running time whose work is kept.
+  struct Progress {
+    double work = 0.0;
+    double run_s = 0.0;
+    Progress& operator+=(const Progress& o) {
+      work += o.work;
+      run_s += o.run_s;
+      return *this;
+    }
+    // What is left of `*this` once `o` is taken off, never below zero.
+    Progress less(const Progress& o) const {
+      return {std::max(0.0, work - o.work), std::max(0.0, run_s - o.run_s)};
+    }
+  };
+  Progress persist_snapshot_;
+  Progress since_persist_;  // done since the last committed persistent checkpoint
   // restart_from_memory: per host, the snapshot epoch in which it lost its memory (a node,
   // domain or pod failure); the snapshot is lost when a host and its peer both did.
   std::vector<uint64_t> host_lost_epoch_;
@@ -203,12 +219,16 @@ class Engine {
   bool in_pause_ = false;
   Time pause_until_;
   Time commit_at_ = Time::never();
-  double snapshot_work_ = 0.0;
-  double work_since_ckpt_ = 0.0;    // done since the last committed snapshot
-  double work_since_resume_ = 0.0;  // done since the last pause (bounds the in-flight loss)
+  Progress snapshot_;
+  Progress since_ckpt_;    // done since the last committed snapshot
+  Progress since_resume_;  // done since the last pause (bounds the in-flight loss)
   // Accumulators (ideal seconds, joules, GPU-seconds).
   double good_ = 0, ckpt_ = 0, rollback_ = 0, recovery_ = 0, stall_ = 0, degraded_ = 0,
          reshard_ = 0;
+  // Wall seconds: running on work that is kept, running on work later rolled back, and the
+  // blocking part of checkpoint writes (with recovery_ and stall_, which are wall seconds too,
+  // they sum to the elapsed time).
+  double effective_s_ = 0, rolled_back_s_ = 0, pause_s_ = 0;
   double energy_j_ = 0, boost_j_ = 0, failed_gpu_s_ = 0;
   int64_t failed_peak_ = 0;
   int64_t interruptions_ = 0;

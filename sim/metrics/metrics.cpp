@@ -11,6 +11,7 @@ const std::array<MetricInfo, kMetricCount>& metric_infos() {
       {"badput_stall", "Stall", "fraction"},
       {"badput_degraded", "Degraded", "fraction"},
       {"badput_reshard", "Reshard", "fraction"},
+      {"effective_training_time", "Effective training time", "fraction"},
       {"per_gpu_goodput", "Per-GPU goodput", "fraction"},
       {"availability", "Availability", "fraction"},
       {"failed_gpus_mean", "Failed GPUs (mean)", "GPUs"},

@@ -19,6 +19,11 @@ enum class Metric : int {
   kBadputStall,
   kBadputDegraded,
   kBadputReshard,
+  // Meta's effective training time: the share of the elapsed wall time spent running on work
+  // that is kept (not recovering, stalled, in a blocking checkpoint pause, or computing work a
+  // rollback later discards), at whatever pace the job ran. Unlike goodput it does not count
+  // slower running (reduced TP, a background checkpoint write) as lost.
+  kEffectiveTrainingTime,
   kPerGpuGoodput,
   kAvailability,
   kFailedGpusMean,
@@ -28,7 +33,7 @@ enum class Metric : int {
   kBoostEnergyMwh,
   kTimeToTrainDays,  // only meaningful when the scenario has a token budget
 };
-inline constexpr size_t kMetricCount = 15;
+inline constexpr size_t kMetricCount = 16;
 
 struct MetricInfo {
   const char* key;    // JSON/CSV key

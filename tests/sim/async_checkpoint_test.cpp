@@ -43,6 +43,8 @@ TEST(AsyncCheckpoint, BackgroundWriteSlowsTheJobUntilItCommits) {
   const auto m = engine.run(*s, {});
   EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 54.0 / 10000, kTol);
   EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 54) / 10000, kTol);
+  // Effective training time counts the slowed running as training: only the 9 pauses are lost.
+  EXPECT_NEAR(at(m, Metric::kEffectiveTrainingTime), (10000.0 - 18) / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -60,6 +62,10 @@ TEST(AsyncCheckpoint, AnInterruptionDuringTheBackgroundWriteLosesIt) {
   EXPECT_NEAR(at(m, Metric::kBadputRecovery), 350.0 / 10000, kTol);
   EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 50.5 / 10000, kTol);
   EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 996.5 - 350 - 50.5) / 10000, kTol);
+  // Wall time: the running since the snapshot at 1000 is discarded (1002-2002 and 2004-2005:
+  // 1001 s, more than its 996.5 s of work, half of 1002-1010 having run slowed); recovery 350 s;
+  // pauses 1000, 2002 and 7 after the restart: 9 x 2 s.
+  EXPECT_NEAR(at(m, Metric::kEffectiveTrainingTime), (10000.0 - 1001 - 350 - 18) / 10000, kTol);
   expect_sums_to_one(m);
 }
 

@@ -258,7 +258,7 @@ TEST_F(Progress, ASweepTooBigToHoldIsRefusedBeforeRunning) {
   auto metrics = run_sweep(file, {}, {*c}, o);
   ASSERT_FALSE(metrics.ok());
   EXPECT_EQ(metrics.error().exit_code, ExitCode::kBadInput);
-  EXPECT_NE(metrics.error().message.find("sweep: 100 points would keep 22.4 GiB"),
+  EXPECT_NE(metrics.error().message.find("sweep: 100 points would keep 23.8 GiB"),
             std::string::npos)
       << metrics.error().message;
 }

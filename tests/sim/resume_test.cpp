@@ -50,6 +50,9 @@ TEST(Resume, NtpRestartingFromTheCheckpointRollsBackAndKeepsItsDegreeUntilTheNex
   EXPECT_NEAR(at(m, Metric::kBadputDegraded), 7080 * (1 - rnr) / 10000, 1e-6);
   EXPECT_NEAR(at(m, Metric::kBadputReshard), 7080 * (rnr - rate) / 10000, 1e-6);
   EXPECT_EQ(at(m, Metric::kInterruptions), 1);
+  // Effective training time: running at the reduced degree counts; lost are the 480 s of running
+  // rolled back, the recovery and the 9 pauses of 10 s (1000, 2010, then 7 after the restart).
+  EXPECT_NEAR(at(m, Metric::kEffectiveTrainingTime), (10000.0 - 480 - 350 - 90) / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -68,6 +71,9 @@ TEST(Resume, InPlacePaysTheStateTransferOnTopOfTheReconfiguration) {
   EXPECT_NEAR(at(m, Metric::kBadputRollback), 10.0 / 10000, kTol);
   EXPECT_NEAR(at(m, Metric::kBadputRecovery), 250.0 / 10000, kTol);
   EXPECT_EQ(at(m, Metric::kInterruptions), 2);
+  // The in-flight iteration's 10 s of running and the 250 s of recovery; the 1000 s at one replica
+  // fewer still count as training time.
+  EXPECT_NEAR(at(m, Metric::kEffectiveTrainingTime), (10000.0 - 10 - 250) / 10000, kTol);
   expect_sums_to_one(m);
 }
 
@@ -151,6 +157,10 @@ TEST(Resume, FastForwardedSnapshotsKeepThePersistentOneInStep) {
                                           gpu_failure(9000, 0, 8, 1e6)};
   const auto l = run_every(engine, *s, 200, lost, b.config.end);
   EXPECT_NEAR(at(l, Metric::kBadputRollback), 956.0 / 10000, kTol);
+  // A healthy job at the ideal pace with no background slowdown: wall time and work coincide, so
+  // the effective training time equals goodput, fallback to the persistent snapshot included.
+  EXPECT_NEAR(at(l, Metric::kEffectiveTrainingTime), at(l, Metric::kGoodput), kTol);
+  EXPECT_NEAR(at(m, Metric::kEffectiveTrainingTime), at(m, Metric::kGoodput), kTol);
 }
 
 // The mechanisms a strategy may name, and the consistency rule for in place.
