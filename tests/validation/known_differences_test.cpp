@@ -5,7 +5,6 @@
 // The replication counts equal the document's, so the verdicts here and there are the same.
 #include <gtest/gtest.h>
 
-#include "sim/scenario/recovery_costs.h"
 #include "tests/validation/fixture.h"
 #include "tools/validate/claims.h"
 #include "tools/validate/llama3_rates.h"
@@ -61,17 +60,6 @@ TEST(KnownDifference, Fig7DpDropSparesToNeverPause) {
                          testing::kFig7Reps, pub::kNoPauseTolerance, 2, kWarmup);
   ASSERT_TRUE(n.ok());
   EXPECT_NEAR(*n, pub::kSparesDpDrop, pub::kSparesDpDropTol);
-}
-
-// Llama 3: an effective training time above 90%. With the sourced costs, the checkpoint's
-// background write at PyTorch DCP's measured slowdown (half the throughput for 50 s) costs 26 s
-// per checkpoint, and checkpoints plus rollback take the window below 90% (about 89%); a write
-// that does not slow training gives about 94%. Meta does not publish its checkpoint's cost.
-TEST(KnownDifference, Llama3EffectiveTrainingAboveNinetyPercent) {
-  auto w = llama3_window(std::string(NTPSIM_SOURCE_DIR) + "/" + kLlama3,
-                         sim::recovery_profile_overrides("sourced"), 40, 2);
-  ASSERT_TRUE(w.ok());
-  EXPECT_GT(w->effective_training, pub::kLlama3EffectiveTrainingMin);
 }
 
 // Back-test of the model fitted from the InfiniteHBD log: the log's faults cluster more than the

@@ -71,16 +71,6 @@ const std::map<std::string, std::string>& explanations() {
        "(\"1 of 8 samples\"; the shares are in the Fig. 7 section), so at the peak of damaged "
        "replicas the batch is short by less than the paper's 1.4 replicas' shares and fewer "
        "spare replicas make it up."},
-      {"effective training time, sourced recovery costs",
-       "The sourced costs put about 8 min of detection, restart and restore on each "
-       "interruption and the checkpoint's background write at half the job's throughput for "
-       "50 s (PyTorch DCP's measured dip, the only published one), so each checkpoint costs "
-       "26 s and the Young/Daly interval is about 12 min, and checkpoints and rollback cost "
-       "more than the recoveries themselves. A write that does not slow training (the range's low "
-       "end, row two "
-       "of the Llama 3 table) reaches Meta's bound. Meta does not publish its checkpoint's "
-       "exposed cost; the difference is the slowdown assumption, not the failure model (the "
-       "interruption count agrees)."},
       {"Llama 3 interruptions from the InfiniteHBD rate: Hardware Failure",
        "Llama 3 has 1.4x the log's hardware rate per server, and the excess is all GPU (the GPU "
        "row: 2.1x per GPU); its network rate agrees with the log's and its host rate is a "

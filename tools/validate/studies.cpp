@@ -360,7 +360,8 @@ Result<RecoveryWindow> llama3_window(const std::string& file,
   w.restart_s = ec.restart.seconds();
   w.interval_s = (*p)->checkpoint_interval_s(0);
   w.interruptions = mean(sim::Metric::kInterruptions);
-  w.effective_training = mean(sim::Metric::kGoodput);
+  w.goodput = mean(sim::Metric::kGoodput);
+  w.effective_training = mean(sim::Metric::kEffectiveTrainingTime);
   w.rollback = mean(sim::Metric::kBadputRollback);
   w.recovery = mean(sim::Metric::kBadputRecovery);
   w.checkpoint = mean(sim::Metric::kBadputCheckpoint);

@@ -169,7 +169,8 @@ struct RecoveryWindow {
   double interval_s = 0;         // the checkpoint interval checkpoint_restart runs at
   // Means over the replications:
   double interruptions = 0;
-  double effective_training = 0;                      // goodput: useful work / window
+  double goodput = 0;             // useful work / (window x ideal rate)
+  double effective_training = 0;  // Meta's: wall-time share running on kept work
   double rollback = 0, recovery = 0, checkpoint = 0;  // badput shares
   uint64_t seed = 0;
 };
