@@ -232,7 +232,9 @@ std::string format_duration(double seconds) {
   if (seconds == 0) return "0s";
   for (size_t i = kUnits.size(); i-- > 0;) {
     const double q = seconds / kUnits[i].factor;
-    if (std::fabs(q) >= 1 && std::fabs(q - std::round(q)) < 1e-9 * std::fabs(q)) {
+    // Exact in this unit and short: "330688ms" or "3.30688e+08us" read worse than "5.51min".
+    if (std::fabs(q) >= 1 && std::fabs(q) < 1e4 &&
+        std::fabs(q - std::round(q)) < 1e-9 * std::fabs(q)) {
       return compact(std::round(q)) + std::string(kUnits[i].name);
     }
   }

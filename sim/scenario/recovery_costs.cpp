@@ -103,6 +103,11 @@ std::string format_value(double v, std::string_view unit) {
   return unit == "fraction" ? units::format_fraction(v) : units::format_duration(v);
 }
 
+// Three significant digits: a table line or a comment, not a value to read back.
+std::string approx_duration(double v) {
+  return v >= 60 ? fmt::format("{:.3g}min", v / 60) : fmt::format("{:.3g}s", v);
+}
+
 }  // namespace
 
 std::span<const RecoveryCostRange> recovery_cost_ranges() {
@@ -186,10 +191,7 @@ std::string recovery_cost_summary(const Scenario& s, double job_gpus) {
   };
   const auto& ck = s.checkpoint;
   const auto& rc = s.recovery;
-  // Three significant digits: a table line, not a value to read back.
-  const auto d = [](double v) {
-    return v >= 60 ? fmt::format("{:.3g}min", v / 60) : fmt::format("{:.3g}s", v);
-  };
+  const auto d = approx_duration;
   const auto f = [](double v) { return fmt::format("{:.3g}%", v * 100); };
   return fmt::format(
       "{} profile: detection {}{}, restart {} + restore {} at {:.0f} GPUs, checkpoint write {} "
@@ -208,7 +210,7 @@ std::string recovery_cost_lines(const Scenario& s) {
     if (!c.scales()) return std::string();
     return fmt::format(" at {:.0f} GPUs x (GPUs / {:.0f})^{:.3g}: {} at this job's {:.0f} GPUs",
                        c.reference_gpus, c.reference_gpus, c.exponent,
-                       units::format_duration(scaled_cost_s(v, c, job_gpus)), job_gpus);
+                       approx_duration(scaled_cost_s(v, c, job_gpus)), job_gpus);
   };
   std::string out;
   for (const auto& row : kTable) {

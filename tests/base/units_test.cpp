@@ -77,6 +77,8 @@ TEST(Units, NumbersAndFormatting) {
   EXPECT_EQ(format_duration(5400), "90min");
   EXPECT_EQ(format_duration(90), "90s");
   EXPECT_EQ(format_duration(432000), "5d");
+  // Exact only as a long count of a small unit: the readable form instead.
+  EXPECT_EQ(format_duration(330.688), "5.51147min");
   EXPECT_EQ(format_power(1200), "1.2kW");
   EXPECT_EQ(format_fraction(0.3), "30%");
   EXPECT_EQ(format_bandwidth(900e9), "900GB/s");

@@ -114,11 +114,10 @@ TEST(RecoveryCostsTest, CheckShowsEachCostWithItsRangeAndSource) {
             std::string::npos)
       << text;
   // The minimal scenario's job is 32 GPUs: 5 min at 16,384 x (32 / 16,384)^0.174 = 1.69 min.
-  EXPECT_NE(
-      text.find("#   recovery.restart 5min at 16384 GPUs x (GPUs / 16384)^0.174: 1.68832min at "
-                "this job's 32 GPUs "
-                "[30s-20min], source: re-initialisation u0"),
-      std::string::npos)
+  EXPECT_NE(text.find("#   recovery.restart 5min at 16384 GPUs x (GPUs / 16384)^0.174: 1.69min at "
+                      "this job's 32 GPUs "
+                      "[30s-20min], source: re-initialisation u0"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("#   recovery.reconfigure 1min [1s-3min], source: not published for NTP"),
             std::string::npos)
