@@ -11,6 +11,9 @@ JobState::JobState(const JobLayout& layout)
     : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {
   gpu_.assign(static_cast<size_t>(layout.cluster_gpus), Gpu{});
   k_.assign(static_cast<size_t>(layout.total_groups), 0);
+  words_per_domain_ = (layout.gpus_per_domain + 63) / 64;
+  down_bits_.assign(static_cast<size_t>(layout.domains()) * words_per_domain_, 0);
+  idle_up_bits_.assign(down_bits_.size(), 0);
   bucket_.assign(static_cast<size_t>(layout.total_groups), -1);
   next_.assign(static_cast<size_t>(layout.total_groups), -1);
   prev_.assign(static_cast<size_t>(layout.total_groups), -1);
@@ -25,19 +28,20 @@ void JobState::reset(const MembershipRules& rules) {
   NTPSIM_CHECK(static_cast<int>(rules.degree_by_failed.size()) == tp_ + 1);
   NTPSIM_CHECK(rules.degree_by_failed[0] == tp_);
   rules_ = &rules;
+  track_swaps_ = rules.in_domain_spares && layout_.idle_per_domain > 0;
   failed_gpus_ = 0;
   whole_after_in_domain_ = false;
   Initial& init = initial_[rules.use_spare_domains ? 1 : 0];
   if (!init.built) {
     build_initial(rules);
-    for_each_array(init, [](auto& saved, const auto& live) { saved = live; });
+    for_each_array(init, true, [](auto& saved, const auto& live) { saved = live; });
     init.members = members_;
     init.free_full = free_full_;
     init.built = true;
     return;
   }
   // Same sizes: element copies, no allocation.
-  for_each_array(init, [](const auto& saved, auto& live) {
+  for_each_array(init, track_swaps_, [](const auto& saved, auto& live) {
     std::copy(saved.begin(), saved.end(), live.begin());
   });
   members_ = init.members;
@@ -56,6 +60,11 @@ void JobState::build_initial(const MembershipRules& rules) {
       for (int t = 0; t < tp_; ++t) base[q * tp_ + t] = Gpu{owner, 0};
     }
     for (int i = gpd * tp_; i < G; ++i) base[i] = Gpu{-1, 0};
+  }
+  std::fill(down_bits_.begin(), down_bits_.end(), 0);
+  std::fill(idle_up_bits_.begin(), idle_up_bits_.end(), 0);
+  for (int d = 0; d < layout_.domains(); ++d) {
+    for (int i = gpd * tp_; i < G; ++i) set_bit(idle_up_bits_, int64_t{d} * G + i, true);
   }
   std::fill(k_.begin(), k_.end(), 0);
   std::fill(bucket_.begin(), bucket_.end(), -1);
@@ -114,6 +123,14 @@ void JobState::place(int64_t g, int bucket) {
   if (bucket == tp_) ++free_full_;
 }
 
+void JobState::set_bit(std::vector<uint64_t>& bits, int64_t gpu, bool on) {
+  const int64_t G = layout_.gpus_per_domain;
+  const int64_t i = gpu % G;
+  uint64_t& word = bits[static_cast<size_t>(gpu / G * words_per_domain_ + i / 64)];
+  const uint64_t bit = uint64_t{1} << (i % 64);
+  word = on ? (word | bit) : (word & ~bit);
+}
+
 void JobState::rebucket(int64_t g) {
   if (bucket_[g] == excluded_bucket_) return;
   place(g, bucket_for(in_job(g), degree_of(g)));
@@ -126,8 +143,12 @@ bool JobState::fail(GpuRange gpus) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     if (u.down++ != 0) continue;
     ++failed_gpus_;
+    if (track_swaps_) set_bit(down_bits_, gpu, true);
     const int32_t g = u.owner;
-    if (g < 0) continue;
+    if (g < 0) {
+      if (track_swaps_) set_bit(idle_up_bits_, gpu, false);
+      continue;
+    }
     hit = hit || in_job(g);
     ++k_[g];
     rebucket(g);
@@ -142,8 +163,12 @@ void JobState::repair(GpuRange gpus) {
     NTPSIM_CHECK(u.down > 0);
     if (--u.down != 0) continue;
     --failed_gpus_;
+    if (track_swaps_) set_bit(down_bits_, gpu, false);
     const int32_t g = u.owner;
-    if (g < 0) continue;
+    if (g < 0) {
+      if (track_swaps_) set_bit(idle_up_bits_, gpu, true);
+      continue;
+    }
     --k_[g];
     rebucket(g);
   }
@@ -151,18 +176,30 @@ void JobState::repair(GpuRange gpus) {
 
 void JobState::swap_in_domain_spares(int64_t g) {
   const int G = layout_.gpus_per_domain;
-  Gpu* base = &gpu_[static_cast<size_t>(layout_.domain_of_group(g)) * G];
+  const auto domain = static_cast<size_t>(layout_.domain_of_group(g));
+  Gpu* base = &gpu_[domain * G];
+  uint64_t* down = &down_bits_[domain * words_per_domain_];
+  uint64_t* idle = &idle_up_bits_[domain * words_per_domain_];
   const auto owner = static_cast<int32_t>(g);
   int left = k_[g];  // a local: the GPU array's stores cannot alias it, so it stays in a register
-  int j = 0;
-  for (int i = 0; i < G && left > 0; ++i) {
-    if (base[i].owner != owner || base[i].down == 0) continue;
-    while (j < G && !(base[j].owner == -1 && base[j].down == 0)) ++j;
-    if (j == G) break;
-    base[j].owner = owner;
-    base[i].owner = -1;
-    --left;
-    ++j;
+  // The group's failed GPUs in index order, each taking the lowest-index idle GPU that is up.
+  int w_idle = 0;
+  bool exhausted = false;
+  for (int w = 0; w < words_per_domain_ && left > 0 && !exhausted; ++w) {
+    for (uint64_t bits = down[w]; bits != 0 && left > 0; bits &= bits - 1) {
+      const int i = w * 64 + std::countr_zero(bits);
+      if (base[i].owner != owner) continue;
+      while (w_idle < words_per_domain_ && idle[w_idle] == 0) ++w_idle;
+      if (w_idle == words_per_domain_) {
+        exhausted = true;
+        break;
+      }
+      const int j = w_idle * 64 + std::countr_zero(idle[w_idle]);
+      idle[w_idle] &= idle[w_idle] - 1;
+      base[j].owner = owner;
+      base[i].owner = -1;
+      --left;
+    }
   }
   k_[g] = static_cast<int16_t>(left);
   rebucket(g);
@@ -198,7 +235,7 @@ int JobState::worst_member_degree() const {
 }
 
 void JobState::reassign() {
-  if (rules_->in_domain_spares && layout_.idle_per_domain > 0) {
+  if (track_swaps_) {
     std::vector<int32_t>& damaged = damaged_scratch_;
     damaged.clear();
     for (int d = 0; d < tp_; d = next_member_degree(d)) {

@@ -72,7 +72,7 @@ class JobState {
   int32_t any_in(int bucket) const { return head_[bucket]; }
   void set_mask_bit(int bucket, bool non_empty);
   void rebucket(int64_t g);            // after k[g] changed
-  void swap_in_domain_spares(int64_t g);
+  void swap_in_domain_spares(int64_t g);  // REQUIRES: track_swaps_
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
   int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
   int next_member_degree(int d) const; // lowest degree > d with a member, T + 1 = none
@@ -91,6 +91,14 @@ class JobState {
   };
   std::vector<Gpu> gpu_;                // per GPU (one cache line access per GPU event)
   std::vector<int16_t> k_;              // per group: failed GPUs it owns
+  // Per domain, words_per_domain_ words each: bit i set when the domain's GPU i is down
+  // (down_bits_), or idle and up (idle_up_bits_). In-domain swaps walk these bits instead of the
+  // domain's GPUs: the failed GPUs of a group and the idle GPUs that can replace them.
+  int words_per_domain_ = 1;
+  bool track_swaps_ = false;  // this run swaps idle GPUs in: the bits are kept
+  std::vector<uint64_t> down_bits_;
+  std::vector<uint64_t> idle_up_bits_;
+  void set_bit(std::vector<uint64_t>& bits, int64_t gpu, bool on);
   std::vector<int16_t> bucket_;         // per group
   std::vector<int32_t> next_;           // per group: next in its bucket's list, -1 = end
   std::vector<int32_t> prev_;           // per group: previous, -1 = it is the head
@@ -108,14 +116,15 @@ class JobState {
     std::vector<Gpu> gpu;
     std::vector<int16_t> k, bucket;
     std::vector<int32_t> next, prev, head, hist;
-    std::vector<uint64_t> free_mask, job_mask;
+    std::vector<uint64_t> free_mask, job_mask, down_bits, idle_up_bits;
     int64_t members = 0, free_full = 0;
   };
   Initial initial_[2];
   void build_initial(const MembershipRules& rules);
-  // f(saved, live) for each array of the state and its copy in `init`.
+  // f(saved, live) for each array of the state and its copy in `init`; the swap bits only when
+  // `swap_bits` (a run without in-domain swaps neither reads nor keeps them).
   template <typename F>
-  void for_each_array(Initial& init, F f) {
+  void for_each_array(Initial& init, bool swap_bits, F f) {
     f(init.gpu, gpu_);
     f(init.k, k_);
     f(init.bucket, bucket_);
@@ -125,6 +134,10 @@ class JobState {
     f(init.hist, hist_);
     f(init.free_mask, free_mask_);
     f(init.job_mask, job_mask_);
+    if (swap_bits) {
+      f(init.down_bits, down_bits_);
+      f(init.idle_up_bits, idle_up_bits_);
+    }
   }
   int64_t members_ = 0;
   int64_t free_full_ = 0;  // free groups at the full degree T
