@@ -158,6 +158,80 @@ TEST(FitCli, MalformedRawFileIsExit2WithFileAndLine) {
   EXPECT_EQ(base.exit_code, 2);
 }
 
+// The on-ramp script (calibrate/tools/calibrate_node.sh) end to end without a GPU: ntpcal is
+// replaced by a test double (ntpcal_stand_in.sh) that hands out the files ntpcal-synth wrote
+// through ntpcal's measurement loops; the script, `ntpsim fit`, `ntpsim step` and `ntpsim run`
+// are the real ones. Every step must succeed, the profile must say it came from synthetic data,
+// and everything must land in --out. Where the real ntpcal is built and no GPU is present, each
+// command line the script gave the double must pass ntpcal's own option checks, so a flag the
+// script passes wrongly fails here and not in a GPU slot.
+TEST(OnRampScript, EveryStepRunsOnSyntheticDataAndTheProfileSaysSo) {
+  const std::string dir = fs::path(test::scratch_path("x")).parent_path().string();
+  const std::string synth = dir + "/synth", out = dir + "/node";
+  fs::remove_all(synth);
+  fs::remove_all(out);
+  fs::create_directories(synth);
+  ASSERT_EQ(run(NTPCAL_SYNTH_BIN, "'" + synth + "' --seed 7").exit_code, 0);
+  const std::string src = NTPSIM_SOURCE_DIR;
+  const ProgramRun r = run("bash",
+                           "'" + src + "/calibrate/tools/calibrate_node.sh' --ntpcal '" + src +
+                               "/tests/calibrate/ntpcal_stand_in.sh' --ntpsim '" + NTPSIM_BIN +
+                               "' --gpus 8 --budget 5 --out '" + out + "'",
+                           "NTPCAL_SYNTH_DIR='" + synth + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string steps = test::read_text(out + "/steps.tsv");
+  for (const char* step : {"info", "gemm-layers", "collectives", "reshard", "power", "gemm-square",
+                           "fit", "step-time", "run"}) {
+    EXPECT_NE(steps.find(std::string(step) + "\tok\t"), std::string::npos) << step << ":\n"
+                                                                           << steps;
+    EXPECT_TRUE(fs::exists(out + "/" + step + ".log")) << step;
+  }
+  auto node = load_yaml_file(out + "/profile.yaml");
+  ASSERT_TRUE(node.ok());
+  auto h = models::read_hardware(*node, "", YamlContext(out + "/profile.yaml"), {});
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->origin, "synthetic");
+  EXPECT_NE(test::read_text(out + "/step-time.log").find("(synthetic)"), std::string::npos);
+  EXPECT_NE(
+      test::read_text(out + "/small-run-results.json").find("\"profile_origin\": \"synthetic\""),
+      std::string::npos);
+
+#ifdef NTPCAL_BIN
+  if (fs::exists("/dev/nvidiactl") || fs::exists("/dev/nvidia0")) return;
+  std::ifstream calls(synth + "/calls.txt");
+  std::string line;
+  int checked = 0;
+  while (std::getline(calls, line)) {
+    if (line.rfind("info", 0) == 0) continue;
+    const ProgramRun c =
+        run("/bin/sh", "-c \"cd '" + src + "' && '" + NTPCAL_BIN + "' " + line + "\"");
+    EXPECT_EQ(c.exit_code, 2) << line;
+    EXPECT_NE(c.err.find("no CUDA GPU found"), std::string::npos) << line << ": " << c.err;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);  // gemm (layers), collectives, reshard, power, gemm (squares)
+#endif
+}
+
+// The calibration scripts parse (bash -n), and pass shellcheck where it is installed: a syntax
+// error found in a GPU slot costs the slot.
+TEST(OnRampScript, ScriptsPassBashAndShellcheck) {
+  const std::string src = NTPSIM_SOURCE_DIR;
+  const bool shellcheck = std::system("command -v shellcheck > /dev/null 2>&1") == 0;
+  for (const char* f : {"calibrate/tools/calibrate_node.sh", "calibrate/tools/device_check.sh",
+                        "calibrate/tools/slurm/hgx8.sbatch", "calibrate/tools/slurm/nvl72.sbatch",
+                        "tests/calibrate/ntpcal_stand_in.sh"}) {
+    const std::string path = src + "/" + f;
+    ASSERT_TRUE(fs::exists(path)) << path;
+    const ProgramRun syntax = run("bash", "-n '" + path + "'");
+    EXPECT_EQ(syntax.exit_code, 0) << f << ": " << syntax.err;
+    if (shellcheck) {
+      const ProgramRun sc = run("shellcheck", "-s bash '" + path + "'");
+      EXPECT_EQ(sc.exit_code, 0) << f << ":\n" << sc.out << sc.err;
+    }
+  }
+}
+
 #ifdef NTPCAL_BIN
 TEST(NtpcalCli, OptionsAreCheckedBeforeTheGpu) {
   EXPECT_EQ(run(NTPCAL_BIN, "gemm --help").exit_code, 0);
