@@ -240,7 +240,19 @@ int run(int argc, char** argv, ntpcal::World& world) {
     case RawKind::kReshard: st = run_reshards(b, plan->reshard, *out, progress); break;
   }
   if (!st.ok()) {
-    return fail(st.error(), " (" + std::to_string(out->rows()) + " completed rows kept in " + path + ")");
+    const int rc = fail(
+        st.error(), " (" + std::to_string(out->rows()) + " completed rows kept in " + path + ")");
+    if (ntpcal::g_device_hung) {
+      // The GPU may never finish its queued work: no clean-up that would wait for it (cudaFree,
+      // context teardown). The rows are flushed and any power limit is already restored.
+      std::fprintf(stderr,
+                   "ntpcal: the GPU did not finish its queued work: exiting without "
+                   "freeing device memory\n");
+      std::fflush(nullptr);
+      if (world.size() > 1) world.abort(rc);
+      std::_Exit(rc);
+    }
+    return rc;
   }
   if (!quiet) std::fprintf(stderr, "%swrote %d rows to %s\n", prefix.c_str(), out->rows(), path.c_str());
   return 0;
