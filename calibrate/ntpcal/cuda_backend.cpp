@@ -478,6 +478,12 @@ double CudaBackend::power_limit_w() const {
   return w;
 }
 
+double CudaBackend::enforced_power_limit_w() const {
+  double w = 0.0;
+  if (impl_->nvml.enforced_power_limit_w(impl_->nvml_dev, w) && w > 0) return w;
+  return power_limit_w();
+}
+
 Result<GemmMeasurement> CudaBackend::gemm(const GemmRequest& r) {
   if (impl_->nccl) impl_->nccl->clear_failure();
   return impl_->gemm(r);
