@@ -3,11 +3,19 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "calibrate/driver.h"
+#include "calibrate/raw_reader.h"
+#include "calibrate/recorded_backend.h"
 #include "calibrate_test_util.h"
 #include "models/base/yaml_reader.h"
 #include "models/hardware.h"
@@ -156,6 +164,142 @@ TEST(FitCli, MalformedRawFileIsExit2WithFileAndLine) {
   EXPECT_EQ(missing.exit_code, 2);
   const ProgramRun base = run(NTPSIM_BIN, "fit '" + raw + "' --base h200-sx -o x.yaml");
   EXPECT_EQ(base.exit_code, 2);
+}
+
+// Replays one recorded raw file through ntpcal's measurement loops (the recorded backend in
+// place of the GPU) into `out`, with the file's context: every row is asked for again, in order.
+Status replay_file(const RawData& rec, const std::string& out) {
+  const std::string fabric = !rec.collectives.empty() ? rec.collectives.front().fabric
+                             : !rec.reshards.empty()  ? rec.reshards.front().fabric
+                                                      : "scale_up";
+  RecordedBackend b({rec}, fabric);
+  auto w = RawWriter::open(out, rec.kind, rec.context);
+  if (!w.ok()) return w.error();
+  if (rec.kind == RawKind::kGemm) {
+    std::vector<GemmRequest> shapes;
+    for (const GemmRow& r : rec.gemm) shapes.push_back(r.request);
+    return run_gemms(b, shapes, *w, {});
+  }
+  if (rec.kind == RawKind::kPower) {  // the shape ladder, once per recorded limit
+    std::vector<GemmRequest> ladder;
+    std::vector<double> limits;
+    for (const GemmRow& r : rec.gemm) {
+      if (std::find(limits.begin(), limits.end(), r.power_limit_w) == limits.end())
+        limits.push_back(r.power_limit_w);
+      if (r.power_limit_w == rec.gemm.front().power_limit_w) ladder.push_back(r.request);
+    }
+    return run_power(b, ladder, limits, *w, {});
+  }
+  if (rec.kind == RawKind::kCollective) {  // per (group size, collective): its recorded sizes
+    std::vector<std::pair<int, CollectiveKind>> order;
+    std::map<std::pair<int, CollectiveKind>, std::vector<int64_t>> sizes;
+    for (const CollectiveRow& r : rec.collectives) {
+      const auto key = std::make_pair(r.request.group_size, r.request.kind);
+      if (sizes.find(key) == sizes.end()) order.push_back(key);
+      sizes[key].push_back(r.request.bytes);
+    }
+    for (const auto& key : order) {
+      CollectivePlan plan;
+      plan.kinds = {key.second};
+      plan.group_sizes = {key.first};
+      plan.bytes = sizes[key];
+      plan.fabric = fabric;
+      NTPSIM_RETURN_IF_ERROR(run_collectives(b, plan, *w, {}));
+    }
+    return Status::Ok();
+  }
+  std::vector<std::pair<int, int>> order;  // reshard: per (T, k) its recorded sizes
+  std::map<std::pair<int, int>, std::vector<int64_t>> sizes;
+  for (const ReshardRow& r : rec.reshards) {
+    const auto key = std::make_pair(r.request.tp, r.request.k);
+    if (sizes.find(key) == sizes.end()) order.push_back(key);
+    sizes[key].push_back(r.request.bytes_per_rank);
+  }
+  for (const auto& key : order) {
+    ReshardPlan plan;
+    plan.tp = key.first;
+    plan.ks = {key.second};
+    plan.bytes_per_rank = sizes[key];
+    plan.fabric = fabric;
+    NTPSIM_RETURN_IF_ERROR(run_reshards(b, plan, *w, {}));
+  }
+  return Status::Ok();
+}
+
+// The whole path with the recorded backend in place of a GPU: the shipped example raw files
+// (calibrate/recorded/synthetic-*.csv) replayed through ntpcal's measurement loops into new raw
+// files -> `ntpsim fit` -> profile -> `ntpsim step` -> a small `ntpsim run`. The replay must
+// answer every row, so the profile agrees with the one fitted from the shipped files directly
+// (to 1e-4: where a file holds one shape twice, the replay answers both with one of them), and
+// the synthetic provenance reaches the run's results.
+TEST(RecordedPath, ReplayFitStepRun) {
+  const std::string dir = fs::path(test::scratch_path("x")).parent_path().string();
+  const std::string recorded = std::string(NTPSIM_SOURCE_DIR) + "/calibrate/recorded";
+  std::string originals, replays;
+  for (const char* kind : {"gemm", "power", "collectives", "reshard"}) {
+    const std::string in = recorded + "/synthetic-" + kind + ".csv";
+    if (!fs::exists(in)) continue;  // the shipped set has no reshard file
+    const std::string out = dir + "/replayed-" + kind + ".csv";
+    auto rec = read_raw_file(in);
+    ASSERT_TRUE(rec.ok()) << rec.error().message;
+    const Status s = replay_file(*rec, out);
+    ASSERT_TRUE(s.ok()) << kind << ": " << s.error().message;
+    auto back = read_raw_file(out);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back->rows(), rec->rows()) << kind;
+    originals += " '" + in + "'";
+    replays += " '" + out + "'";
+  }
+  ASSERT_FALSE(replays.empty());
+  const std::string direct = dir + "/direct.yaml", profile = dir + "/replayed.yaml";
+  ASSERT_EQ(run(NTPSIM_BIN, "fit" + originals + " --base h200-sxm -o '" + direct + "'").exit_code,
+            0);
+  const ProgramRun fit = run(NTPSIM_BIN, "fit" + replays + " --base h200-sxm -o '" + profile + "'");
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const auto load = [](const std::string& path) {
+    auto node = load_yaml_file(path);
+    EXPECT_TRUE(node.ok());
+    auto h = models::read_hardware(*node, "", YamlContext(path), {});
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    return h.ok() ? *h : models::HardwareProfile{};
+  };
+  const models::HardwareProfile h = load(profile), d = load(direct);
+  EXPECT_EQ(h.origin, "synthetic");
+  const auto near = [](double got, double want) { return std::abs(got / want - 1.0) < 1e-4; };
+  EXPECT_TRUE(near(h.gemm_efficiency, d.gemm_efficiency)) << h.gemm_efficiency;
+  EXPECT_TRUE(near(h.peak_fp8_flops, d.peak_fp8_flops)) << h.peak_fp8_flops;
+  EXPECT_TRUE(near(h.gemm.overhead_s, d.gemm.overhead_s)) << h.gemm.overhead_s;
+  EXPECT_TRUE(near(h.power_elasticity, d.power_elasticity)) << h.power_elasticity;
+  ASSERT_EQ(h.scale_up.collectives.size(), d.scale_up.collectives.size());
+  for (const auto& [name, c] : d.scale_up.collectives) {
+    EXPECT_TRUE(near(h.scale_up.collectives.at(name).bus_bw_Bps, c.bus_bw_Bps)) << name;
+    EXPECT_TRUE(near(h.scale_up.collectives.at(name).alpha_s, c.alpha_s)) << name;
+  }
+
+  const ProgramRun step = run(
+      NTPSIM_BIN, "step --workload llama3-70b --profile '" + profile + "' --tp 8 --pp 1 --dp 8");
+  ASSERT_EQ(step.exit_code, 0) << step.err;
+  EXPECT_NE(step.out.find("(synthetic)"), std::string::npos) << step.out;
+  const std::string scenario = dir + "/small.yaml", results = dir + "/small.json";
+  {
+    std::ofstream f(scenario);
+    f << "name: replayed-small\n"
+         "cluster: {domains: 8, gpus_per_domain: 8, spare_domains: 1}\n"
+         "workload: llama3-70b\nlayout: {tp: 8, pp: 1, dp: 8}\nhardware: "
+      << profile
+      << "\n"
+         "model: analytic\n"
+         "failures:\n  processes:\n    - component: gpu\n      rate: \"2e-3/h\"\n      kinds:\n"
+         "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1d\"}}\n"
+         "checkpoint: {interval: auto, write: \"60s\", restore: \"5min\"}\n"
+         "recovery: {detection: \"2min\", restart: \"10min\", reconfigure: \"1min\", spare_swap: "
+         "\"5min\"}\n"
+         "strategies: [checkpoint_restart, ntp]\nhorizon: \"2d\"\nreplications: 2\nseed: 4\n";
+  }
+  const ProgramRun sim =
+      run(NTPSIM_BIN, "run '" + scenario + "' --threads 1 --out '" + results + "'");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(test::read_text(results).find("\"profile_origin\": \"synthetic\""), std::string::npos);
 }
 
 // The on-ramp script (calibrate/tools/calibrate_node.sh) end to end without a GPU: ntpcal is
