@@ -158,8 +158,13 @@ class Backend {
   // is fit for the next point; false when the run cannot go on (device lost, illegal address,
   // a timeout, a signal). The measurement loops skip recoverable points with a recorded reason.
   virtual bool failure_recoverable() const { return false; }
-  // Current power limit of the measured GPU in watts (0 when unknown).
+  // Current power limit of the measured GPU in watts (0 when unknown): the limit that
+  // set_power_limit_w changes, and the one a sweep restores.
   virtual double power_limit_w() const = 0;
+  // The limit the GPU enforces now (W; 0 when unknown): power_limit_w, or lower where another
+  // cap holds the GPU below it (NVML's enforced limit). Measured rows are labelled with it, since
+  // it is the limit the power and clock behaviour answered to.
+  virtual double enforced_power_limit_w() const { return power_limit_w(); }
 
   virtual Result<GemmMeasurement> gemm(const GemmRequest& r) = 0;
   virtual Result<CollectiveMeasurement> collective(const CollectiveRequest& r) = 0;

@@ -1,5 +1,6 @@
 #include "calibrate/driver.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ntpsim::calibrate {
@@ -62,12 +63,14 @@ Status gemm_loop(Backend& b, const std::vector<GemmRequest>& shapes, double limi
 
 Status run_gemms(Backend& b, const std::vector<GemmRequest>& shapes, RawWriter& out,
                  const ProgressFn& progress) {
-  return gemm_loop(b, shapes, b.power_limit_w(), out, progress, "gemm");
+  return gemm_loop(b, shapes, b.enforced_power_limit_w(), out, progress, "gemm");
 }
 
 Status run_power(Backend& b, const std::vector<GemmRequest>& shapes,
                  const std::vector<double>& limits_w, RawWriter& out, const ProgressFn& progress) {
-  if (limits_w.empty()) return gemm_loop(b, shapes, b.power_limit_w(), out, progress, "power");
+  if (limits_w.empty()) {
+    return gemm_loop(b, shapes, b.enforced_power_limit_w(), out, progress, "power");
+  }
   const double original = b.power_limit_w();
   Status result = Status::Ok();
   for (const double limit : limits_w) {
@@ -76,8 +79,12 @@ Status run_power(Backend& b, const std::vector<GemmRequest>& shapes,
       result = with_context(applied.error(), "setting power limit " + fmt_g(limit) + " W");
       break;
     }
-    say(progress, "power limit set to " + fmt_g(*applied) + " W");
-    result = gemm_loop(b, shapes, *applied, out, progress, "power");
+    // The rows carry the limit in force: the one set, or a lower cap that holds.
+    const double enforced = b.enforced_power_limit_w();
+    const double in_force = enforced > 0 ? std::min(enforced, *applied) : *applied;
+    say(progress, "power limit set to " + fmt_g(*applied) + " W" +
+                      (in_force < *applied ? " (enforced: " + fmt_g(in_force) + " W)" : ""));
+    result = gemm_loop(b, shapes, in_force, out, progress, "power");
     if (!result.ok()) break;
   }
   if (original > 0) {

@@ -38,8 +38,6 @@ std::string cuda_version_text(int v) {
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
-// True when every part of a merged shape label ("qkv.fwd tp=8|attn_out.dgrad tp=7") is a forward
-// GEMM: Transformer Engine runs fp8 fprop with fast accumulation, dgrad and wgrad without.
 // Points a matmul descriptor's A and B scale attributes at device scale tensors (fp8 per-tensor
 // scales, or mxfp8 block scales).
 Status set_scale_pointers(cublasLtMatmulDesc_t desc, const void* a, const void* b) {
@@ -51,6 +49,8 @@ Status set_scale_pointers(cublasLtMatmulDesc_t desc, const void* a, const void* 
       "set B scale pointer");
 }
 
+// True when every part of a merged shape label ("qkv.fwd tp=8|attn_out.dgrad tp=7") is a forward
+// GEMM: Transformer Engine runs fp8 fprop with fast accumulation, dgrad and wgrad without.
 bool forward_only(const std::string& label) {
   if (label.empty()) return false;
   size_t start = 0;
@@ -191,6 +191,7 @@ struct CudaBackend::Impl {
       if (rc != cudaErrorNotReady) return cuda_check(rc, what);
       if (std::chrono::steady_clock::now() > deadline) {
         note_failure(FailureScope::kRun);  // the GPU is still busy with the queued work
+        g_device_hung = 1;
         return Error::runtime(std::string(what) + ": timed out after " + std::to_string(limit) +
                               " s");
       }
@@ -475,6 +476,12 @@ double CudaBackend::power_limit_w() const {
   double w = 0.0;
   impl_->nvml.power_limit_w(impl_->nvml_dev, w);
   return w;
+}
+
+double CudaBackend::enforced_power_limit_w() const {
+  double w = 0.0;
+  if (impl_->nvml.enforced_power_limit_w(impl_->nvml_dev, w) && w > 0) return w;
+  return power_limit_w();
 }
 
 Result<GemmMeasurement> CudaBackend::gemm(const GemmRequest& r) {

@@ -60,6 +60,7 @@ class CudaBackend final : public calibrate::Backend {
   std::string gemm_unsupported(const calibrate::GemmRequest& r) const override;
   bool failure_recoverable() const override;
   double power_limit_w() const override;
+  double enforced_power_limit_w() const override;
 
   Result<calibrate::GemmMeasurement> gemm(const calibrate::GemmRequest& r) override;
   Result<calibrate::CollectiveMeasurement> collective(const calibrate::CollectiveRequest& r) override;

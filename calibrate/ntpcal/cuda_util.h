@@ -23,6 +23,11 @@ inline bool interrupted() {
   return g_interrupted != 0;
 }
 
+// Set when a wait on the GPU timed out: its queued work may never finish, so freeing device
+// memory (cudaFree waits for it) or destroying the context could hang. main() then exits at
+// once (every completed row is already flushed), leaving the clean-up to the driver.
+inline volatile std::sig_atomic_t g_device_hung = 0;
+
 // The scope of the most recent failure on this thread (ntpcal measures from one thread). Checks
 // set it; code that fails without a CUDA status (a timeout, no heuristic) sets it explicitly.
 inline thread_local FailureScope g_last_failure = FailureScope::kRun;
@@ -78,7 +83,9 @@ class DeviceBuffer {
 
  private:
   void release() {
-    if (p_ != nullptr) cudaFree(p_);
+    // After a timed-out wait cudaFree could block forever; the process is about to exit and the
+    // driver reclaims the memory (g_device_hung).
+    if (p_ != nullptr && g_device_hung == 0) cudaFree(p_);
     p_ = nullptr;
     size_ = 0;
   }

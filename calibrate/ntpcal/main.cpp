@@ -73,12 +73,16 @@ void base_context(RawContext& ctx, const ntpcal::World& world, const std::string
   std::string host_list;
   for (const auto& h : world.hostnames()) {
     if ((" " + host_list + " ").find(" " + h + " ") == std::string::npos) {
-      host_list += (host_list.empty() ? "" : " ") + h;
+      if (!host_list.empty()) host_list += ' ';
+      host_list += h;
     }
   }
   ctx.set("hostname", host_list);
   std::string cmd;
-  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) cmd += ' ';
+    cmd += argv[i];
+  }
   ctx.set("command", cmd);
 }
 
@@ -122,6 +126,20 @@ int run(int argc, char** argv, ntpcal::World& world) {
   }
   if (!count.ok()) return fail(count.error());
   ntpcal::CudaOptions opt = plan->cuda;
+  if (plan->kind == RawKind::kCollective || plan->kind == RawKind::kReshard) {
+    // As nccl-tests' -g: GPUs per process. This ntpcal drives one GPU per process under MPI and
+    // every selected local GPU in a single process.
+    if (world.mpi() && plan->gpus > 1) {
+      return fail(
+          Error::bad_input("under mpirun/srun each ntpcal process drives one GPU: -g/--gpus "
+                           "must be 1 (or left out); start one process per GPU"));
+    }
+    if (!world.mpi() && (plan->gpus == 1 || (plan->gpus == 0 && *count < 2))) {
+      return fail(Error::bad_input(
+          sub + " needs at least 2 ranks: -g/--gpus 2 or more local GPUs (this machine has " +
+          std::to_string(*count) + "), or one process per GPU under mpirun/srun"));
+    }
+  }
   if (world.mpi()) {
     opt.devices = {world.local_rank() % *count};
   } else if (opt.devices.empty()) {  // collectives and reshard: the first --gpus devices, or all
@@ -222,7 +240,19 @@ int run(int argc, char** argv, ntpcal::World& world) {
     case RawKind::kReshard: st = run_reshards(b, plan->reshard, *out, progress); break;
   }
   if (!st.ok()) {
-    return fail(st.error(), " (" + std::to_string(out->rows()) + " completed rows kept in " + path + ")");
+    const int rc = fail(
+        st.error(), " (" + std::to_string(out->rows()) + " completed rows kept in " + path + ")");
+    if (ntpcal::g_device_hung) {
+      // The GPU may never finish its queued work: no clean-up that would wait for it (cudaFree,
+      // context teardown). The rows are flushed and any power limit is already restored.
+      std::fprintf(stderr,
+                   "ntpcal: the GPU did not finish its queued work: exiting without "
+                   "freeing device memory\n");
+      std::fflush(nullptr);
+      if (world.size() > 1) world.abort(rc);
+      std::_Exit(rc);
+    }
+    return rc;
   }
   if (!quiet) std::fprintf(stderr, "%swrote %d rows to %s\n", prefix.c_str(), out->rows(), path.c_str());
   return 0;

@@ -306,7 +306,9 @@ Result<Plan> make_plan(const Args& a, const std::string& sub) {
   if (a.has("--gpus")) {
     auto g = a.integer("--gpus");
     if (!g.ok()) return g.error();
-    if (*g < 2) return Error::bad_input("--gpus must be at least 2");
+    // -g 1 is nccl-tests' usual line under mpirun/srun (one GPU per process); a single process
+    // needs 2 or more, which main() checks once it knows whether MPI launched it.
+    if (*g < 1 || *g > 4096) return Error::bad_input("--gpus must be in [1, 4096]");
     p.gpus = static_cast<int>(*g);
   }
   if (sub == "collectives") {

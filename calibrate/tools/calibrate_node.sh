@@ -12,15 +12,20 @@
 #
 #   bash calibrate/tools/calibrate_node.sh [--out DIR] [--budget MINUTES] [--gpus N]
 #        [--workload NAME] [--tp LIST] [--base PROFILE] [--ntpsim PATH] [--arch LIST]
+#        [--build DIR] [--ntpcal PATH]
 #
-# Without an `ntpsim` binary (--ntpsim, $NTPSIM, or build/release/tools/ntpsim/ntpsim) the fit
-# and simulation steps are skipped with the command to run elsewhere. Exit code: 0 when every
-# step ran, 1 when some failed (see steps.tsv), 2 for bad options.
+# --build puts the ntpcal build tree elsewhere than DIR/build-ntpcal (its logs stay in --out);
+# --ntpcal uses an ntpcal binary already built and skips the build. Without an `ntpsim` binary
+# (--ntpsim, $NTPSIM, or build/release/tools/ntpsim) the fit and simulation steps are skipped
+# with the command to run elsewhere; with one, the measurements leave the last 90 s of the
+# budget to the fit, `ntpsim step` and the small run. Exit code: 0 when every step ran, 1 when
+# some failed (see steps.tsv), 2 for bad options.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 REPO=$PWD
 
 OUT="" BUDGET_MIN=30 GPUS="" WORKLOAD=llama3-70b TP=8,7,6,4 BASE="" NTPSIM_BIN=${NTPSIM:-} ARCH=""
+BUILD="" NTPCAL=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) OUT=$2; shift 2 ;;
@@ -31,12 +36,23 @@ while [[ $# -gt 0 ]]; do
     --base) BASE=$2; shift 2 ;;
     --ntpsim) NTPSIM_BIN=$2; shift 2 ;;
     --arch) ARCH=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --build) BUILD=$2; shift 2 ;;
+    --ntpcal) NTPCAL=$2; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "calibrate_node.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ "$BUDGET_MIN" =~ ^[0-9]+$ && "$BUDGET_MIN" -ge 5 ]] || { echo "calibrate_node.sh: --budget must be >= 5 minutes" >&2; exit 2; }
 [[ -f "models/workloads/$WORKLOAD.yaml" ]] || { echo "calibrate_node.sh: no models/workloads/$WORKLOAD.yaml" >&2; exit 2; }
+[[ -z "$NTPCAL" || ( -f "$NTPCAL" && -x "$NTPCAL" ) ]] || { echo "calibrate_node.sh: --ntpcal $NTPCAL is not an executable" >&2; exit 2; }
+[[ -z "$NTPSIM_BIN" || ( -f "$NTPSIM_BIN" && -x "$NTPSIM_BIN" ) ]] || { echo "calibrate_node.sh: --ntpsim $NTPSIM_BIN is not an executable" >&2; exit 2; }
+# The in-tree release build puts ntpsim at build/release/tools/ntpsim.
+if [[ -z "$NTPSIM_BIN" && -f build/release/tools/ntpsim && -x build/release/tools/ntpsim ]]; then
+  NTPSIM_BIN=build/release/tools/ntpsim
+fi
+# Seconds the measurements leave for the fit, `ntpsim step` and the small run.
+RESERVE=0
+[[ -n "$NTPSIM_BIN" ]] && RESERVE=90
 
 START=$SECONDS
 DEADLINE=$((START + BUDGET_MIN * 60))
@@ -54,11 +70,20 @@ export NTPSIM_GIT_SHA=${NTPSIM_GIT_SHA:-unknown}
 say() { echo "[calibrate $(date -u +%H:%M:%S)] $*" | tee -a "$OUT/calibrate.log"; }
 
 # step NAME MIN_SECONDS CMD...: runs CMD with stdout+stderr in $OUT/NAME.log under what is left of
-# the budget (skipped when less than MIN_SECONDS is left).
+# the budget (skipped when less than MIN_SECONDS is left). measure NAME MIN_SECONDS CMD... is the
+# same for a measurement: it leaves RESERVE seconds of the budget to the fit and simulation.
+KEEP=0
+measure() {
+  KEEP=$RESERVE
+  step "$@"
+  local rc=$?
+  KEEP=0
+  return $rc
+}
 step() {
   local name=$1 need=$2
   shift 2
-  local left=$((DEADLINE - SECONDS))
+  local left=$((DEADLINE - SECONDS - KEEP))
   if (( left < need )); then
     say "$name: skipped ($left s left of the budget, needs about $need s)"
     printf '%s\tskipped\t0\n' "$name" >> "$STEPS"
@@ -80,16 +105,19 @@ step() {
   return 0
 }
 
-# 1. Build ntpcal standalone.
-BUILD="$OUT/build-ntpcal"
-GEN=()
-command -v ninja > /dev/null && GEN=(-G Ninja)
-ARCH_FLAG=()
-[[ -n "$ARCH" ]] && ARCH_FLAG=(-DCMAKE_CUDA_ARCHITECTURES="$ARCH")
-step configure 30 cmake -S calibrate/ntpcal -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release "${ARCH_FLAG[@]}" \
-  -DNTPCAL_WITH_MPI=OFF || { say "cannot configure ntpcal: stop"; exit 1; }
-step build 60 cmake --build "$BUILD" -j"$(nproc)" || { say "cannot build ntpcal: stop"; exit 1; }
-NTPCAL="$BUILD/ntpcal"
+# 1. Build ntpcal standalone (unless --ntpcal names one).
+if [[ -z "$NTPCAL" ]]; then
+  BUILD=${BUILD:-$OUT/build-ntpcal}
+  GEN=()
+  command -v ninja > /dev/null && GEN=(-G Ninja)
+  ARCH_FLAG=()
+  [[ -n "$ARCH" ]] && ARCH_FLAG=(-DCMAKE_CUDA_ARCHITECTURES="$ARCH")
+  step configure 30 cmake -S calibrate/ntpcal -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release "${ARCH_FLAG[@]}" \
+    -DNTPCAL_WITH_MPI=OFF || { say "cannot configure ntpcal: stop"; exit 1; }
+  step build 60 cmake --build "$BUILD" -j"$(nproc)" || { say "cannot build ntpcal: stop"; exit 1; }
+  NTPCAL="$BUILD/ntpcal"
+fi
+say "ntpcal: $NTPCAL; ntpsim: ${NTPSIM_BIN:-none (fit elsewhere)}"
 
 step info 10 "$NTPCAL" info
 cp "$OUT/info.log" "$OUT/info.txt" 2> /dev/null
@@ -98,27 +126,29 @@ if [[ -z "$GPUS" ]]; then
   [[ "$GPUS" =~ ^[0-9]+$ && "$GPUS" -ge 1 ]] || GPUS=1
 fi
 say "GPUs: $GPUS"
-command -v nvidia-smi > /dev/null && nvidia-smi -q > "$OUT/nvidia-smi-q.txt" 2>&1
+if command -v nvidia-smi > /dev/null; then
+  nvidia-smi -q > "$OUT/nvidia-smi-q.txt" 2>&1
+  nvidia-smi topo -m > "$OUT/nvidia-smi-topo.txt" 2>&1
+fi
 env | grep '^NCCL_' > "$OUT/nccl-env.txt" || true
 
 # 2. Measurements, most valuable first (the fit needs GEMMs and collectives).
-step gemm-layers 120 "$NTPCAL" gemm --workload "models/workloads/$WORKLOAD.yaml" --tp "$TP" --dtype bf16,fp8,mxfp8 \
+measure gemm-layers 120 "$NTPCAL" gemm --workload "models/workloads/$WORKLOAD.yaml" --tp "$TP" --dtype bf16,fp8,mxfp8 \
   --out "$OUT/gemm-$WORKLOAD.csv"
 if (( GPUS >= 2 )); then
-  step collectives 120 "$NTPCAL" collectives -g "$GPUS" --group-sizes "2-$GPUS" -b 1K -e 1G -f 4 -n 20 -w 5 \
+  measure collectives 120 "$NTPCAL" collectives -g "$GPUS" --group-sizes "2-$GPUS" -b 1K -e 1G -f 4 -n 20 -w 5 \
     --out "$OUT/collectives.csv"
   if (( GPUS >= 3 )); then
-    step reshard 60 "$NTPCAL" reshard -g "$GPUS" --tp "$GPUS" --k 1,2 -b 1M -e 1G -f 4 --out "$OUT/reshard.csv"
+    measure reshard 60 "$NTPCAL" reshard -g "$GPUS" --tp "$GPUS" --k 1,2 -b 1M -e 1G -f 4 --out "$OUT/reshard.csv"
   fi
 else
   say "one GPU: no collectives or reshard"
 fi
-step power 60 "$NTPCAL" power --min-seconds 3 --out "$OUT/power.csv"
-step gemm-square 60 "$NTPCAL" gemm --square 256,512,1024,2048,4096,8192,16384 --dtype bf16,fp8,mxfp8 \
+measure power 60 "$NTPCAL" power --min-seconds 3 --out "$OUT/power.csv"
+measure gemm-square 60 "$NTPCAL" gemm --square 256,512,1024,2048,4096,8192,16384 --dtype bf16,fp8,mxfp8 \
   --out "$OUT/gemm-square.csv"
 
 # 3. Fit and simulate.
-if [[ -z "$NTPSIM_BIN" && -x build/release/tools/ntpsim/ntpsim ]]; then NTPSIM_BIN=build/release/tools/ntpsim/ntpsim; fi
 RAW=()
 for f in "$OUT"/gemm-*.csv "$OUT"/collectives.csv "$OUT"/reshard.csv "$OUT"/power.csv; do
   [[ -s "$f" ]] && RAW+=("$f")

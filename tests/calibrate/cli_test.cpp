@@ -3,11 +3,19 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "calibrate/driver.h"
+#include "calibrate/raw_reader.h"
+#include "calibrate/recorded_backend.h"
 #include "calibrate_test_util.h"
 #include "models/base/yaml_reader.h"
 #include "models/hardware.h"
@@ -156,6 +164,216 @@ TEST(FitCli, MalformedRawFileIsExit2WithFileAndLine) {
   EXPECT_EQ(missing.exit_code, 2);
   const ProgramRun base = run(NTPSIM_BIN, "fit '" + raw + "' --base h200-sx -o x.yaml");
   EXPECT_EQ(base.exit_code, 2);
+}
+
+// Replays one recorded raw file through ntpcal's measurement loops (the recorded backend in
+// place of the GPU) into `out`, with the file's context: every row is asked for again, in order.
+Status replay_file(const RawData& rec, const std::string& out) {
+  const std::string fabric = !rec.collectives.empty() ? rec.collectives.front().fabric
+                             : !rec.reshards.empty()  ? rec.reshards.front().fabric
+                                                      : "scale_up";
+  RecordedBackend b({rec}, fabric);
+  auto w = RawWriter::open(out, rec.kind, rec.context);
+  if (!w.ok()) return w.error();
+  if (rec.kind == RawKind::kGemm) {
+    std::vector<GemmRequest> shapes;
+    for (const GemmRow& r : rec.gemm) shapes.push_back(r.request);
+    return run_gemms(b, shapes, *w, {});
+  }
+  if (rec.kind == RawKind::kPower) {  // the shape ladder, once per recorded limit
+    std::vector<GemmRequest> ladder;
+    std::vector<double> limits;
+    for (const GemmRow& r : rec.gemm) {
+      if (std::find(limits.begin(), limits.end(), r.power_limit_w) == limits.end())
+        limits.push_back(r.power_limit_w);
+      if (r.power_limit_w == rec.gemm.front().power_limit_w) ladder.push_back(r.request);
+    }
+    return run_power(b, ladder, limits, *w, {});
+  }
+  if (rec.kind == RawKind::kCollective) {  // per (group size, collective): its recorded sizes
+    std::vector<std::pair<int, CollectiveKind>> order;
+    std::map<std::pair<int, CollectiveKind>, std::vector<int64_t>> sizes;
+    for (const CollectiveRow& r : rec.collectives) {
+      const auto key = std::make_pair(r.request.group_size, r.request.kind);
+      if (sizes.find(key) == sizes.end()) order.push_back(key);
+      sizes[key].push_back(r.request.bytes);
+    }
+    for (const auto& key : order) {
+      CollectivePlan plan;
+      plan.kinds = {key.second};
+      plan.group_sizes = {key.first};
+      plan.bytes = sizes[key];
+      plan.fabric = fabric;
+      NTPSIM_RETURN_IF_ERROR(run_collectives(b, plan, *w, {}));
+    }
+    return Status::Ok();
+  }
+  std::vector<std::pair<int, int>> order;  // reshard: per (T, k) its recorded sizes
+  std::map<std::pair<int, int>, std::vector<int64_t>> sizes;
+  for (const ReshardRow& r : rec.reshards) {
+    const auto key = std::make_pair(r.request.tp, r.request.k);
+    if (sizes.find(key) == sizes.end()) order.push_back(key);
+    sizes[key].push_back(r.request.bytes_per_rank);
+  }
+  for (const auto& key : order) {
+    ReshardPlan plan;
+    plan.tp = key.first;
+    plan.ks = {key.second};
+    plan.bytes_per_rank = sizes[key];
+    plan.fabric = fabric;
+    NTPSIM_RETURN_IF_ERROR(run_reshards(b, plan, *w, {}));
+  }
+  return Status::Ok();
+}
+
+// The whole path with the recorded backend in place of a GPU: the shipped example raw files
+// (calibrate/recorded/synthetic-*.csv) replayed through ntpcal's measurement loops into new raw
+// files -> `ntpsim fit` -> profile -> `ntpsim step` -> a small `ntpsim run`. The replay must
+// answer every row, so the profile agrees with the one fitted from the shipped files directly
+// (to 1e-4: where a file holds one shape twice, the replay answers both with one of them), and
+// the synthetic provenance reaches the run's results.
+TEST(RecordedPath, ReplayFitStepRun) {
+  const std::string dir = fs::path(test::scratch_path("x")).parent_path().string();
+  const std::string recorded = std::string(NTPSIM_SOURCE_DIR) + "/calibrate/recorded";
+  std::string originals, replays;
+  for (const char* kind : {"gemm", "power", "collectives", "reshard"}) {
+    const std::string in = recorded + "/synthetic-" + kind + ".csv";
+    if (!fs::exists(in)) continue;  // the shipped set has no reshard file
+    const std::string out = dir + "/replayed-" + kind + ".csv";
+    auto rec = read_raw_file(in);
+    ASSERT_TRUE(rec.ok()) << rec.error().message;
+    const Status s = replay_file(*rec, out);
+    ASSERT_TRUE(s.ok()) << kind << ": " << s.error().message;
+    auto back = read_raw_file(out);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back->rows(), rec->rows()) << kind;
+    originals += " '" + in + "'";
+    replays += " '" + out + "'";
+  }
+  ASSERT_FALSE(replays.empty());
+  const std::string direct = dir + "/direct.yaml", profile = dir + "/replayed.yaml";
+  ASSERT_EQ(run(NTPSIM_BIN, "fit" + originals + " --base h200-sxm -o '" + direct + "'").exit_code,
+            0);
+  const ProgramRun fit = run(NTPSIM_BIN, "fit" + replays + " --base h200-sxm -o '" + profile + "'");
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const auto load = [](const std::string& path) {
+    auto node = load_yaml_file(path);
+    EXPECT_TRUE(node.ok());
+    auto h = models::read_hardware(*node, "", YamlContext(path), {});
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    return h.ok() ? *h : models::HardwareProfile{};
+  };
+  const models::HardwareProfile h = load(profile), d = load(direct);
+  EXPECT_EQ(h.origin, "synthetic");
+  const auto near = [](double got, double want) { return std::abs(got / want - 1.0) < 1e-4; };
+  EXPECT_TRUE(near(h.gemm_efficiency, d.gemm_efficiency)) << h.gemm_efficiency;
+  EXPECT_TRUE(near(h.peak_fp8_flops, d.peak_fp8_flops)) << h.peak_fp8_flops;
+  EXPECT_TRUE(near(h.gemm.overhead_s, d.gemm.overhead_s)) << h.gemm.overhead_s;
+  EXPECT_TRUE(near(h.power_elasticity, d.power_elasticity)) << h.power_elasticity;
+  ASSERT_EQ(h.scale_up.collectives.size(), d.scale_up.collectives.size());
+  for (const auto& [name, c] : d.scale_up.collectives) {
+    EXPECT_TRUE(near(h.scale_up.collectives.at(name).bus_bw_Bps, c.bus_bw_Bps)) << name;
+    EXPECT_TRUE(near(h.scale_up.collectives.at(name).alpha_s, c.alpha_s)) << name;
+  }
+
+  const ProgramRun step = run(
+      NTPSIM_BIN, "step --workload llama3-70b --profile '" + profile + "' --tp 8 --pp 1 --dp 8");
+  ASSERT_EQ(step.exit_code, 0) << step.err;
+  EXPECT_NE(step.out.find("(synthetic)"), std::string::npos) << step.out;
+  const std::string scenario = dir + "/small.yaml", results = dir + "/small.json";
+  {
+    std::ofstream f(scenario);
+    f << "name: replayed-small\n"
+         "cluster: {domains: 8, gpus_per_domain: 8, spare_domains: 1}\n"
+         "workload: llama3-70b\nlayout: {tp: 8, pp: 1, dp: 8}\nhardware: "
+      << profile
+      << "\n"
+         "model: analytic\n"
+         "failures:\n  processes:\n    - component: gpu\n      rate: \"2e-3/h\"\n      kinds:\n"
+         "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1d\"}}\n"
+         "checkpoint: {interval: auto, write: \"60s\", restore: \"5min\"}\n"
+         "recovery: {detection: \"2min\", restart: \"10min\", reconfigure: \"1min\", spare_swap: "
+         "\"5min\"}\n"
+         "strategies: [checkpoint_restart, ntp]\nhorizon: \"2d\"\nreplications: 2\nseed: 4\n";
+  }
+  const ProgramRun sim =
+      run(NTPSIM_BIN, "run '" + scenario + "' --threads 1 --out '" + results + "'");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(test::read_text(results).find("\"profile_origin\": \"synthetic\""), std::string::npos);
+}
+
+// The on-ramp script (calibrate/tools/calibrate_node.sh) end to end without a GPU: ntpcal is
+// replaced by a test double (ntpcal_stand_in.sh) that hands out the files ntpcal-synth wrote
+// through ntpcal's measurement loops; the script, `ntpsim fit`, `ntpsim step` and `ntpsim run`
+// are the real ones. Every step must succeed, the profile must say it came from synthetic data,
+// and everything must land in --out. Where the real ntpcal is built and no GPU is present, each
+// command line the script gave the double must pass ntpcal's own option checks, so a flag the
+// script passes wrongly fails here and not in a GPU slot.
+TEST(OnRampScript, EveryStepRunsOnSyntheticDataAndTheProfileSaysSo) {
+  const std::string dir = fs::path(test::scratch_path("x")).parent_path().string();
+  const std::string synth = dir + "/synth", out = dir + "/node";
+  fs::remove_all(synth);
+  fs::remove_all(out);
+  fs::create_directories(synth);
+  ASSERT_EQ(run(NTPCAL_SYNTH_BIN, "'" + synth + "' --seed 7").exit_code, 0);
+  const std::string src = NTPSIM_SOURCE_DIR;
+  const ProgramRun r = run("bash",
+                           "'" + src + "/calibrate/tools/calibrate_node.sh' --ntpcal '" + src +
+                               "/tests/calibrate/ntpcal_stand_in.sh' --ntpsim '" + NTPSIM_BIN +
+                               "' --gpus 8 --budget 5 --out '" + out + "'",
+                           "NTPCAL_SYNTH_DIR='" + synth + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string steps = test::read_text(out + "/steps.tsv");
+  for (const char* step : {"info", "gemm-layers", "collectives", "reshard", "power", "gemm-square",
+                           "fit", "step-time", "run"}) {
+    EXPECT_NE(steps.find(std::string(step) + "\tok\t"), std::string::npos) << step << ":\n"
+                                                                           << steps;
+    EXPECT_TRUE(fs::exists(out + "/" + step + ".log")) << step;
+  }
+  auto node = load_yaml_file(out + "/profile.yaml");
+  ASSERT_TRUE(node.ok());
+  auto h = models::read_hardware(*node, "", YamlContext(out + "/profile.yaml"), {});
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->origin, "synthetic");
+  EXPECT_NE(test::read_text(out + "/step-time.log").find("(synthetic)"), std::string::npos);
+  EXPECT_NE(
+      test::read_text(out + "/small-run-results.json").find("\"profile_origin\": \"synthetic\""),
+      std::string::npos);
+
+#ifdef NTPCAL_BIN
+  if (fs::exists("/dev/nvidiactl") || fs::exists("/dev/nvidia0")) return;
+  std::ifstream calls(synth + "/calls.txt");
+  std::string line;
+  int checked = 0;
+  while (std::getline(calls, line)) {
+    if (line.rfind("info", 0) == 0) continue;
+    const ProgramRun c =
+        run("/bin/sh", "-c \"cd '" + src + "' && '" + NTPCAL_BIN + "' " + line + "\"");
+    EXPECT_EQ(c.exit_code, 2) << line;
+    EXPECT_NE(c.err.find("no CUDA GPU found"), std::string::npos) << line << ": " << c.err;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);  // gemm (layers), collectives, reshard, power, gemm (squares)
+#endif
+}
+
+// The calibration scripts parse (bash -n), and pass shellcheck where it is installed: a syntax
+// error found in a GPU slot costs the slot.
+TEST(OnRampScript, ScriptsPassBashAndShellcheck) {
+  const std::string src = NTPSIM_SOURCE_DIR;
+  const bool shellcheck = std::system("command -v shellcheck > /dev/null 2>&1") == 0;
+  for (const char* f : {"calibrate/tools/calibrate_node.sh", "calibrate/tools/device_check.sh",
+                        "calibrate/tools/slurm/hgx8.sbatch", "calibrate/tools/slurm/nvl72.sbatch",
+                        "tests/calibrate/ntpcal_stand_in.sh"}) {
+    const std::string path = src + "/" + f;
+    ASSERT_TRUE(fs::exists(path)) << path;
+    const ProgramRun syntax = run("bash", "-n '" + path + "'");
+    EXPECT_EQ(syntax.exit_code, 0) << f << ": " << syntax.err;
+    if (shellcheck) {
+      const ProgramRun sc = run("shellcheck", "-s bash '" + path + "'");
+      EXPECT_EQ(sc.exit_code, 0) << f << ":\n" << sc.out << sc.err;
+    }
+  }
 }
 
 #ifdef NTPCAL_BIN

@@ -5,6 +5,7 @@
 // stops the run with every completed row kept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -207,6 +208,60 @@ class FlakyBackend final : public Backend {
   SyntheticBackend inner_;
   bool recoverable_ = false;
 };
+
+// The synthetic GPU held below its power limit by another cap (as NVML's enforced limit shows
+// when a rack or board cap is lower than the limit set).
+class CappedBackend final : public Backend {
+ public:
+  explicit CappedBackend(double cap_w) : inner_(SyntheticTruth{}, 4), cap_w_(cap_w) {}
+  std::vector<double> set_calls;
+
+  std::string name() const override { return "capped"; }
+  int max_group_size() const override { return inner_.max_group_size(); }
+  std::string gemm_unsupported(const GemmRequest& r) const override {
+    return inner_.gemm_unsupported(r);
+  }
+  double power_limit_w() const override { return inner_.power_limit_w(); }
+  double enforced_power_limit_w() const override {
+    return std::min(cap_w_, inner_.power_limit_w());
+  }
+  Result<GemmMeasurement> gemm(const GemmRequest& r) override { return inner_.gemm(r); }
+  Result<CollectiveMeasurement> collective(const CollectiveRequest& r) override {
+    return inner_.collective(r);
+  }
+  Result<ReshardMeasurement> reshard(const ReshardRequest& r) override { return inner_.reshard(r); }
+  Result<double> set_power_limit_w(double w) override {
+    set_calls.push_back(w);
+    return inner_.set_power_limit_w(w);
+  }
+
+ private:
+  SyntheticBackend inner_;
+  double cap_w_;
+};
+
+TEST(PowerLimits, RowsCarryTheEnforcedLimitAndTheSweepRestoresTheSetOne) {
+  const SyntheticTruth truth;
+  CappedBackend b(600.0);
+  const auto shapes = square_shapes({1024, 4096}, GemmDType::kBF16);
+  const RawData plain =
+      test::measure(RawKind::kGemm, [&](RawWriter& w) { return run_gemms(b, shapes, w, {}); });
+  ASSERT_EQ(plain.gemm.size(), 2u);
+  EXPECT_DOUBLE_EQ(plain.gemm[0].power_limit_w, 600.0);  // the cap, not the TDP limit
+  const RawData sweep = test::measure(
+      RawKind::kPower,
+      [&](RawWriter& w) {
+        return run_power(b, shapes, {500, 650}, w, {});
+      },
+      true, "sweep.csv");
+  ASSERT_EQ(sweep.gemm.size(), 4u);
+  EXPECT_DOUBLE_EQ(sweep.gemm[0].power_limit_w, 500.0);  // below the cap: the limit set
+  EXPECT_DOUBLE_EQ(sweep.gemm[2].power_limit_w, 600.0);  // 650 set, 600 enforced
+  // Restored to the limit that was set before the sweep, not to the cap.
+  ASSERT_EQ(b.set_calls.size(), 3u);
+  EXPECT_DOUBLE_EQ(b.set_calls.back(), truth.tdp_w);
+  EXPECT_DOUBLE_EQ(b.power_limit_w(), truth.tdp_w);
+}
 
 TEST(SkipOnFailure, RecoverableFailuresAreRecordedAndTheRunGoesOn) {
   FlakyBackend b;

@@ -76,6 +76,27 @@ TEST(NtpcalPlan, GraphTimingReachesEveryRequest) {
   EXPECT_FALSE(plain->collectives.graph);
 }
 
+// nccl-tests' usual MPI line, `-b 8 -e 8G -f 2 -n 20 -w 5 -g 1`, parses as it reads there: one
+// GPU per process (whether a single process then has enough GPUs is decided at run time).
+TEST(NtpcalPlan, NcclTestsLineWithOneGpuPerProcess) {
+  auto c =
+      plan("collectives", {"-b", "8", "-e", "8G", "-f", "2", "-n", "20", "-w", "5", "-g", "1"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->gpus, 1);
+  EXPECT_EQ(c->collectives.iters, 20);
+  EXPECT_EQ(c->collectives.warmup, 5);
+  ASSERT_FALSE(c->collectives.bytes.empty());
+  EXPECT_EQ(c->collectives.bytes.front(), 8);
+  EXPECT_EQ(c->collectives.bytes.back(), int64_t{8} << 30);
+  EXPECT_EQ(c->collectives.bytes.size(), 31u);  // 8 B .. 8 GiB, factor 2
+  auto r = plan("reshard", {"-g", "1", "--tp", "8"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->gpus, 1);
+  auto zero = plan("collectives", {"-g", "0"});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("--gpus must be in [1, 4096]"), std::string::npos);
+}
+
 TEST(NtpcalPlan, BadTypesAndLayoutsAreRefusedByName) {
   const auto message = [](const Result<Plan>& p) { return p.ok() ? "" : p.error().message; };
   EXPECT_NE(message(plan("gemm", {"--square", "256", "--dtype", "fp4"}))
