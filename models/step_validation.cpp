@@ -235,7 +235,7 @@ std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100)
     w.seq_len = r.seq;
     w.global_batch = static_cast<int>(16 * 1024 * 1024 / r.seq);  // 16M tokens
     w.micro_batch = 1;
-    w.recompute = Recompute::kSelective;
+    w.recompute = Recompute::kNone;  // section 3.3.2: "without activation checkpointing"
     w.sequence_parallel = true;
     p.microbatches = w.global_batch / r.dp;
     p.modelled = r.cp == 1;

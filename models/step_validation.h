@@ -81,9 +81,9 @@ std::vector<StrongScalingSeries> megatron_strong_scaling(const HardwareProfile& 
 // GPUs (DP 64) and 16,384 GPUs (DP 128), BF16 TFLOP/s per GPU as measured; a third row at
 // sequence 131,072 with 16-way context parallelism, which ntpsim does not model. Modelled with
 // the spec-derived h100-sxm profile, Megatron-style software defaults (flash attention,
-// distributed optimizer with bucketed overlap), selective recompute, micro-batch 1, and the
-// schedule of section 3.3.2: interleaved, the embedding and the loss each in place of one
-// layer (126 + 2 = 16 stages x 8 chunks of one). Throughput uses ntpsim's model FLOPs
+// distributed optimizer with bucketed overlap), micro-batch 1, and section 3.3.2's setup: no
+// activation recompute, an interleaved schedule with the embedding and the loss each in place
+// of one layer (126 + 2 = 16 stages x 8 chunks of one). Throughput uses ntpsim's model FLOPs
 // (model_flops_per_iteration); the paper does not state its FLOP count.
 struct Llama3StepPoint {
   std::string name;  // e.g. "8,192 GPUs, DP 64"

@@ -141,7 +141,8 @@ std::string llama3(Doc& doc, const HardwareProfile& h100) {
        "`--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split` "
        "(126 + 2 = 16 stages x 8 chunks of one layer; first and last stage 7 layers, the others "
        "8). Spec-derived `h100-sxm` profile, default software options (flash attention, "
-       "distributed optimizer with bucketed overlap), selective recompute, micro-batch 1; "
+       "distributed optimizer with bucketed overlap), no activation recompute (section 3.3.2: "
+       "\"without activation checkpointing\"), micro-batch 1; "
        "ntpsim's model FLOPs (Megatron's count, attention in full) over the iteration "
        "(`models/step_validation.cpp`).\n\n";
   b += "| point | sequence | m | measured | ntpsim | error | ntpsim iteration |\n"
