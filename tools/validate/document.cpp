@@ -50,7 +50,7 @@ const std::map<std::string, std::string>& explanations() {
       {"Llama 3 405B, 8,192 GPUs, DP 64: TFLOP/s per GPU",
        "The part of the iteration that changes between Meta's two points (fill and drain, DP "
        "synchronisation and optimizer against the micro-batch count) agrees: measured -7.0% from "
-       "DP 64 to DP 128, ntpsim -7.1% with Meta's schedule (non-interleaved it would be -24%). "
+       "DP 64 to DP 128, ntpsim -7.0% with Meta's schedule (non-interleaved it would be -24%). "
        "The level is about a third high at both points, so the difference is in the work per "
        "micro-batch: of ntpsim's 9.4 s at DP 64, 7.2 s are GEMMs, attention and memory-bound "
        "kernels (the layer GEMMs at the profile's 80% best-shape BF16 efficiency, a short 8192^3 "

@@ -166,8 +166,8 @@ std::string llama3(Doc& doc, const HardwareProfile& h100) {
   const double pred = c.predicted_tflops / a.predicted_tflops - 1.0;
   b += fmt::format(
       "\nFrom {} to {} GPUs the micro-batches per replica halve ({} to {}): measured {:+.1f}%, "
-      "ntpsim {:+.1f}%. The level is {:.0f}-{:.0f}% above the measured throughput at both "
-      "points (see the difference below).\n\n",
+      "ntpsim {:+.1f}%. The level is {:.0f}% and {:.0f}% above the measured throughput (see the "
+      "difference below).\n\n",
       a.gpus, c.gpus, a.microbatches, c.microbatches, 100 * meas, 100 * pred, 100 * a.error(),
       100 * c.error());
   b += claim_header();
