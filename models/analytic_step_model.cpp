@@ -102,6 +102,12 @@ struct AnalyticStepModel::MicroCost {
   }
 };
 
+struct AnalyticStepModel::StageCosts {
+  MicroCost layer;      // one transformer layer
+  MicroCost head;       // LM head and loss
+  MicroCost embedding;  // input embedding
+};
+
 AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const HardwareProfile& h,
                                      const StepOptions& options)
     : workload_(w),
@@ -254,17 +260,13 @@ void AnalyticStepModel::add_attention(const TpShard& s, double n, MicroCost& c) 
   c.memory_bwd += gemm_.memory_time_s(18.0 * scores) + kernels;
 }
 
-AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(int tp, double n) const {
+AnalyticStepModel::MicroCost AnalyticStepModel::head_cost(int tp, double n) const {
+  // LM head on the last stage: a column-parallel GEMM, then Megatron's fp32 vocabulary-parallel
+  // cross-entropy (three all-reduces of one fp32 value per token).
   const Workload& w = workload_;
-  const double layers = std::ceil(static_cast<double>(w.layers) / layout_.pp);
-  MicroCost c;
-  c.add(layer_cost(tp, n), layers);
   const TpShard s = shard_at(w, tp);
   const double h = w.hidden;
-  const Fabric& f = tp_fabric(tp);
   const double act_bytes = kAct * n * h;
-  // LM head on the last stage (the busiest): a column-parallel GEMM, then Megatron's fp32
-  // vocabulary-parallel cross-entropy (three all-reduces of one fp32 value per token).
   MicroCost head;
   head.scaled_fwd = gemm_.time_s(n, s.vocab, h);
   const double head_wgrad = gemm_.time_s(h, s.vocab, n);
@@ -274,12 +276,8 @@ AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(int tp, double n) con
                     kCrossEntropyKernelsFwd * hw_.gemm.overhead_s;
   head.memory_bwd = gemm_.memory_time_s(kCrossEntropyBwdBytes * n * s.vocab) +
                     kCrossEntropyKernelsBwd * hw_.gemm.overhead_s;
-  // Embedding: a gather of n rows forward; backward a dense gradient of the vocabulary shard
-  // (bf16, 2 B) accumulated into the fp32 main gradient (4 B read, 2 B read, 4 B written).
-  MicroCost embed;
-  embed.memory_fwd = gemm_.memory_time_s(2.0 * act_bytes);
-  embed.memory_bwd = gemm_.memory_time_s(act_bytes + 12.0 * s.vocab * h);
   if (tp > 1) {
+    const Fabric& f = tp_fabric(tp);
     const double ce = 3.0 * collective_time_s(f, Collective::kAllReduce, tp, 4.0 * n);
     if (w.sequence_parallel) {
       const double ag = collective_time_s(f, Collective::kAllGather, tp, act_bytes);
@@ -287,24 +285,90 @@ AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(int tp, double n) con
       head.tp_fwd = ag + ce;
       head.overlapped.push_back({ag, head_dgrad, 1.0});
       head.overlapped.push_back({rs, head_wgrad, 1.0});
-      embed.tp_fwd = rs;
-      embed.tp_bwd = ag;
     } else {
       head.tp_fwd = ce;
       head.overlapped.push_back(
           {collective_time_s(f, Collective::kAllReduce, tp, act_bytes), head_wgrad, 1.0});
+    }
+  }
+  return head;
+}
+
+AnalyticStepModel::MicroCost AnalyticStepModel::embedding_cost(int tp, double n) const {
+  // Embedding on the first stage: a gather of n rows forward; backward a dense gradient of the
+  // vocabulary shard (bf16, 2 B) accumulated into the fp32 main gradient (4 B read, 2 B read,
+  // 4 B written). Vocabulary-parallel: the partial rows are all-reduced (SP: reduce-scattered)
+  // forward; with SP the output gradient is all-gathered backward.
+  const Workload& w = workload_;
+  const TpShard s = shard_at(w, tp);
+  const double act_bytes = kAct * n * w.hidden;
+  MicroCost embed;
+  embed.memory_fwd = gemm_.memory_time_s(2.0 * act_bytes);
+  embed.memory_bwd = gemm_.memory_time_s(act_bytes + 12.0 * s.vocab * w.hidden);
+  if (tp > 1) {
+    const Fabric& f = tp_fabric(tp);
+    if (w.sequence_parallel) {
+      embed.tp_fwd = collective_time_s(f, Collective::kReduceScatter, tp, act_bytes);
+      embed.tp_bwd = collective_time_s(f, Collective::kAllGather, tp, act_bytes);
+    } else {
       embed.tp_fwd = collective_time_s(f, Collective::kAllReduce, tp, act_bytes);
     }
   }
-  c.add(head, 1.0);
-  if (layout_.pp == 1) c.add(embed, 1.0);
+  return embed;
+}
+
+AnalyticStepModel::StageCosts AnalyticStepModel::stage_costs(int tp, double n) const {
+  StageCosts c;
+  c.layer = layer_cost(tp, n);
+  c.head = head_cost(tp, n);
+  c.embedding = embedding_cost(tp, n);
   return c;
 }
 
-double AnalyticStepModel::stage_params(int tp) const {
-  const double layers = std::ceil(static_cast<double>(workload_.layers) / layout_.pp);
-  const double vocab = vocab_params_per_gpu(workload_, tp) * (layout_.pp == 1 ? 2.0 : 1.0);
-  return layers * layer_params_per_gpu(workload_, tp) + vocab;
+AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(const StageCosts& c, Stage stage,
+                                                           bool with_embedding) const {
+  const StageLayers layers = stage_layers(workload_, layout_);
+  MicroCost out;
+  const bool first = stage == Stage::kFirst || layout_.pp == 1;
+  const bool last = stage == Stage::kLast || layout_.pp == 1;
+  out.add(c.layer, first ? layers.first : last ? layers.last : layers.middle);
+  if (last) out.add(c.head, 1.0);
+  if (first && with_embedding) out.add(c.embedding, 1.0);
+  return out;
+}
+
+double AnalyticStepModel::micro_s(const MicroCost& c, double speed, int tp) const {
+  return c.scaled_fwd / speed + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap) +
+         c.scaled_bwd / speed + c.memory_bwd +
+         c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
+}
+
+AnalyticStepModel::Stage AnalyticStepModel::busiest_stage(const StageCosts& c, double speed,
+                                                          int tp) const {
+  // The slowest stage's micro-batch sets the pace of the steady 1F1B phase; ties go to the
+  // later stage (the last stage holds the LM head).
+  if (layout_.pp == 1) return Stage::kLast;
+  Stage best = Stage::kLast;
+  double best_s = micro_s(stage_cost(c, Stage::kLast), speed, tp);
+  const bool middle = layout_.pp > 2;
+  for (const Stage st : {Stage::kMiddle, Stage::kFirst}) {
+    if (st == Stage::kMiddle && !middle) continue;
+    const double t = micro_s(stage_cost(c, st), speed, tp);
+    if (t > best_s) {
+      best = st;
+      best_s = t;
+    }
+  }
+  return best;
+}
+
+double AnalyticStepModel::stage_params(int tp, Stage stage) const {
+  const StageLayers layers = stage_layers(workload_, layout_);
+  const bool first = stage == Stage::kFirst || layout_.pp == 1;
+  const bool last = stage == Stage::kLast || layout_.pp == 1;
+  const double count = first ? layers.first : last ? layers.last : layers.middle;
+  const double vocab = vocab_params_per_gpu(workload_, tp) * ((first ? 1.0 : 0.0) + (last ? 1.0 : 0.0));
+  return count * layer_params_per_gpu(workload_, tp) + vocab;
 }
 
 StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double power_ratio) const {
@@ -331,7 +395,9 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   b.microbatch_tokens = batch_share * w.micro_batch * w.seq_len;
   const double n = b.microbatch_tokens;
   const double speed = power_.speedup(power_ratio);
-  const MicroCost c = stage_cost(tp, n);
+  const StageCosts parts = stage_costs(tp, n);
+  const Stage busiest = busiest_stage(parts, speed, tp);
+  const MicroCost c = stage_cost(parts, busiest);
 
   const double compute_f = c.scaled_fwd / speed + c.memory_fwd;
   const double compute_b = c.scaled_bwd / speed + c.memory_bwd;
@@ -359,24 +425,21 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   b.pp_comm_s = m * p2p;
   if (p > 1) {
     // Fill and drain of the 1F1B / interleaved schedule (Narayanan et al. 2021, section 2.2).
-    // The busiest (last) stage waits, before its first forward, for the first micro-batch's
-    // forward through the first chunk of each of the p - 1 earlier stages, one send/recv per
-    // hop, and after its last backward for that micro-batch's backward back through them. Those
-    // chunks hold the other stages' transformer layers, 1/v of each stage: the LM head and loss
-    // run on the last stage within its own m micro-batches, and the embedding is a gather whose
-    // cost is negligible beside a layer. The bubble is therefore the forward + backward of
-    // (L - L_busiest) / v layers plus 2 (p - 1) hops, independent of m: for evenly split layers,
-    // (p - 1) / (v m) of the stage's layer work, as in the paper.
-    const MicroCost layer = layer_cost(tp, n);
-    const double layer_s =
-        layer.scaled_fwd / speed + layer.memory_fwd + layer.tp_fwd * (1.0 - options_.tp_overlap) +
-        layer.scaled_bwd / speed + layer.memory_bwd +
-        layer.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
-    const double other_layers = w.layers - std::ceil(static_cast<double>(w.layers) / p);
-    b.bubble_s = other_layers / v * layer_s + 2.0 * (p - 1) * hop;
+    // The busiest stage waits, before its first forward, for the first micro-batch's forward
+    // through one chunk of each earlier stage, one send/recv per hop, and after its last
+    // backward for that micro-batch's backward through the later ones (and symmetrically for
+    // the stages after it). A chunk is 1/v of its stage, so the fill and drain are the forward +
+    // backward of 1/v of all the work outside the busiest stage (every other stage's layers,
+    // and the LM head + loss where it is not on the busiest stage) plus 2 (p - 1) hops,
+    // independent of m: for evenly split layers, (p - 1) / (v m) of the stage's layer work, as
+    // in the paper. The embedding is left out of the path: a gather whose cost is negligible
+    // beside a layer.
+    const MicroCost busiest_layers = stage_cost(parts, busiest, false);
+    const double all_s = w.layers * micro_s(parts.layer, speed, tp) + micro_s(parts.head, speed, tp);
+    b.bubble_s = (all_s - micro_s(busiest_layers, speed, tp)) / v + 2.0 * (p - 1) * hop;
   }
 
-  const double params = stage_params(tp);
+  const double params = stage_params(tp, busiest);
   const int r = layout_.dp;
   if (r > 1) b.dp_comm_s = dp_exposed_s(params, compute_f + tp_f, compute_b + tp_b);
   const double shard = options_.distributed_optimizer ? params / r : params;
@@ -454,7 +517,10 @@ double AnalyticStepModel::plain_reshard_s(int tp) const {
   if (tp == big_t) return 0.0;
   // Each of the T - t extra ranks sends its whole gradient shard; each core rank receives
   // (T - t)/t of one. The busier side sets the time; once before and once after the DP sync.
-  const double shard_bytes = stage_params(big_t) * options_.grad_bytes;
+  const double nominal_tokens = static_cast<double>(workload_.micro_batch) * workload_.seq_len;
+  const StageCosts parts = stage_costs(big_t, nominal_tokens);
+  const double shard_bytes =
+      stage_params(big_t, busiest_stage(parts, 1.0, big_t)) * options_.grad_bytes;
   const double extra = big_t - tp;
   const double busiest = shard_bytes * std::max(1.0, extra / tp);
   const CollectiveFit f = collective_params(tp_fabric(big_t), Collective::kAllToAll, big_t);

@@ -1,8 +1,10 @@
 // The analytic step-time model of a dense decoder transformer under Megatron-style TP × PP × DP
 // (DESIGN.md §4). Implements StepModel and also exposes the full breakdown.
 //
-// Per micro-batch on the busiest GPU of the busiest pipeline stage, at TP degree t with
-// ceil(units/t) shards (transformer_shapes.h):
+// Per micro-batch on the busiest GPU of the busiest pipeline stage (the slowest of the first
+// stage: its layers + the embedding, a middle stage, and the last stage: its layers + the LM
+// head and loss; layers per stage from stage_layers(), Megatron's split options included), at
+// TP degree t with ceil(units/t) shards (transformer_shapes.h):
 //  - GEMMs (QKV with GQA, attention output, FFN up/gate/down, LM head) through GemmModel, with
 //    backward = data-gradient + weight-gradient GEMMs of the transposed shapes;
 //  - fused causal attention (half of Megatron's full s² FLOPs, at gemm.attention_efficiency of
@@ -20,9 +22,10 @@
 //  - recompute: selective adds the attention-core forward to backward, full a whole forward
 //    whose collectives overlap nothing;
 //  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out; plus
-//    the receiver's all-gather without SP); the fill and drain add the other stages' first-chunk
-//    layers forward and backward and 2(p-1) send/recv hops, independent of m: bubble (p-1)/(v·m)
-//    of the layer work (the LM head, loss and embedding are not on the fill/drain path);
+//    the receiver's all-gather without SP); the fill and drain add 1/v of all the work outside
+//    the busiest stage (other stages' layers, and the LM head where it is not on it; the
+//    embedding gather is negligible) forward and backward and 2(p-1) send/recv hops, independent of m: bubble
+//    (p-1)/(v·m) of the layer work for evenly split layers;
 //  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights,
 //    or a plain all-reduce, over the R replicas on the scale-out network (rail-aligned, slowed
 //    by leaf oversubscription when the ring spans leaves); with Megatron's bucketed overlap
@@ -127,14 +130,25 @@ class AnalyticStepModel final : public StepModel {
 
  private:
   struct MicroCost;
+  struct StageCosts;
+  enum class Stage { kFirst, kMiddle, kLast };
   MicroCost layer_cost(int tp, double tokens) const;
   void add_attention(const TpShard& s, double tokens, MicroCost& c) const;
-  MicroCost stage_cost(int tp, double tokens) const;
+  // The one home of the non-layer work: the LM head and loss (last stage) and the embedding
+  // (first stage), per micro-batch.
+  MicroCost head_cost(int tp, double tokens) const;
+  MicroCost embedding_cost(int tp, double tokens) const;
+  StageCosts stage_costs(int tp, double tokens) const;
+  // One micro-batch on `stage` (its layers, stage_layers(), plus the embedding or the head).
+  MicroCost stage_cost(const StageCosts& c, Stage stage, bool with_embedding = true) const;
+  // Forward + backward time of `c` at GEMM speed-up `speed`, exposed communication included.
+  double micro_s(const MicroCost& c, double speed, int tp) const;
+  Stage busiest_stage(const StageCosts& c, double speed, int tp) const;
   const Fabric& tp_fabric(int tp) const;
   double comm_sm_share(int tp) const;
   double dp_collective_s(Collective kind, double bytes) const;
   double dp_exposed_s(double params, double fwd_window, double bwd_window) const;
-  double stage_params(int tp) const;
+  double stage_params(int tp, Stage stage) const;
   double plain_reshard_s(int tp) const;
 
   Workload workload_;

@@ -40,8 +40,8 @@ double layer_activation_bytes(const Workload& w, int tp, double tokens, bool fla
 MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp,
                           bool flash_attention, OptimizerCopies copies) {
   NTPSIM_CHECK(tp >= 1 && l.pp >= 1 && l.dp >= 1);
-  const double layers = std::ceil(static_cast<double>(w.layers) / l.pp);
-  const double layer_params = layer_params_per_gpu(w, tp) * layers;
+  const StageLayers layers = stage_layers(w, l);
+  const double layer_params = layer_params_per_gpu(w, tp);
   const double vocab_params = vocab_params_per_gpu(w, tp);
   const double mb_tokens = static_cast<double>(w.micro_batch) * w.seq_len;
   const int m = microbatches(w, l);
@@ -66,13 +66,24 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
   };
   const double logits = 4.0 * mb_tokens * shard_at(w, tp).vocab;
   // First stage: embedding table, the most micro-batches in flight.
-  MemoryBreakdown first = stage(layer_params + vocab_params, in_flight * layers * per_layer_act);
+  MemoryBreakdown first = stage(layers.first * layer_params + vocab_params,
+                                in_flight * layers.first * per_layer_act);
   // Last stage: LM head and logits, one micro-batch in flight (plus the first's when p == 1).
   MemoryBreakdown last =
-      l.pp == 1
-          ? stage(layer_params + 2 * vocab_params, in_flight * layers * per_layer_act + logits)
-          : stage(layer_params + vocab_params, layers * per_layer_act + logits);
+      l.pp == 1 ? stage(layers.last * layer_params + 2 * vocab_params,
+                        in_flight * layers.last * per_layer_act + logits)
+                : stage(layers.last * layer_params + vocab_params,
+                        layers.last * per_layer_act + logits);
   MemoryBreakdown worst = first.total_bytes >= last.total_bytes ? first : last;
+  if (l.pp > 2 && layers.middle > layers.first) {
+    // The second stage holds one micro-batch fewer than the first in flight; with more layers
+    // than the first stage it can be the fullest.
+    const double second_in_flight =
+        std::min<double>(l.pp - 1, m) * (v > 1 ? 1.0 + (l.pp - 1) / (l.pp * v) : 1.0);
+    MemoryBreakdown middle = stage(layers.middle * layer_params,
+                                   second_in_flight * layers.middle * per_layer_act);
+    if (middle.total_bytes > worst.total_bytes) worst = middle;
+  }
   worst.usable_bytes = h.hbm_bytes * h.memory.usable_fraction - h.memory.reserved_bytes;
   return worst;
 }

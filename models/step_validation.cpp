@@ -202,4 +202,55 @@ std::vector<StepValidationPoint> megatron_step_validation(const HardwareProfile&
   return out;
 }
 
+std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100) {
+  struct Row {
+    const char* name;
+    int gpus, cp, dp, seq;
+    double tflops, mfu;
+  };
+  constexpr Row kTable4[] = {
+      {"8,192 GPUs, DP 64", 8192, 1, 64, 8192, 430, 0.43},
+      {"16,384 GPUs, DP 128", 16384, 1, 128, 8192, 400, 0.41},
+      {"16,384 GPUs, CP 16, DP 8", 16384, 16, 8, 131072, 380, 0.38},
+  };
+  std::vector<Llama3StepPoint> out;
+  for (const Row& r : kTable4) {
+    Llama3StepPoint p;
+    p.name = r.name;
+    p.gpus = r.gpus;
+    p.dp = r.dp;
+    p.cp = r.cp;
+    p.seq_len = r.seq;
+    p.measured_tflops = r.tflops;
+    p.measured_mfu = r.mfu;
+    Workload w;
+    w.name = "llama3-405b";
+    w.layers = 126;
+    w.hidden = 16384;
+    w.heads = 128;
+    w.kv_heads = 8;
+    w.ffn = 53248;
+    w.gated_ffn = true;
+    w.vocab = 128256;
+    w.seq_len = r.seq;
+    w.global_batch = static_cast<int>(16 * 1024 * 1024 / r.seq);  // 16M tokens
+    w.micro_batch = 1;
+    w.recompute = Recompute::kNone;  // section 3.3.2: "without activation checkpointing"
+    w.sequence_parallel = true;
+    p.microbatches = w.global_batch / r.dp;
+    p.modelled = r.cp == 1;
+    if (p.modelled) {
+      Layout l{8, 16, r.dp, 8};
+      l.account_for_embedding = true;
+      l.account_for_loss = true;
+      const AnalyticStepModel m(w, l, h100);
+      const StepBreakdown b = m.breakdown(8, 1.0, 1.0);
+      p.predicted_s = b.iteration_s;
+      p.predicted_tflops = b.model_flops / (b.iteration_s * 8 * 16) * 1e-12;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
 }  // namespace ntpsim::models

@@ -76,4 +76,31 @@ TimeFit fit_time(const std::vector<int>& microbatches, const std::vector<double>
 // Narayanan Table 2's PTD-P rows (175B and 530B). REQUIRES: an A100 80GB profile.
 std::vector<StrongScalingSeries> megatron_strong_scaling(const HardwareProfile& a100);
 
+// Llama 3 405B pre-training on H100 (Llama Team, "The Llama 3 Herd of Models", arXiv
+// 2407.21783, Table 4): TP 8 x PP 16 at sequence 8,192 and 16M tokens per iteration on 8,192
+// GPUs (DP 64) and 16,384 GPUs (DP 128), BF16 TFLOP/s per GPU as measured; a third row at
+// sequence 131,072 with 16-way context parallelism, which ntpsim does not model. Modelled with
+// the spec-derived h100-sxm profile, Megatron-style software defaults (flash attention,
+// distributed optimizer with bucketed overlap), micro-batch 1, and section 3.3.2's setup: no
+// activation recompute, an interleaved schedule with the embedding and the loss each in place
+// of one layer (126 + 2 = 16 stages x 8 chunks of one). Throughput uses ntpsim's model FLOPs
+// (model_flops_per_iteration); the paper does not state its FLOP count.
+struct Llama3StepPoint {
+  std::string name;  // e.g. "8,192 GPUs, DP 64"
+  int gpus = 0;
+  int dp = 0;
+  int cp = 1;
+  int seq_len = 0;
+  int microbatches = 0;            // per replica
+  double measured_tflops = 0;      // per GPU
+  double measured_mfu = 0;         // as printed (BF16 MFU)
+  bool modelled = false;           // false: needs context parallelism
+  double predicted_tflops = 0;     // per GPU, when modelled
+  double predicted_s = 0;          // iteration time, when modelled
+  double error() const { return predicted_tflops / measured_tflops - 1.0; }
+};
+
+// REQUIRES: an H100 SXM profile.
+std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100);
+
 }  // namespace ntpsim::models

@@ -233,7 +233,11 @@ Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
 Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
                            const YamlContext& ctx) {
   NTPSIM_RETURN_IF_ERROR(
-      reject_unknown_keys(node, path, ctx, {"tp", "pp", "dp", "virtual_stages"}));
+      reject_unknown_keys(node, path, ctx,
+                          {"tp", "pp", "dp", "virtual_stages",
+                           "account_for_embedding_in_pipeline_split",
+                           "account_for_loss_in_pipeline_split", "decoder_first_pipeline_num_layers",
+                           "decoder_last_pipeline_num_layers"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   Layout l;
@@ -242,6 +246,14 @@ Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
   NTPSIM_RETURN_IF_ERROR(r->integer("dp", l.dp, true, 1, kMaxDp));
   NTPSIM_RETURN_IF_ERROR(
       r->integer("virtual_stages", l.virtual_stages, false, 1, kMaxVirtualStages));
+  NTPSIM_RETURN_IF_ERROR(
+      r->boolean("account_for_embedding_in_pipeline_split", l.account_for_embedding, false));
+  NTPSIM_RETURN_IF_ERROR(
+      r->boolean("account_for_loss_in_pipeline_split", l.account_for_loss, false));
+  NTPSIM_RETURN_IF_ERROR(
+      r->integer("decoder_first_pipeline_num_layers", l.first_stage_layers, false, 1, kMaxLayers));
+  NTPSIM_RETURN_IF_ERROR(
+      r->integer("decoder_last_pipeline_num_layers", l.last_stage_layers, false, 1, kMaxLayers));
   NTPSIM_RETURN_IF_ERROR(r->finish());
   const int64_t gpus = static_cast<int64_t>(l.tp) * l.pp * l.dp;
   if (gpus > kMaxLayoutGpus) {
@@ -278,7 +290,94 @@ YAML::Node to_yaml(const Layout& l) {
   n["pp"] = l.pp;
   n["dp"] = l.dp;
   n["virtual_stages"] = l.virtual_stages;
+  if (l.account_for_embedding) n["account_for_embedding_in_pipeline_split"] = true;
+  if (l.account_for_loss) n["account_for_loss_in_pipeline_split"] = true;
+  if (l.first_stage_layers > 0) n["decoder_first_pipeline_num_layers"] = l.first_stage_layers;
+  if (l.last_stage_layers > 0) n["decoder_last_pipeline_num_layers"] = l.last_stage_layers;
   return n;
+}
+
+StageLayers stage_layers(const Workload& w, const Layout& l) {
+  const int p = std::max(1, l.pp);
+  if (p == 1) return {w.layers, w.layers, w.layers};
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
+    const int given = (l.first_stage_layers > 0 ? 1 : 0) + (l.last_stage_layers > 0 ? 1 : 0);
+    const int rest = w.layers - l.first_stage_layers - l.last_stage_layers;
+    const int middle = p > given ? rest / (p - given) : 0;
+    return {l.first_stage_layers > 0 ? l.first_stage_layers : middle, middle,
+            l.last_stage_layers > 0 ? l.last_stage_layers : middle};
+  }
+  if (l.account_for_embedding || l.account_for_loss) {
+    const int per = (w.layers + (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0)) / p;
+    return {per - (l.account_for_embedding ? 1 : 0), per, per - (l.account_for_loss ? 1 : 0)};
+  }
+  const int per = (w.layers + p - 1) / p;
+  return {per, per, per};
+}
+
+SplitError check_pipeline_split(const Workload& w, const Layout& l) {
+  const int64_t p = l.pp;
+  const int64_t v = l.virtual_stages;
+  const int64_t layers = w.layers;
+  const bool uneven = l.first_stage_layers > 0 || l.last_stage_layers > 0;
+  const bool counted = l.account_for_embedding || l.account_for_loss;
+  if (uneven && counted) {
+    return {l.first_stage_layers > 0 ? "decoder_first_pipeline_num_layers"
+                                     : "decoder_last_pipeline_num_layers",
+            "an uneven first/last stage cannot be combined with "
+            "account_for_embedding/loss_in_pipeline_split (Megatron-LM supports one or the other)"};
+  }
+  if (uneven) {
+    const char* field = l.first_stage_layers > 0 ? "decoder_first_pipeline_num_layers"
+                                                 : "decoder_last_pipeline_num_layers";
+    const int64_t given = (l.first_stage_layers > 0 ? 1 : 0) + (l.last_stage_layers > 0 ? 1 : 0);
+    if (p < 2) return {field, "an uneven first/last stage needs pp >= 2"};
+    const int64_t rest = layers - l.first_stage_layers - l.last_stage_layers;
+    const int64_t others = p - given;
+    if (rest < 0 || (others == 0 && rest != 0) || (others > 0 && (rest < others || rest % others))) {
+      return {field,
+              fmt::format("{} layers less {} on the first and {} on the last stage do not split "
+                          "evenly over the other {} stages",
+                          layers, l.first_stage_layers, l.last_stage_layers, others)};
+    }
+    const StageLayers s = stage_layers(w, l);
+    for (const int n : {s.first, s.middle, s.last}) {
+      if (n % v != 0) {
+        return {"virtual_stages",
+                fmt::format("stages of {} / {} / {} layers (first / middle / last) do not split "
+                            "into {} chunks each",
+                            s.first, s.middle, s.last, v)};
+      }
+    }
+    return {};
+  }
+  if (counted) {
+    const int64_t units =
+        layers + (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0);
+    if (units % p != 0) {
+      return {"pp", fmt::format("{} layers with the embedding and/or loss counted ({}) do not "
+                                "split evenly into PP {} stages",
+                                layers, units, p)};
+    }
+    if ((units / p) % v != 0) {
+      return {"virtual_stages",
+              fmt::format("{} layer slots per stage (embedding and/or loss counted) do not split "
+                          "into {} chunks",
+                          units / p, v)};
+    }
+    if (p < 2) return {"pp", "counting the embedding or loss in the split needs pp >= 2"};
+    if (units / p < 2) {
+      return {"pp", fmt::format("PP {} leaves no transformer layer on a stage that holds the "
+                                "counted embedding or loss",
+                                p)};
+    }
+    return {};
+  }
+  if (p * v > layers) {
+    return {"pp", fmt::format("PP {} x {} virtual stages exceeds the workload's {} layers", p, v,
+                              layers)};
+  }
+  return {};
 }
 
 const char* to_string(Recompute r) {

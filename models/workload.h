@@ -44,9 +44,42 @@ struct Layout {
   int pp = 1;              // pipeline stages P
   int dp = 1;              // data-parallel replicas R
   int virtual_stages = 1;  // interleaved schedule chunks per stage (1 = plain 1F1B)
+  // How the layers split over the pipeline stages, as Megatron-LM's options do. The embedding
+  // always runs on the first stage and the LM head and loss on the last; with
+  // account_for_embedding (--account-for-embedding-in-pipeline-split) the embedding takes the
+  // place of one transformer layer in the split, likewise account_for_loss for the head and loss
+  // (Llama 3 405B: 126 layers + 2 = 16 stages x 8 chunks of one). first_stage_layers /
+  // last_stage_layers (--decoder-first/last-pipeline-num-layers; 0: not set) give the first or
+  // last stage its own layer count, the other stages sharing the rest evenly.
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
 
   int gpus() const { return tp * pp * dp; }
 };
+
+// Transformer layers on the first, each middle and the last pipeline stage (all equal to the
+// layer count when pp == 1). Without any split option every stage is charged ceil(L / pp), the
+// busiest stage's share.
+struct StageLayers {
+  int first = 0;
+  int middle = 0;
+  int last = 0;
+};
+StageLayers stage_layers(const Workload& w, const Layout& l);
+
+// Megatron-LM's rules for the split (REQUIRES: a valid workload and layout degrees): with the
+// embedding and/or loss counted, L + those must divide into pp stages and each stage into
+// virtual_stages chunks; with an uneven first/last stage, the other stages share the rest
+// evenly, every stage divides into virtual_stages chunks, and the embedding/loss options are
+// not set; otherwise pp x virtual_stages <= L. Returns the offending layout field (e.g.
+// "virtual_stages") and a message, or an empty field when the split is valid.
+struct SplitError {
+  std::string field;
+  std::string message;
+};
+SplitError check_pipeline_split(const Workload& w, const Layout& l);
 
 // Reads `workload:` — a map of fields, or a string naming a file (path, or name resolved in
 // `search_dirs` as <name>.yaml). Validates ranges and consistency (kv_heads divides heads,...).

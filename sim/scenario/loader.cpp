@@ -117,10 +117,8 @@ Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenar
                              l.pp, l.dp, needed, l.tp, cl.domains, cl.gpus_per_domain, available,
                              per_domain));
   }
-  if (static_cast<int64_t>(l.pp) * l.virtual_stages > w.layers) {
-    return cross(root, ctx, "layout.pp",
-                 fmt::format("PP {} x {} virtual stages exceeds the workload's {} layers", l.pp,
-                             l.virtual_stages, w.layers));
+  if (const models::SplitError e = models::check_pipeline_split(w, l); !e.field.empty()) {
+    return cross(root, ctx, "layout." + e.field, e.message);
   }
   if (static_cast<int64_t>(l.dp) * w.micro_batch > w.global_batch) {
     return cross(root, ctx, "layout.dp",

@@ -283,6 +283,17 @@ json to_json(const Scenario& s) {
                  {"dp", s.layout.dp},
                  {"virtual_stages", s.layout.virtual_stages},
                  {"gpus", s.layout.gpus()}};
+  // Megatron-LM's split options, only where set (layouts without them print as before).
+  if (s.layout.account_for_embedding) {
+    j["layout"]["account_for_embedding_in_pipeline_split"] = true;
+  }
+  if (s.layout.account_for_loss) j["layout"]["account_for_loss_in_pipeline_split"] = true;
+  if (s.layout.first_stage_layers > 0) {
+    j["layout"]["decoder_first_pipeline_num_layers"] = s.layout.first_stage_layers;
+  }
+  if (s.layout.last_stage_layers > 0) {
+    j["layout"]["decoder_last_pipeline_num_layers"] = s.layout.last_stage_layers;
+  }
   j["hardware"] = yaml_to_json(models::to_yaml(s.hardware));
   j["step_model"] = s.step_model;
 

@@ -324,7 +324,13 @@ void step_rows(std::vector<Row>& t) {
                 "--dp"}});
   t.push_back({"step_too_few_layers",
                "step --workload llama3-8b --profile h100-sxm --tp 8 --pp 64 --dp 1 --vp 2", {}, 2,
-               {"32 layers cannot fill 64 stages x 2 chunks"}});
+               {"pipeline split (pp): PP 64 x 2 virtual stages exceeds the workload's 32 layers"}});
+  t.push_back({"step_split_with_embedding_uneven",
+               "step --workload llama3-405b --profile h100-sxm --tp 8 --pp 16 --dp 64 --vp 8 "
+               "--account-for-embedding-in-pipeline-split",
+               {}, 2,
+               {"pipeline split (pp): 126 layers with the embedding and/or loss counted (127) do "
+                "not split evenly into PP 16 stages"}});
   t.push_back({"step_unknown_workload",
                "step --workload nosuch --profile h100-sxm --tp 8 --pp 1 --dp 1", {}, 2,
                {"--workload: unknown workload \"nosuch\""}});

@@ -76,6 +76,73 @@ TEST(Analytic, UnevenStagesFillFromTheOtherStagesLayers) {
   }
 }
 
+TEST(Analytic, MegatronPipelineSplitOptions) {
+  Workload w = gpt(126, 16384, 128, 8192, 128256, 2048);
+  // Llama 3 405B's split: the embedding and the loss each count as a layer, 128 slots over 16
+  // stages of 8 chunks of one.
+  Layout l{8, 16, 64, 8};
+  l.account_for_embedding = true;
+  l.account_for_loss = true;
+  EXPECT_TRUE(check_pipeline_split(w, l).field.empty());
+  StageLayers s = stage_layers(w, l);
+  EXPECT_EQ(s.first, 7);
+  EXPECT_EQ(s.middle, 8);
+  EXPECT_EQ(s.last, 7);
+  // One counted part only: 127 slots do not split over 16 stages (Megatron-LM's assertion).
+  l.account_for_loss = false;
+  EXPECT_EQ(check_pipeline_split(w, l).field, "pp");
+  // Eight slots per stage do not split into 3 chunks.
+  l.account_for_loss = true;
+  l.virtual_stages = 3;
+  EXPECT_EQ(check_pipeline_split(w, l).field, "virtual_stages");
+  // Uneven first/last stage: the other 14 stages share the rest evenly.
+  Layout u{8, 16, 64, 1};
+  u.first_stage_layers = 6;
+  u.last_stage_layers = 8;
+  EXPECT_TRUE(check_pipeline_split(w, u).field.empty());
+  s = stage_layers(w, u);
+  EXPECT_EQ(s.first, 6);
+  EXPECT_EQ(s.middle, 8);
+  EXPECT_EQ(s.last, 8);
+  u.last_stage_layers = 7;  // 113 layers over 14 stages
+  EXPECT_EQ(check_pipeline_split(w, u).field, "decoder_first_pipeline_num_layers");
+  u.last_stage_layers = 8;
+  u.account_for_loss = true;  // Megatron-LM supports one or the other
+  EXPECT_FALSE(check_pipeline_split(w, u).field.empty());
+  // Without options every stage is charged the busiest stage's ceil(L / p).
+  s = stage_layers(w, Layout{8, 16, 64, 1});
+  EXPECT_EQ(s.first, 8);
+  EXPECT_EQ(s.last, 8);
+}
+
+TEST(Analytic, CountedEmbeddingAndLossMakeAMiddleStageTheBusiest) {
+  // Llama 3 405B split: the first and last stages hold 7 layers beside the embedding and the
+  // LM head + loss, the middle stages 8. The LM head is cheaper than a layer, so a middle
+  // stage sets the pace: the steady phase is m x 8 layers, and the fill and drain pass through
+  // 1/v of the other 118 layers and the head.
+  Workload w = gpt(126, 16384, 128, 8192, 128256, 2048);
+  w.kv_heads = 8;
+  w.ffn = 53248;
+  w.gated_ffn = true;
+  Layout l{8, 16, 64, 8};
+  l.account_for_embedding = true;
+  l.account_for_loss = true;
+  const AnalyticStepModel m(w, l, profile("h100-sxm"));
+  const StepBreakdown b = m.breakdown(8, 1.0, 1.0);
+  const LayerTimes lt = m.layer_times(8);
+  const double layer = lt.forward_s + lt.backward_s;
+  EXPECT_NEAR(b.compute_s + b.tp_comm_s, 32 * 8 * layer, 1e-9 * b.compute_s);
+  const double hop = b.pp_comm_s / (2.0 * 8 * 32);
+  const double fill = b.bubble_s - 30.0 * hop;
+  EXPECT_GT(fill, 118.0 / 8 * layer);       // the other stages' layers ...
+  EXPECT_LT(fill, 119.0 / 8 * layer);       // ... and a head cheaper than a layer
+  // The same layers split evenly over 16 stages without counting (ceil(126/16) = 8 per stage,
+  // one chunk each): the last stage holds 8 layers and the head, and it sets the pace.
+  const AnalyticStepModel plain(w, Layout{8, 16, 64, 1}, profile("h100-sxm"));
+  const StepBreakdown p = plain.breakdown(8, 1.0, 1.0);
+  EXPECT_GT(p.compute_s + p.tp_comm_s, b.compute_s + b.tp_comm_s);
+}
+
 TEST(Analytic, StepTimeScalesWithMicroBatchesAsTheSchedule) {
   // Fewer micro-batches per replica at the same layout (the global batch shrinks, DP 1: no DP
   // sync): the step is m x (one micro-batch on the busiest stage) + a fill/drain that does not

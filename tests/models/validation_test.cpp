@@ -148,5 +148,50 @@ TEST(Validation, PublishedLayoutsFit) {
   }
 }
 
+// Llama 3 405B on H100 (arXiv 2407.21783, Table 4) with Meta's schedule (interleaved, the
+// embedding and loss counted as layers). Agrees: the throughput change from DP 64 to DP 128 (the
+// micro-batches per replica halve) within 2 points of the measured -7.0%. Known difference
+// (docs/VALIDATION.md, "Where ntpsim differs"): the level is 20-40% above the measured TFLOP/s
+// at both points, the work per micro-batch being faster than measured; a change that moves it
+// outside that band must revisit the explanation. The context-parallel row is not modelled.
+TEST(Validation, Llama3On16kH100) {
+  const auto points = llama3_step_validation(profile("h100-sxm"));
+  ASSERT_EQ(points.size(), 3u);
+  for (const auto& p : points) {
+    std::printf("%-26s m %3d measured %.0f TFLOP/s predicted %.1f (%+.1f%%)\n", p.name.c_str(),
+                p.microbatches, p.measured_tflops, p.predicted_tflops,
+                p.modelled ? 100 * p.error() : 0.0);
+  }
+  ASSERT_TRUE(points[0].modelled && points[1].modelled);
+  EXPECT_FALSE(points[2].modelled);
+  EXPECT_EQ(points[0].microbatches, 32);
+  EXPECT_EQ(points[1].microbatches, 16);
+  const double measured = points[1].measured_tflops / points[0].measured_tflops - 1.0;
+  const double predicted = points[1].predicted_tflops / points[0].predicted_tflops - 1.0;
+  EXPECT_NEAR(predicted, measured, 0.02);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_GT(points[i].error(), 0.20) << points[i].name;
+    EXPECT_LT(points[i].error(), 0.40) << points[i].name;
+  }
+  // Without the interleaved schedule the fill and drain of 16 stages dominate at m = 16: the
+  // response would be several times the measured one.
+  Workload w;
+  w.layers = 126;
+  w.hidden = 16384;
+  w.heads = 128;
+  w.kv_heads = 8;
+  w.ffn = 53248;
+  w.vocab = 128256;
+  w.seq_len = 8192;
+  w.global_batch = 2048;
+  w.recompute = Recompute::kSelective;
+  const AnalyticStepModel dp64(w, Layout{8, 16, 64, 1}, profile("h100-sxm"));
+  const AnalyticStepModel dp128(w, Layout{8, 16, 128, 1}, profile("h100-sxm"));
+  const double v1 = dp64.breakdown(8, 1.0, 1.0).iteration_s * 0.5 /
+                        dp128.breakdown(8, 1.0, 1.0).iteration_s -
+                    1.0;
+  EXPECT_LT(v1, 2.0 * measured);
+}
+
 }  // namespace
 }  // namespace ntpsim::models

@@ -68,6 +68,7 @@ const std::vector<std::string> kCases = {
     "node_component_without_nodes",
     "override_through_scalar_type",
     "pipeline_exceeds_layers",
+    "pipeline_split_uneven",
     "rate_and_mtbf",
     "rate_noun_mismatch",
     "replications_min_above_max",

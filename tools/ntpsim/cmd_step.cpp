@@ -82,6 +82,16 @@ class StepCommand final : public Command {
                     "layers / (PP x this)")
         ->check(CLI::Range(1, 1 << 20))
         ->excludes(vp);
+    sub->add_flag("--account-for-embedding-in-pipeline-split", account_embedding_,
+                  "Count the embedding as one layer when splitting layers over stages");
+    sub->add_flag("--account-for-loss-in-pipeline-split", account_loss_,
+                  "Count the LM head and loss as one layer when splitting layers over stages");
+    sub->add_option("--decoder-first-pipeline-num-layers", first_layers_,
+                    "Layers on the first pipeline stage (the others share the rest evenly)")
+        ->check(CLI::Range(1, 1 << 20));
+    sub->add_option("--decoder-last-pipeline-num-layers", last_layers_,
+                    "Layers on the last pipeline stage (the others share the rest evenly)")
+        ->check(CLI::Range(1, 1 << 20));
     sub->add_option("--micro-batch,--micro-batch-size", micro_batch_,
                     "Sequences per micro-batch (default: the workload's)")
         ->check(CLI::Range(1, 1 << 24));
@@ -154,7 +164,8 @@ class StepCommand final : public Command {
   Result<Setup> load() const {
     const bool shape = micro_batch_ > 0 || global_batch_ > 0 || seq_len_ > 0 ||
                        !recompute_.empty() || sp_on_ || sp_off_ || layers_per_chunk_ > 0 ||
-                       vp_ != 1;
+                       vp_ != 1 || account_embedding_ || account_loss_ || first_layers_ > 0 ||
+                       last_layers_ > 0;
     const bool flags =
         !workload_.empty() || !profile_.empty() || tp_ > 0 || pp_ > 0 || dp_ > 0 || shape;
     if (!scenario_.empty()) {
@@ -190,6 +201,10 @@ class StepCommand final : public Command {
     s.layout.pp = pp_;
     s.layout.dp = dp_;
     s.layout.virtual_stages = vp_;
+    s.layout.account_for_embedding = account_embedding_;
+    s.layout.account_for_loss = account_loss_;
+    s.layout.first_stage_layers = first_layers_;
+    s.layout.last_stage_layers = last_layers_;
     models::Workload& wl = s.workload;
     if (micro_batch_ > 0) wl.micro_batch = micro_batch_;
     if (global_batch_ > 0) wl.global_batch = global_batch_;
@@ -201,14 +216,17 @@ class StepCommand final : public Command {
     if (sp_off_) wl.sequence_parallel = false;
     const auto& l = s.layout;
     if (layers_per_chunk_ > 0) {
+      // Megatron-LM counts the embedding and loss as layers here too when they are counted in
+      // the split.
+      const int64_t units = wl.layers + (account_embedding_ ? 1 : 0) + (account_loss_ ? 1 : 0);
       const int64_t per_stage = static_cast<int64_t>(l.pp) * layers_per_chunk_;
-      if (wl.layers % per_stage != 0) {
+      if (units % per_stage != 0) {
         return Error::bad_input(fmt::format(
             "--num-layers-per-virtual-pipeline-stage {}: {} layers do not split into PP {} "
             "stages of chunks of {} layers",
-            layers_per_chunk_, wl.layers, l.pp, layers_per_chunk_));
+            layers_per_chunk_, units, l.pp, layers_per_chunk_));
       }
-      s.layout.virtual_stages = static_cast<int>(wl.layers / per_stage);
+      s.layout.virtual_stages = static_cast<int>(units / per_stage);
     }
     if (l.tp > wl.heads) {
       return Error::bad_input(
@@ -224,9 +242,8 @@ class StepCommand final : public Command {
           "each); the global batch is {}",
           l.dp, static_cast<int64_t>(l.dp) * wl.micro_batch, wl.micro_batch, wl.global_batch));
     }
-    if (static_cast<int64_t>(l.pp) * l.virtual_stages > wl.layers) {
-      return Error::bad_input(fmt::format("{} layers cannot fill {} stages x {} chunks", wl.layers,
-                                          l.pp, l.virtual_stages));
+    if (const models::SplitError e = models::check_pipeline_split(wl, l); !e.field.empty()) {
+      return Error::bad_input(fmt::format("pipeline split ({}): {}", e.field, e.message));
     }
     return s;
   }
@@ -452,6 +469,10 @@ class StepCommand final : public Command {
   models::StepOptions options_;
   bool unfused_ = false;
   int layers_per_chunk_ = 0;
+  bool account_embedding_ = false;
+  bool account_loss_ = false;
+  int first_layers_ = 0;
+  int last_layers_ = 0;
   int micro_batch_ = 0;
   int global_batch_ = 0;
   int seq_len_ = 0;

@@ -125,6 +125,68 @@ std::string strong_scaling(Doc& doc, const HardwareProfile& a100) {
   b += "\n";
   return b;
 }
+
+// Llama 3 405B (tests/models/validation_test.cpp asserts the same bounds).
+constexpr double kLlamaLevelBound = 0.10;    // TFLOP/s per GPU within 10%
+constexpr double kLlamaChangeBound = 0.02;   // throughput change within 2 points
+
+std::string llama3(Doc& doc, const HardwareProfile& h100) {
+  const auto points = models::llama3_step_validation(h100);
+  std::string b;
+  b += "### Llama 3 405B on H100 (Meta, 2024)\n\n";
+  b += "Llama Team, \"The Llama 3 Herd of Models\" (arXiv 2407.21783), Table 4: BF16 TFLOP/s "
+       "per GPU of the 405B pre-training, TP 8 x PP 16, 16M tokens per iteration. Section "
+       "3.3.2: an interleaved schedule balanced by taking one transformer layer off the first "
+       "and the last stage for the embedding and the loss, modelled as Megatron-LM's "
+       "`--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split` "
+       "(126 + 2 = 16 stages x 8 chunks of one layer; first and last stage 7 layers, the others "
+       "8). Spec-derived `h100-sxm` profile, default software options (flash attention, "
+       "distributed optimizer with bucketed overlap), no activation recompute (section 3.3.2: "
+       "\"without activation checkpointing\"), micro-batch 1; "
+       "ntpsim's model FLOPs (Megatron's count, attention in full) over the iteration "
+       "(`models/step_validation.cpp`).\n\n";
+  b += "| point | sequence | m | measured | ntpsim | error | ntpsim iteration |\n"
+       "|---|---|---|---|---|---|---|\n";
+  for (const auto& p : points) {
+    if (p.modelled) {
+      b += fmt::format("| {} | {} | {} | {:.0f} TFLOP/s ({:.0f}% MFU) | {:.0f} TFLOP/s | {:+.1f}% "
+                       "| {:.2f} s |\n",
+                       p.name, p.seq_len, p.microbatches, p.measured_tflops,
+                       100 * p.measured_mfu, p.predicted_tflops, 100 * p.error(), p.predicted_s);
+    } else {
+      b += fmt::format("| {} | {} | {} | {:.0f} TFLOP/s ({:.0f}% MFU) | not modelled (context "
+                       "parallelism) | | |\n",
+                       p.name, p.seq_len, p.microbatches, p.measured_tflops,
+                       100 * p.measured_mfu);
+    }
+  }
+  const auto& a = points[0];
+  const auto& c = points[1];
+  const double meas = c.measured_tflops / a.measured_tflops - 1.0;
+  const double pred = c.predicted_tflops / a.predicted_tflops - 1.0;
+  b += fmt::format(
+      "\nFrom {} to {} GPUs the micro-batches per replica halve ({} to {}): measured {:+.1f}%, "
+      "ntpsim {:+.1f}%. The level is {:.0f}% and {:.0f}% above the measured throughput (see the "
+      "difference below).\n\n",
+      a.gpus, c.gpus, a.microbatches, c.microbatches, 100 * meas, 100 * pred, 100 * a.error(),
+      100 * c.error());
+  b += claim_header();
+  for (const auto* p : {&a, &c}) {
+    b += doc.claim({fmt::format("Llama 3 405B, {}: TFLOP/s per GPU", p->name), "Llama 3 T4",
+                    fmt::format("{:.0f}", p->measured_tflops),
+                    fmt::format("{:.0f}", p->predicted_tflops), pct(p->error(), 1),
+                    fmt::format("± {}", pct(kLlamaLevelBound, 0)),
+                    std::fabs(p->error()) <= kLlamaLevelBound});
+  }
+  b += doc.claim({"Llama 3 405B: throughput change from DP 64 to DP 128", "Llama 3 T4",
+                  pct(meas, 1), pct(pred, 1), fmt::format("{:+.1f} pt", 100 * (pred - meas)),
+                  fmt::format("± {:.0f} pt", 100 * kLlamaChangeBound),
+                  std::fabs(pred - meas) <= kLlamaChangeBound});
+  b += doc.claim({"Llama 3 405B, 16,384 GPUs, CP 16, DP 8: TFLOP/s per GPU", "Llama 3 T4", "380",
+                  "not modelled", "", "± 10%", false});
+  b += "\n";
+  return b;
+}
 }  // namespace
 
 Status step_sections(Doc& doc) {
@@ -169,6 +231,10 @@ Status step_sections(Doc& doc) {
                   worst <= kMaxBound});
   b += "\n";
   b += strong_scaling(doc, *a100);
+  YamlContext h100_ctx("h100-sxm");
+  auto h100 = models::read_hardware(YAML::Node("h100-sxm"), "hardware", h100_ctx, dirs);
+  if (!h100.ok()) return h100.error();
+  b += llama3(doc, *h100);
   return Status::Ok();
 }
 
