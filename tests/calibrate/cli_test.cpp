@@ -42,6 +42,29 @@ ProgramRun run(const std::string& program, const std::string& args, const std::s
   return r;
 }
 
+// A small two-day scenario on the fitted profile, written to `path`: `domains` domains of 8 GPUs
+// (one of them spare with `spare`), TP 8 x PP 1 x DP `dp` of `workload`, checkpoint_restart and
+// ntp, so `ntpsim run` shows the profile's origin travelling into the results.
+void write_small_scenario(const std::string& path, const std::string& name, int domains,
+                          int spare, const std::string& workload, int dp,
+                          const std::string& profile, int seed) {
+  std::ofstream f(path);
+  f << "name: " << name << "\n"
+    << "cluster: {domains: " << domains << ", gpus_per_domain: 8, spare_domains: " << spare
+    << "}\n"
+    << "workload: " << workload << "\nlayout: {tp: 8, pp: 1, dp: " << dp << "}\nhardware: "
+    << profile
+    << "\n"
+       "model: analytic\n"
+       "failures:\n  processes:\n    - component: gpu\n      rate: \"2e-3/h\"\n      kinds:\n"
+       "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1d\"}}\n"
+       "checkpoint: {interval: auto, write: \"60s\", restore: \"5min\"}\n"
+       "recovery: {detection: \"2min\", restart: \"10min\", reconfigure: \"1min\", spare_swap: "
+       "\"5min\"}\n"
+       "strategies: [checkpoint_restart, ntp]\nhorizon: \"2d\"\nreplications: 2\nseed: "
+    << seed << "\n";
+}
+
 TEST(FitCli, FitsSyntheticFilesIntoALoadableProfile) {
   const std::string dir = fs::path(test::scratch_path("x")).parent_path().string();
   const ProgramRun synth = run(NTPCAL_SYNTH_BIN, "'" + dir + "' --seed 3");
@@ -102,21 +125,7 @@ TEST(FitCli, RawFilesAndNcclTestsLogsToProfileStepAndRun) {
       << step.err;
 
   const std::string scenario = dir + "/small.yaml", results = dir + "/small.json";
-  {
-    std::ofstream f(scenario);
-    f << "name: calibrated-small\n"
-         "cluster: {domains: 4, gpus_per_domain: 8, spare_domains: 0}\n"
-         "workload: llama3-8b\nlayout: {tp: 8, pp: 1, dp: 4}\nhardware: "
-      << profile
-      << "\n"
-         "model: analytic\n"
-         "failures:\n  processes:\n    - component: gpu\n      rate: \"2e-3/h\"\n      kinds:\n"
-         "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1d\"}}\n"
-         "checkpoint: {interval: auto, write: \"60s\", restore: \"5min\"}\n"
-         "recovery: {detection: \"2min\", restart: \"10min\", reconfigure: \"1min\", spare_swap: "
-         "\"5min\"}\n"
-         "strategies: [checkpoint_restart, ntp]\nhorizon: \"2d\"\nreplications: 2\nseed: 3\n";
-  }
+  write_small_scenario(scenario, "calibrated-small", 4, 0, "llama3-8b", 4, profile, 3);
   const ProgramRun sim =
       run(NTPSIM_BIN, "run '" + scenario + "' --threads 1 --out '" + results + "'");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
@@ -281,21 +290,7 @@ TEST(RecordedPath, ReplayFitStepRun) {
   ASSERT_EQ(step.exit_code, 0) << step.err;
   EXPECT_NE(step.out.find("(synthetic)"), std::string::npos) << step.out;
   const std::string scenario = dir + "/small.yaml", results = dir + "/small.json";
-  {
-    std::ofstream f(scenario);
-    f << "name: replayed-small\n"
-         "cluster: {domains: 8, gpus_per_domain: 8, spare_domains: 1}\n"
-         "workload: llama3-70b\nlayout: {tp: 8, pp: 1, dp: 8}\nhardware: "
-      << profile
-      << "\n"
-         "model: analytic\n"
-         "failures:\n  processes:\n    - component: gpu\n      rate: \"2e-3/h\"\n      kinds:\n"
-         "        - {name: hardware, share: 1, repair: {distribution: fixed, mean: \"1d\"}}\n"
-         "checkpoint: {interval: auto, write: \"60s\", restore: \"5min\"}\n"
-         "recovery: {detection: \"2min\", restart: \"10min\", reconfigure: \"1min\", spare_swap: "
-         "\"5min\"}\n"
-         "strategies: [checkpoint_restart, ntp]\nhorizon: \"2d\"\nreplications: 2\nseed: 4\n";
-  }
+  write_small_scenario(scenario, "replayed-small", 8, 1, "llama3-70b", 8, profile, 4);
   const ProgramRun sim =
       run(NTPSIM_BIN, "run '" + scenario + "' --threads 1 --out '" + results + "'");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
