@@ -48,7 +48,9 @@ class Ntp final : public Strategy {
   JobShape shape(const std::vector<int32_t>& hist) const override {
     const ShapeContext& c = shape_context();
     const int T = c.tp;
-    int64_t members = 0;
+    // Summed in 32 bits (the histogram counts group ids, which are 32-bit), so the loop
+    // vectorises without widening.
+    int32_t members = 0;
     for (int d = 1; d <= T; ++d) members += hist[d];
     const int64_t replicas = std::min<int64_t>(members / c.pp, c.dp);
     if (replicas == 0) return JobShape{};
