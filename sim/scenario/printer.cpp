@@ -254,6 +254,20 @@ std::string to_yaml_text(const Scenario& s) {
   return std::string(e.c_str()) + "\n";
 }
 
+json layout_json(const models::Layout& l) {
+  json j = {{"tp", l.tp},
+            {"pp", l.pp},
+            {"dp", l.dp},
+            {"virtual_stages", l.virtual_stages},
+            {"gpus", l.gpus()}};
+  // Megatron-LM's split options, only where set (layouts without them print as before).
+  if (l.account_for_embedding) j["account_for_embedding_in_pipeline_split"] = true;
+  if (l.account_for_loss) j["account_for_loss_in_pipeline_split"] = true;
+  if (l.first_stage_layers > 0) j["decoder_first_pipeline_num_layers"] = l.first_stage_layers;
+  if (l.last_stage_layers > 0) j["decoder_last_pipeline_num_layers"] = l.last_stage_layers;
+  return j;
+}
+
 json to_json(const Scenario& s) {
   json j = json::object();
   j["name"] = s.name;
@@ -278,22 +292,7 @@ json to_json(const Scenario& s) {
                    {"sequence_parallel", w.sequence_parallel},
                    {"parameters", w.parameters()},
                    {"tokens_per_iteration", w.tokens_per_iteration()}};
-  j["layout"] = {{"tp", s.layout.tp},
-                 {"pp", s.layout.pp},
-                 {"dp", s.layout.dp},
-                 {"virtual_stages", s.layout.virtual_stages},
-                 {"gpus", s.layout.gpus()}};
-  // Megatron-LM's split options, only where set (layouts without them print as before).
-  if (s.layout.account_for_embedding) {
-    j["layout"]["account_for_embedding_in_pipeline_split"] = true;
-  }
-  if (s.layout.account_for_loss) j["layout"]["account_for_loss_in_pipeline_split"] = true;
-  if (s.layout.first_stage_layers > 0) {
-    j["layout"]["decoder_first_pipeline_num_layers"] = s.layout.first_stage_layers;
-  }
-  if (s.layout.last_stage_layers > 0) {
-    j["layout"]["decoder_last_pipeline_num_layers"] = s.layout.last_stage_layers;
-  }
+  j["layout"] = layout_json(s.layout);
   j["hardware"] = yaml_to_json(models::to_yaml(s.hardware));
   j["step_model"] = s.step_model;
 

@@ -21,6 +21,9 @@ namespace ntpsim::sim {
 YAML::Node to_yaml(const Scenario& s);
 std::string to_yaml_text(const Scenario& s);
 nlohmann::json to_json(const Scenario& s);
+// The layout block of to_json (also `ntpsim step --json`): TP, PP, DP, virtual stages and GPUs,
+// and Megatron-LM's pipeline split options only where set.
+nlohmann::json layout_json(const models::Layout& l);
 std::string scenario_hash(const Scenario& s);
 // What `ntpsim check` prints: comment lines with the hash and derived facts (GPUs, layout,
 // parameters), the recovery profile with each recovery cost's value, plausible range and source

@@ -93,6 +93,29 @@ TEST_F(StepCliTest, BadInputExitsTwo) {
 }
 
 // Megatron-LM's argument names give the same answer as ntpsim's own flags.
+// Llama 3's schedule (the embedding and loss counted as pipeline layers) shows in the table's
+// header and the JSON layout block, as in a run's resolved scenario; a layout without the options
+// prints none of them.
+TEST_F(StepCliTest, PipelineSplitOptionsAreShown) {
+  const std::string llama3 = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/hgx-h100-16k.yaml'";
+  const RunResult table = run("step " + llama3);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("TP8 x PP16 x DP128 (v=8, embedding and loss counted as layers)"),
+            std::string::npos)
+      << table.out;
+  const RunResult json = run("step " + llama3 + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out)["layout"];
+  EXPECT_EQ(j["virtual_stages"], 8);
+  EXPECT_EQ(j["account_for_embedding_in_pipeline_split"], true);
+  EXPECT_EQ(j["account_for_loss_in_pipeline_split"], true);
+  EXPECT_EQ(j["gpus"], 16384);
+  const RunResult plain = run("step " + paper_scenario() + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["layout"].contains(
+      "account_for_embedding_in_pipeline_split"));
+}
+
 TEST_F(StepCliTest, MegatronAliases) {
   const RunResult own =
       run("step --workload gpt3-175b --profile a100-sxm-80gb --tp 8 --pp 8 --dp 1 --vp 3 "

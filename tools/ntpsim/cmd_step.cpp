@@ -13,6 +13,7 @@
 // pace with healthy ones (at TDP and at the highest allowed power), and the least power that keeps
 // its full share — the NTP paper's Table 1 for any configuration. Writes no file.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,7 @@
 #include "models/layout_search.h"
 #include "models/memory_model.h"
 #include "sim/scenario/loader.h"
+#include "sim/scenario/printer.h"
 #include "tools/ntpsim/command.h"
 
 namespace ntpsim::cli {
@@ -345,9 +347,24 @@ class StepCommand final : public Command {
   void print_table(const Setup& s, const std::vector<Row>& rows) const {
     const auto& l = s.layout;
     const auto mem = models::memory_at(s.workload, l, s.hardware, l.tp, options_.flash_attention);
+    std::vector<std::string> pipeline;
+    if (l.virtual_stages > 1) pipeline.push_back(fmt::format("v={}", l.virtual_stages));
+    if (l.account_for_embedding && l.account_for_loss) {
+      pipeline.emplace_back("embedding and loss counted as layers");
+    } else if (l.account_for_embedding) {
+      pipeline.emplace_back("embedding counted as a layer");
+    } else if (l.account_for_loss) {
+      pipeline.emplace_back("loss counted as a layer");
+    }
+    if (l.first_stage_layers > 0) {
+      pipeline.push_back(fmt::format("{} layers on the first stage", l.first_stage_layers));
+    }
+    if (l.last_stage_layers > 0) {
+      pipeline.push_back(fmt::format("{} layers on the last stage", l.last_stage_layers));
+    }
     fmt::print("ntpsim step: {} on {} ({}), TP{} x PP{} x DP{}{}, {} model\n", s.workload.name,
                s.hardware.name, s.hardware.origin, l.tp, l.pp, l.dp,
-               l.virtual_stages > 1 ? fmt::format(" (v={})", l.virtual_stages) : "", s.model);
+               pipeline.empty() ? "" : fmt::format(" ({})", fmt::join(pipeline, ", ")), s.model);
     fmt::print(
         "memory at TP{}: {:.1f} GB of {:.1f} GB usable per GPU{}; reduced degrees down to TP{}\n",
         l.tp, mem.total_bytes / 1e9, mem.usable_bytes / 1e9,
@@ -416,10 +433,7 @@ class StepCommand final : public Command {
         {"version", bi.version}, {"git_sha", bi.git_sha}, {"build_type", bi.build_type}};
     j["workload"] = s.workload.name;
     j["profile"] = {{"name", s.hardware.name}, {"origin", s.hardware.origin}};
-    j["layout"] = {{"tp", s.layout.tp},
-                   {"pp", s.layout.pp},
-                   {"dp", s.layout.dp},
-                   {"virtual_stages", s.layout.virtual_stages}};
+    j["layout"] = sim::layout_json(s.layout);
     j["model"] = s.model;
     j["options"] = {{"tp_overlap", options_.tp_overlap},
                     {"dp_overlap", options_.overlap_grad_reduce},
