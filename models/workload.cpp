@@ -297,6 +297,10 @@ YAML::Node to_yaml(const Layout& l) {
   return n;
 }
 
+int64_t pipeline_units(const Workload& w, const Layout& l) {
+  return int64_t{w.layers} + (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0);
+}
+
 StageLayers stage_layers(const Workload& w, const Layout& l) {
   const int p = std::max(1, l.pp);
   if (p == 1) return {w.layers, w.layers, w.layers};
@@ -308,7 +312,7 @@ StageLayers stage_layers(const Workload& w, const Layout& l) {
             l.last_stage_layers > 0 ? l.last_stage_layers : middle};
   }
   if (l.account_for_embedding || l.account_for_loss) {
-    const int per = (w.layers + (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0)) / p;
+    const int per = static_cast<int>(pipeline_units(w, l) / p);
     return {per - (l.account_for_embedding ? 1 : 0), per, per - (l.account_for_loss ? 1 : 0)};
   }
   const int per = (w.layers + p - 1) / p;
@@ -352,8 +356,7 @@ SplitError check_pipeline_split(const Workload& w, const Layout& l) {
     return {};
   }
   if (counted) {
-    const int64_t units =
-        layers + (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0);
+    const int64_t units = pipeline_units(w, l);
     if (units % p != 0) {
       return {"pp", fmt::format("{} layers with the embedding and/or loss counted ({}) do not "
                                 "split evenly into PP {} stages",

@@ -6,6 +6,7 @@
 // Thread safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ struct Layout {
 // Transformer layers on the first, each middle and the last pipeline stage (all equal to the
 // layer count when pp == 1). Without any split option every stage is charged ceil(L / pp), the
 // busiest stage's share.
+// What Megatron-LM splits over PP x v stages: the transformer layers, plus one slot each for the
+// embedding and the loss where the layout counts them as layers.
+int64_t pipeline_units(const Workload& w, const Layout& l);
+
 struct StageLayers {
   int first = 0;
   int middle = 0;

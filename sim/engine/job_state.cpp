@@ -64,7 +64,10 @@ void JobState::build_initial(const MembershipRules& rules) {
   std::fill(down_bits_.begin(), down_bits_.end(), 0);
   std::fill(idle_up_bits_.begin(), idle_up_bits_.end(), 0);
   for (int d = 0; d < layout_.domains(); ++d) {
-    for (int i = gpd * tp_; i < G; ++i) set_bit(idle_up_bits_, int64_t{d} * G + i, true);
+    for (int i = gpd * tp_; i < G; ++i) {
+      const GpuBit b = gpu_bit(int64_t{d} * G + i);
+      idle_up_bits_[b.word] |= b.mask;
+    }
   }
   std::fill(k_.begin(), k_.end(), 0);
   std::fill(bucket_.begin(), bucket_.end(), -1);
@@ -123,12 +126,10 @@ void JobState::place(int64_t g, int bucket) {
   if (bucket == tp_) ++free_full_;
 }
 
-void JobState::set_bit(std::vector<uint64_t>& bits, int64_t gpu, bool on) {
+JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {
   const int64_t G = layout_.gpus_per_domain;
   const int64_t i = gpu % G;
-  uint64_t& word = bits[static_cast<size_t>(gpu / G * words_per_domain_ + i / 64)];
-  const uint64_t bit = uint64_t{1} << (i % 64);
-  word = on ? (word | bit) : (word & ~bit);
+  return {static_cast<size_t>(gpu / G * words_per_domain_ + i / 64), uint64_t{1} << (i % 64)};
 }
 
 void JobState::rebucket(int64_t g) {
@@ -143,12 +144,13 @@ bool JobState::fail(GpuRange gpus) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     if (u.down++ != 0) continue;
     ++failed_gpus_;
-    if (track_swaps_) set_bit(down_bits_, gpu, true);
     const int32_t g = u.owner;
-    if (g < 0) {
-      if (track_swaps_) set_bit(idle_up_bits_, gpu, false);
-      continue;
+    if (track_swaps_) {
+      const GpuBit b = gpu_bit(gpu);
+      down_bits_[b.word] |= b.mask;
+      if (g < 0) idle_up_bits_[b.word] &= ~b.mask;
     }
+    if (g < 0) continue;
     hit = hit || in_job(g);
     ++k_[g];
     rebucket(g);
@@ -163,12 +165,13 @@ void JobState::repair(GpuRange gpus) {
     NTPSIM_CHECK(u.down > 0);
     if (--u.down != 0) continue;
     --failed_gpus_;
-    if (track_swaps_) set_bit(down_bits_, gpu, false);
     const int32_t g = u.owner;
-    if (g < 0) {
-      if (track_swaps_) set_bit(idle_up_bits_, gpu, true);
-      continue;
+    if (track_swaps_) {
+      const GpuBit b = gpu_bit(gpu);
+      down_bits_[b.word] &= ~b.mask;
+      if (g < 0) idle_up_bits_[b.word] |= b.mask;
     }
+    if (g < 0) continue;
     --k_[g];
     rebucket(g);
   }

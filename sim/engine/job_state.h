@@ -98,7 +98,12 @@ class JobState {
   bool track_swaps_ = false;  // this run swaps idle GPUs in: the bits are kept
   std::vector<uint64_t> down_bits_;
   std::vector<uint64_t> idle_up_bits_;
-  void set_bit(std::vector<uint64_t>& bits, int64_t gpu, bool on);
+  // A GPU's word in its domain's bitmasks and its bit there.
+  struct GpuBit {
+    size_t word;
+    uint64_t mask;
+  };
+  GpuBit gpu_bit(int64_t gpu) const;
   std::vector<int16_t> bucket_;         // per group
   std::vector<int32_t> next_;           // per group: next in its bucket's list, -1 = end
   std::vector<int32_t> prev_;           // per group: previous, -1 = it is the head

@@ -220,7 +220,7 @@ class StepCommand final : public Command {
     if (layers_per_chunk_ > 0) {
       // Megatron-LM counts the embedding and loss as layers here too when they are counted in
       // the split.
-      const int64_t units = wl.layers + (account_embedding_ ? 1 : 0) + (account_loss_ ? 1 : 0);
+      const int64_t units = models::pipeline_units(wl, l);
       const int64_t per_stage = static_cast<int64_t>(l.pp) * layers_per_chunk_;
       if (units % per_stage != 0) {
         return Error::bad_input(fmt::format(
