@@ -20,15 +20,14 @@
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
 #include "sim/scenario/tree.h"
+#include "sim/sensitivity/number_text.h"
 
 namespace ntpsim::sim {
 namespace {
 
-using json = nlohmann::ordered_json;
+using sensitivity_internal::round_trip_text;
 
-std::string plain(double v) {
-  return fmt::format("{:.17g}", v);
-}
+using json = nlohmann::ordered_json;
 
 double goodput_of(const ReplicationMetrics& m) {
   return at(m, Metric::kGoodput);
@@ -328,7 +327,7 @@ json num_or_null(double v) {
 }
 
 std::string csv_num(double v) {
-  return std::isfinite(v) ? plain(v) : std::string();
+  return std::isfinite(v) ? round_trip_text(v) : std::string();
 }
 
 // The decisive input: the largest total-effect index (what fixing the input would remove of the
@@ -501,12 +500,13 @@ std::string sensitivity_csv(const SensitivityResult& r) {
   for (const auto& row : r.tornado) {
     const auto& in = r.inputs[static_cast<size_t>(row.input)];
     for (size_t s = 0; s < r.strategies.size(); ++s) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", in.path, r.strategies[s], plain(in.lo),
-                         plain(in.hi), plain(row.low.strategies[s].goodput),
-                         plain(row.high.strategies[s].goodput),
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", in.path, r.strategies[s],
+                         round_trip_text(in.lo), round_trip_text(in.hi),
+                         round_trip_text(row.low.strategies[s].goodput),
+                         round_trip_text(row.high.strategies[s].goodput),
                          csv_num(row.low.strategies[s].time_to_train_days),
-                         csv_num(row.high.strategies[s].time_to_train_days), plain(row.swing),
-                         row.changes_winner ? 1 : 0);
+                         csv_num(row.high.strategies[s].time_to_train_days),
+                         round_trip_text(row.swing), row.changes_winner ? 1 : 0);
     }
   }
   return out;

@@ -12,10 +12,13 @@
 #include "sim/scenario/printer.h"
 #include "sim/scenario/recovery_costs.h"
 #include "sim/scenario/tree.h"
+#include "sim/sensitivity/number_text.h"
 #include "sim/sensitivity/sensitivity.h"
 
 namespace ntpsim::sim {
 namespace {
+
+using sensitivity_internal::round_trip_text;
 
 // The node at a dot/bracket field path of `root`; undefined when absent.
 YAML::Node find_path(const YAML::Node& root, const std::string& path) {
@@ -84,10 +87,6 @@ std::optional<QuantityKind> kind_of(const std::string& text) {
     if (parse_kind(k, text).ok()) return k;
   }
   return std::nullopt;
-}
-
-std::string plain(double v) {
-  return fmt::format("{:.17g}", v);
 }
 
 // A plain whole number as written: optional sign, then digits only.
@@ -305,7 +304,7 @@ std::string format_quantity(QuantityKind kind, double value) {
     case QuantityKind::kNumber:
       return fmt::format("{:.6g}", value);
   }
-  return plain(value);
+  return round_trip_text(value);
 }
 
 std::string oat_rule(const UncertainInput& in) {
@@ -335,7 +334,7 @@ std::string describe_distribution(const UncertainInput& in) {
 }
 
 std::string uncertain_override(const UncertainInput& in, double value) {
-  std::string text = in.integer ? fmt::format("{}", std::llround(value)) : plain(value);
+  std::string text = in.integer ? fmt::format("{}", std::llround(value)) : round_trip_text(value);
   switch (in.kind) {
     case QuantityKind::kDuration:
       text += "s";
