@@ -29,20 +29,24 @@ constexpr double kGradBufferBytesPerParam = 8.0 + 4.0;
 constexpr double kCrossEntropyFwdBytes = 38.0;
 constexpr double kCrossEntropyBwdBytes = 14.0;
 // Memory-bound kernels, elements moved per hidden element of one token (bf16). Forward: two
-// norms (read + write: 2 each) and two dropout + residual adds (read 2, write 1, mask 0.5:
-// 3.5 each) = 11. Backward: norm backward reads x and dy and writes dx (3 each); dropout
-// backward reads dy and the 1-byte mask and writes dx (2.25 each); the residual branch
-// gradients are summed (read 2, write 1: 3 each) = 16.5.
-constexpr double kNormResidualFwd = 11.0;
-constexpr double kNormResidualBwd = 16.5;
+// norms (read + write: 2 each) and two residual adds (read 2, write 1: 3 each) = 10; with
+// dropout fused into the adds, each also writes its 1-byte mask (0.5) = 11. Backward: norm
+// backward reads x and dy and writes dx (3 each); the residual branch gradients are summed
+// (read 2, write 1: 3 each) = 12; dropout backward reads dy and the mask and writes dx (2.25
+// each) = 16.5.
+constexpr double kNormResidualFwd = 10.0;
+constexpr double kNormResidualBwd = 12.0;
+constexpr double kDropoutFwd = 1.0;
+constexpr double kDropoutBwd = 4.5;
 // Memory-bound kernels per layer, each paying the fixed per-kernel cost (gemm.overhead: launch,
-// ramp-up, tail) on top of its traffic. Forward: 2 norms, 2 dropout + residual adds, the
-// activation. Backward: 2 norm backwards (data gradient, weight-gradient reduction), 2 dropout
-// backwards, 2 residual gradient sums, the activation backward. Unfused attention adds
-// softmax, dropout and the context permute each way.
+// ramp-up, tail) on top of its traffic. Forward: 2 norms, 2 residual adds (dropout fused in),
+// the activation. Backward: 2 norm backwards (data gradient, weight-gradient reduction), 2
+// residual gradient sums, the activation backward, and 2 dropout backwards with dropout.
+// Unfused attention adds softmax and the context permute each way, and the attention dropout.
 constexpr double kLayerKernelsFwd = 5.0;
-constexpr double kLayerKernelsBwd = 11.0;
-constexpr double kUnfusedAttentionKernels = 3.0;
+constexpr double kLayerKernelsBwd = 9.0;
+constexpr double kDropoutKernelsBwd = 2.0;
+constexpr double kUnfusedAttentionKernels = 2.0;
 // Cross-entropy kernels (see kCrossEntropy*Bytes): 6 forward, 2 backward.
 constexpr double kCrossEntropyKernelsFwd = 6.0;
 constexpr double kCrossEntropyKernelsBwd = 2.0;
@@ -187,14 +191,16 @@ AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) con
   // activation on the FFN shard; rotary on Q and K (elements per token: see the constants).
   const double n_sp = w.sequence_parallel ? n / tp : n;
   const double rotary = 2.0 * (s.q_heads + s.kv_heads) * s.head_dim * n;
-  const double elems_fwd =
-      kNormResidualFwd * h * n_sp + (w.gated_ffn ? 3.0 : 2.0) * s.ffn * n + rotary;
+  const double dropout = w.dropout ? 1.0 : 0.0;
+  const double elems_fwd = (kNormResidualFwd + dropout * kDropoutFwd) * h * n_sp +
+                           (w.gated_ffn ? 3.0 : 2.0) * s.ffn * n + rotary;
   // Activation backward reads its input(s) and dy and writes the input gradient(s).
-  const double elems_bwd =
-      kNormResidualBwd * h * n_sp + (w.gated_ffn ? 5.0 : 3.0) * s.ffn * n + rotary;
+  const double elems_bwd = (kNormResidualBwd + dropout * kDropoutBwd) * h * n_sp +
+                           (w.gated_ffn ? 5.0 : 3.0) * s.ffn * n + rotary;
   const double kernel = hw_.gemm.overhead_s;
   c.memory_fwd += gemm_.memory_time_s(kAct * elems_fwd) + kLayerKernelsFwd * kernel;
-  c.memory_bwd += gemm_.memory_time_s(kAct * elems_bwd) + kLayerKernelsBwd * kernel;
+  c.memory_bwd += gemm_.memory_time_s(kAct * elems_bwd) +
+                  (kLayerKernelsBwd + dropout * kDropoutKernelsBwd) * kernel;
   const MicroCost before_attention = c;
   add_attention(s, n, c);
   if (tp > 1) {
@@ -254,10 +260,14 @@ void AnalyticStepModel::add_attention(const TpShard& s, double n, MicroCost& c) 
   const double pv_fwd = gemm_.time_s(batch * seq, s.head_dim, seq);      // P·V
   c.scaled_fwd += scores_fwd + pv_fwd;
   c.scaled_bwd += 2.0 * (scores_fwd + pv_fwd);
+  // Bytes per score: forward, the softmax reads and writes (4), and dropout reads, writes and
+  // stores its 1-byte mask (5); backward 13 without dropout, plus the dropout backward's read of
+  // the gradient and the mask and write (5).
   const double scores = batch * seq * seq;
-  const double kernels = kUnfusedAttentionKernels * hw_.gemm.overhead_s;
-  c.memory_fwd += gemm_.memory_time_s(9.0 * scores) + kernels;  // softmax r/w, dropout r/w + mask
-  c.memory_bwd += gemm_.memory_time_s(18.0 * scores) + kernels;
+  const double dropout = workload_.dropout ? 1.0 : 0.0;
+  const double kernels = (kUnfusedAttentionKernels + dropout) * hw_.gemm.overhead_s;
+  c.memory_fwd += gemm_.memory_time_s((4.0 + 5.0 * dropout) * scores) + kernels;
+  c.memory_bwd += gemm_.memory_time_s((13.0 + 5.0 * dropout) * scores) + kernels;
 }
 
 AnalyticStepModel::MicroCost AnalyticStepModel::head_cost(int tp, double n) const {

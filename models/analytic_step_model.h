@@ -10,7 +10,8 @@
 //  - fused causal attention (half of Megatron's full s² FLOPs, at gemm.attention_efficiency of
 //    the BF16 peak),
 //    backward 2.5× forward (FlashAttention's five matmuls against two); or, unfused, batched
-//    score GEMMs and 9 B/score forward (18 backward) of softmax/dropout traffic;
+//    score GEMMs and 9 B/score forward (18 backward) of softmax/dropout traffic (4 and 13
+//    without dropout);
 //  - memory-bound kernels (norms, residuals, activations, rotary, cross-entropy) as HBM
 //    traffic plus the per-kernel fixed cost (gemm.overhead);
 //  - TP collectives in the scale-up domain, scheduled as Megatron does: forward collectives
@@ -24,8 +25,8 @@
 //  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out; plus
 //    the receiver's all-gather without SP); the fill and drain add 1/v of all the work outside
 //    the busiest stage (other stages' layers, and the LM head where it is not on it; the
-//    embedding gather is negligible) forward and backward and 2(p-1) send/recv hops, independent of m: bubble
-//    (p-1)/(v·m) of the layer work for evenly split layers;
+//    embedding gather is negligible) forward and backward and 2(p-1) send/recv hops, independent of
+//    m: bubble (p-1)/(v·m) of the layer work for evenly split layers;
 //  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights,
 //    or a plain all-reduce, over the R replicas on the scale-out network (rail-aligned, slowed
 //    by leaf oversubscription when the ring spans leaves); with Megatron's bucketed overlap

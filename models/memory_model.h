@@ -7,13 +7,15 @@
 //  - optimizer: fp32 master weights + Adam m, v (12 B/param), sharded over the DP replicas by
 //    the distributed optimizer (Megatron docs: 6 + 12/d bytes per parameter);
 //  - activations per layer and micro-batch (Korthikanti et al. 2022, Table 2, generalised to GQA
-//    and gated FFNs): 10·s·b·h replicated (÷t with sequence parallelism) + the sharded Q, K, V,
-//    projection-input and FFN tensors + 5·a·s²·b/t attention scores when nothing is recomputed
-//    and attention is unfused; fused (flash) attention stores no scores, only its fp32
-//    log-sum-exp (4·a·s·b/t bytes), and recomputes the scores in backward; selective recompute
-//    drops the scores; full recompute keeps only the 2·s·b·h layer input.
-//    The first stage holds min(p, m) micro-batches of its layers in flight (1F1B), times
-//    (1 + (p-1)/(p·v)) with v > 1 interleaved chunks;
+//    and gated FFNs): 10·s·b·h replicated (÷t with sequence parallelism; 8·s·b·h without
+//    dropout, whose two 1-byte masks it includes) + the sharded Q, K, V, projection-input and
+//    FFN tensors + 5·a·s²·b/t attention scores when nothing is recomputed and attention is
+//    unfused (2·a·s²·b/t without dropout); fused (flash) attention stores no scores, only its
+//    fp32 log-sum-exp (4·a·s·b/t bytes), and recomputes the scores in backward; selective
+//    recompute drops the scores; full recompute keeps only the 2·s·b·h layer input.
+//    Micro-batches in flight follow Megatron-LM's warm-up: min(p, m) on the first stage (1F1B);
+//    interleaved, 2(p-1) + (v-1)p + 1 chunks of 1/v of its layers, at most all m·v chunks
+//    (the last stage: one micro-batch under 1F1B, (v-1)p + 1 chunks interleaved);
 //  - the last stage adds fp32 logits 4·s·b·V/t.
 // Usable memory = hbm × usable_fraction − reserved. Pure functions; thread-safe.
 #pragma once

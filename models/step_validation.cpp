@@ -237,6 +237,7 @@ std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100)
     w.micro_batch = 1;
     w.recompute = Recompute::kNone;  // section 3.3.2: "without activation checkpointing"
     w.sequence_parallel = true;
+    w.dropout = false;  // the released config: attention_dropout 0.0, no other dropout
     p.microbatches = w.global_batch / r.dp;
     p.modelled = r.cp == 1;
     if (p.modelled) {

@@ -94,7 +94,7 @@ Status reject_unknown_keys(const YAML::Node& node, const std::string& path, cons
                            const std::vector<std::string>& keys = {
                                "name", "base", "layers", "hidden", "heads", "kv_heads", "ffn",
                                "gated_ffn", "vocab", "seq_len", "global_batch", "micro_batch",
-                               "dtype", "recompute", "sequence_parallel"}) {
+                               "dtype", "recompute", "sequence_parallel", "dropout"}) {
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   for (const auto& k : keys) r->mark_used(k);
@@ -131,6 +131,7 @@ Status read_fields(MapReader& r, Workload& w, bool all_required) {
   NTPSIM_RETURN_IF_ERROR(r.integer("micro_batch", w.micro_batch, false, 1, kMaxBatch));
   NTPSIM_RETURN_IF_ERROR(read_choice_enum(r, w));
   NTPSIM_RETURN_IF_ERROR(r.boolean("sequence_parallel", w.sequence_parallel, false));
+  NTPSIM_RETURN_IF_ERROR(r.boolean("dropout", w.dropout, false));
   return Status::Ok();
 }
 
@@ -281,6 +282,7 @@ YAML::Node to_yaml(const Workload& w) {
   n["dtype"] = to_string(w.dtype);
   n["recompute"] = to_string(w.recompute);
   n["sequence_parallel"] = w.sequence_parallel;
+  n["dropout"] = w.dropout;
   return n;
 }
 

@@ -34,6 +34,11 @@ struct Workload {
   DType dtype = DType::kBF16;    // GEMM precision
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = true; // Megatron sequence parallelism (AG + RS instead of AR)
+  // Dropout after attention and after the MLP (and on the attention probabilities when
+  // attention is unfused), Megatron-LM's default (--hidden-dropout/--attention-dropout 0.1): its
+  // 1-byte masks are stored for backward and read and written by the memory-bound kernels.
+  // false for models trained without dropout (Llama 3: attention_dropout 0.0, no hidden dropout).
+  bool dropout = true;
 
   // Parameters of the model (embeddings counted once, untied LM head counted).
   double parameters() const;

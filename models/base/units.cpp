@@ -332,8 +332,17 @@ std::string format_bandwidth_exact(double bytes_per_s) {
 }
 
 std::string format_size_exact(double bytes) {
-  static constexpr std::array<UnitFactor, 6> kUnits{
-      {{"B", 1.0}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}}};
+  // Binary units too: a capacity given as the device reports it ("81559MiB") prints as given.
+  static constexpr std::array<UnitFactor, 10> kUnits{{{"B", 1.0},
+                                                      {"KB", 1e3},
+                                                      {"KiB", 1024.0},
+                                                      {"MB", 1e6},
+                                                      {"MiB", 1048576.0},
+                                                      {"GB", 1e9},
+                                                      {"GiB", 1073741824.0},
+                                                      {"TB", 1e12},
+                                                      {"TiB", 1099511627776.0},
+                                                      {"PB", 1e15}}};
   return exact_form(format_size(bytes), bytes, parse_size_bytes, kUnits);
 }
 

@@ -290,6 +290,7 @@ json to_json(const Scenario& s) {
                    {"dtype", models::to_string(w.dtype)},
                    {"recompute", models::to_string(w.recompute)},
                    {"sequence_parallel", w.sequence_parallel},
+                   {"dropout", w.dropout},
                    {"parameters", w.parameters()},
                    {"tokens_per_iteration", w.tokens_per_iteration()}};
   j["layout"] = layout_json(s.layout);

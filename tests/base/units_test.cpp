@@ -98,6 +98,9 @@ TEST(Units, ExactFormsReadBackBitForBit) {
   EXPECT_EQ(format_fraction_exact(0.3), "30%");
   EXPECT_EQ(format_rate_exact(1.23456789e-5 / 3600), "1.23456789e-05/h");
   EXPECT_EQ(format_bandwidth_exact(8.1234567e12), "8.1234567TB/s");
+  EXPECT_EQ(format_size_exact(81559.0 * 1048576), "81559MiB");  // as a device reports it
+  EXPECT_EQ(format_size_exact(80.0 * 1073741824), "80GiB");
+  EXPECT_EQ(format_size_exact(186e9), "186GB");
   EXPECT_EQ(format_number_exact(0.8), "0.8");
   EXPECT_EQ(format_number_exact(0.123456789012), "0.123456789012");
   // Values spread over many magnitudes with all 17 significant digits in use.

@@ -331,6 +331,10 @@ void step_rows(std::vector<Row>& t) {
                {}, 2,
                {"pipeline split (pp): 126 layers with the embedding and/or loss counted (127) do "
                 "not split evenly into PP 16 stages"}});
+  t.push_back({"step_dropout_half_off", flags + " --dp 1 --hidden-dropout 0.1 --attention-dropout 0",
+               {}, 2,
+               {"--hidden-dropout 0.1 and --attention-dropout 0: the step model has dropout in "
+                "both places or in neither; give both as 0 or both above 0"}});
   t.push_back({"step_unknown_workload",
                "step --workload nosuch --profile h100-sxm --tp 8 --pp 1 --dp 1", {}, 2,
                {"--workload: unknown workload \"nosuch\""}});

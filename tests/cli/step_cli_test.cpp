@@ -138,6 +138,25 @@ TEST_F(StepCliTest, MegatronAliases) {
   EXPECT_NE(bigger.out, own.out);
 }
 
+// Megatron's dropout options reach the workload: 0 removes the masks' memory and traffic, the
+// same as the workload's own `dropout: false`; one at 0 and the other not is refused.
+TEST_F(StepCliTest, DropoutOptions) {
+  const std::string base =
+      "step --workload gpt3-175b --profile a100-sxm-80gb --tp 8 --pp 8 --dp 1 --vp 3 "
+      "--micro-batch 1 --global-batch 64 --csv";
+  const RunResult with = run(base);
+  const RunResult off = run(base + " --hidden-dropout 0 --attention-dropout 0");
+  const RunResult on = run(base + " --hidden-dropout 0.1 --attention-dropout 0.1");
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(on.out, with.out);  // the workload's default is Megatron's: dropout on
+  EXPECT_NE(off.out, with.out);
+  const RunResult mixed = run(base + " --hidden-dropout 0 --attention-dropout 0.1");
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("both as 0 or both above 0"), std::string::npos) << mixed.err;
+}
+
 TEST_F(StepCliTest, TableShowsTokensPerGpu) {
   const RunResult r =
       run("step --workload gpt3-175b --profile a100-sxm-80gb --tp 8 --pp 8 --dp 1 --vp 3");

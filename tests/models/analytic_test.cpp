@@ -208,6 +208,34 @@ TEST(Analytic, UnevenHeadsCostTheBusiestGpu) {
   EXPECT_NEAR(c31 / c30, 1.0, 0.02);
 }
 
+// Dropout's traffic by hand (flash attention, SP at TP 8, no recompute): forward, the two
+// dropouts fused into the residual adds write one 1-byte mask per element of the hidden shard
+// each; backward, two dropout-backward kernels read the gradient and the mask and write the
+// input gradient (2.25 elements each) and pay the per-kernel cost.
+TEST(Analytic, DropoutTrafficByHand) {
+  Workload with = gpt(4, 8192, 64, 4096, 32000, 64);
+  with.recompute = Recompute::kNone;
+  Workload without = with;
+  without.dropout = false;
+  const HardwareProfile h = profile("h100-sxm");
+  const Layout l{8, 1, 8, 1};
+  const LayerTimes on = AnalyticStepModel(with, l, h).layer_times(8);
+  const LayerTimes off = AnalyticStepModel(without, l, h).layer_times(8);
+  const double shard = 8192.0 * 4096 / 8;  // hidden elements on one GPU for one micro-batch
+  const double bw = h.hbm_bw_Bps * h.gemm.hbm_efficiency;
+  EXPECT_NEAR(on.forward_s - off.forward_s, 2.0 * 1.0 * shard / bw, 1e-12);
+  EXPECT_NEAR(on.backward_s - off.backward_s, 2.0 * 4.5 * shard / bw + 2 * h.gemm.overhead_s,
+              1e-12);
+  // The unfused path also drops the attention dropout: 5 B per score each way and one kernel.
+  StepOptions unfused;
+  unfused.flash_attention = false;
+  const LayerTimes uon = AnalyticStepModel(with, l, h, unfused).layer_times(8);
+  const LayerTimes uoff = AnalyticStepModel(without, l, h, unfused).layer_times(8);
+  const double scores = 64.0 / 8 * 4096.0 * 4096.0;  // heads on the GPU x s x s, one sequence
+  EXPECT_NEAR(uon.forward_s - uoff.forward_s,
+              (2.0 * 1.0 * shard + 5.0 * scores) / bw + h.gemm.overhead_s, 1e-12);
+}
+
 TEST(Analytic, MonotoneInShareTpAndPower) {
   const Workload w = gpt(100, 20480, 128, 16384, 128256, 1024);
   const AnalyticStepModel m(w, Layout{32, 8, 125, 1}, profile("ntp-b200-nvl32"));

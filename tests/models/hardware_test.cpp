@@ -63,6 +63,16 @@ TEST(Hardware, Gb200ValuesAndUnits) {
   EXPECT_EQ(h->origin, "spec");
 }
 
+// The Hopper and Ampere profiles carry the capacity the device reports (nvidia-smi MiB), not
+// the datasheet's "80GB" read as 10^9 bytes.
+TEST(Hardware, CapacityAsTheDeviceReports) {
+  auto h100 = read_text("hardware: h100-sxm");
+  auto a100 = read_text("hardware: a100-sxm-80gb");
+  ASSERT_TRUE(h100.ok() && a100.ok());
+  EXPECT_DOUBLE_EQ(h100->hbm_bytes, 81559.0 * 1048576);
+  EXPECT_DOUBLE_EQ(a100->hbm_bytes, 80.0 * 1073741824);
+}
+
 TEST(Hardware, UnknownKeySuggestsNearest) {
   auto h = read_text(
       "hardware:\n  name: x\n  peak_bf16_tflops: 1000\n  hbm: 80GB\n  hbm_bw: 3TB/s\n"

@@ -3,6 +3,7 @@
 
 #include "models/checkpoint_model.h"
 #include "models/memory_model.h"
+#include "models/transformer_shapes.h"
 #include "tests/models/test_workloads.h"
 
 namespace ntpsim::models {
@@ -27,7 +28,7 @@ TEST(Memory, Gpt3OnA100ByHand) {
   EXPECT_NEAR(m.optimizer_bytes, 12 * params, 1.0);
   EXPECT_NEAR(m.activations_bytes, act, 1.0);
   EXPECT_NEAR(m.total_bytes, 18 * params + act, 1.0);
-  EXPECT_NEAR(m.usable_bytes, 80e9 * 0.92 - 3e9, 1.0);
+  EXPECT_NEAR(m.usable_bytes, 81920.0 * 1048576 * 0.92 - 3e9, 1.0);
   EXPECT_TRUE(m.fits());  // it ran on 80 GB A100s
 }
 
@@ -47,6 +48,46 @@ TEST(Memory, RecomputeModesAndSequenceParallel) {
   EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), s * hd * (10 + 24 / t), 1.0);
   w.recompute = Recompute::kFull;
   EXPECT_NEAR(layer_activation_bytes(w, 8, tokens), 2 * s * hd, 1.0);
+}
+
+TEST(Memory, WithoutDropoutNoMasks) {
+  Workload w = gpt(1, 12288, 96, 2048, 51200, 1);
+  w.dropout = false;
+  const double s = 2048, hd = 12288, t = 8, a = 96;
+  w.recompute = Recompute::kNone;
+  // Korthikanti's 34 less the two 1-byte masks of the hidden dropouts; unfused, the softmax
+  // output alone (2 B per score) instead of it, the mask and the dropout output (5 B).
+  EXPECT_NEAR(layer_activation_bytes(w, 8, s, false), s * hd / t * (32 + 2 * a * s / hd), 1.0);
+  EXPECT_NEAR(layer_activation_bytes(w, 8, s), s * hd / t * 32 + 4 * s * a / t, 1.0);
+  w.sequence_parallel = false;
+  w.recompute = Recompute::kSelective;
+  EXPECT_NEAR(layer_activation_bytes(w, 8, s), s * hd * (8 + 24 / t), 1.0);
+}
+
+// Megatron-LM's interleaved warm-up is 2(p - rank - 1) + (v - 1)p chunk forwards, capped at all
+// m x v chunks: with as many micro-batches as stages (Llama 3 405B at DP 128: 16 on 16 stages, 8
+// chunks), every stage holds every micro-batch of all its layers, not p + (p - 1)/v of them.
+TEST(Memory, InterleavedWarmupCappedAtAllChunks) {
+  Workload w = gpt(126, 16384, 128, 8192, 128256, 2048);
+  w.kv_heads = 8;
+  w.ffn = 53248;
+  w.gated_ffn = true;
+  w.recompute = Recompute::kNone;
+  w.dropout = false;
+  Layout l{8, 16, 128, 8};
+  l.account_for_embedding = true;
+  l.account_for_loss = true;
+  const HardwareProfile h = profile("h100-sxm");
+  const double act = layer_activation_bytes(w, 8, 8192.0);
+  const double layer = layer_params_per_gpu(w, 8);
+  // A middle stage: 8 layers, 16 micro-batches, all in flight (2 x 14 + 7 x 16 + 1 >= 128).
+  const MemoryBreakdown m = memory_at(w, l, h, 8);
+  EXPECT_NEAR(m.activations_bytes, 16 * 8 * act, 1.0);
+  EXPECT_NEAR(m.weights_bytes, 2 * 8 * layer, 1.0);
+  // With 64 micro-batches (DP 32) the warm-up bounds it: 2 x 14 + 7 x 16 + 1 = 141 chunks of
+  // one layer.
+  l.dp = 32;
+  EXPECT_NEAR(memory_at(w, l, h, 8).activations_bytes, 141 * act, 1.0);
 }
 
 TEST(Memory, DistributedOptimizerShardsOverDp) {

@@ -4,7 +4,8 @@
 //   ntpsim step SCENARIO [--set k=v]... [--json|--csv]
 // Megatron-LM's argument names are accepted as aliases (--tensor-model-parallel-size,
 // --pipeline-model-parallel-size, --num-layers-per-virtual-pipeline-stage, --micro-batch-size,
-// --global-batch-size, --seq-length, --recompute-granularity, --sequence-parallel); flag mode
+// --global-batch-size, --seq-length, --recompute-granularity, --sequence-parallel,
+// --hidden-dropout, --attention-dropout); flag mode
 // checks the layout as a scenario would (TP <= heads, DP x micro-batch <= global batch,
 // PP x chunks <= layers) and refuses --set, which only applies to a scenario.
 //
@@ -109,6 +110,13 @@ class StepCommand final : public Command {
     auto* sp = sub->add_flag("--sequence-parallel", sp_on_, "Use sequence parallelism");
     sub->add_flag("--no-sequence-parallel", sp_off_, "Do not use sequence parallelism")
         ->excludes(sp);
+    sub->add_option("--hidden-dropout", hidden_dropout_,
+                    "Dropout probability after attention and MLP (Megatron-LM; 0: none; default: "
+                    "the workload's)")
+        ->check(CLI::Range(0.0, 1.0));
+    sub->add_option("--attention-dropout", attention_dropout_,
+                    "Dropout probability on the attention scores (Megatron-LM; 0: none)")
+        ->check(CLI::Range(0.0, 1.0));
     sub->add_option("--model", model_,
                     "Step model: analytic | proportional (default: the "
                     "scenario's, else analytic)")
@@ -165,9 +173,9 @@ class StepCommand final : public Command {
  private:
   Result<Setup> load() const {
     const bool shape = micro_batch_ > 0 || global_batch_ > 0 || seq_len_ > 0 ||
-                       !recompute_.empty() || sp_on_ || sp_off_ || layers_per_chunk_ > 0 ||
-                       vp_ != 1 || account_embedding_ || account_loss_ || first_layers_ > 0 ||
-                       last_layers_ > 0;
+                       !recompute_.empty() || sp_on_ || sp_off_ || hidden_dropout_ >= 0 ||
+                       attention_dropout_ >= 0 || layers_per_chunk_ > 0 || vp_ != 1 ||
+                       account_embedding_ || account_loss_ || first_layers_ > 0 || last_layers_ > 0;
     const bool flags =
         !workload_.empty() || !profile_.empty() || tp_ > 0 || pp_ > 0 || dp_ > 0 || shape;
     if (!scenario_.empty()) {
@@ -216,6 +224,18 @@ class StepCommand final : public Command {
     if (recompute_ == "full") wl.recompute = models::Recompute::kFull;
     if (sp_on_) wl.sequence_parallel = true;
     if (sp_off_) wl.sequence_parallel = false;
+    if (hidden_dropout_ >= 0 || attention_dropout_ >= 0) {
+      // The model stores dropout's masks for both places or neither.
+      const double hidden = hidden_dropout_ >= 0 ? hidden_dropout_ : attention_dropout_;
+      const double attention = attention_dropout_ >= 0 ? attention_dropout_ : hidden_dropout_;
+      if ((hidden > 0) != (attention > 0)) {
+        return Error::bad_input(fmt::format(
+            "--hidden-dropout {} and --attention-dropout {}: the step model has dropout in both "
+            "places or in neither; give both as 0 or both above 0",
+            hidden, attention));
+      }
+      wl.dropout = hidden > 0;
+    }
     const auto& l = s.layout;
     if (layers_per_chunk_ > 0) {
       // Megatron-LM counts the embedding and loss as layers here too when they are counted in
@@ -493,6 +513,8 @@ class StepCommand final : public Command {
   std::string recompute_;
   bool sp_on_ = false;
   bool sp_off_ = false;
+  double hidden_dropout_ = -1;  // < 0: not given
+  double attention_dropout_ = -1;
   bool no_dp_overlap_ = false;
   bool no_dist_opt_ = false;
   bool json_ = false;
