@@ -14,9 +14,8 @@ namespace {
 using testing::Bench;
 using testing::expect_sums_to_one;
 using testing::gpu_failure;
+using testing::kTol;
 using testing::small_scenario;
-
-constexpr double kTol = 1e-9;
 
 // A 10 s write of which 20% (2 s) pauses the job; the other 8 s run at half speed.
 Scenario async_scenario(int spare_domains = 0) {

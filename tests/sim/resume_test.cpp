@@ -14,9 +14,8 @@ namespace {
 using testing::Bench;
 using testing::expect_sums_to_one;
 using testing::gpu_failure;
+using testing::kTol;
 using testing::small_scenario;
-
-constexpr double kTol = 1e-9;
 
 ParamValue text(const char* s) {
   return ParamValue(std::string(s));

@@ -19,6 +19,9 @@
 
 namespace ntpsim::sim::testing {
 
+// Absolute tolerance of hand-computed metrics (shares of the run): rounding only.
+inline constexpr double kTol = 1e-9;
+
 // A job of `domains` domains of `gpus_per_domain` GPUs at TP `tp`, PP 1, DP = every group of the
 // job domains; a proportional step model of a tiny 2-layer workload (about 1 ms per iteration);
 // GPU failures at `rate_per_h` per GPU, each repaired after a fixed `repair_s`; a 30-day horizon.
