@@ -57,6 +57,9 @@ struct Searcher {
   const PlanOptions& opts;
   PlanResult out;
   std::vector<Scenario> scenarios;  // per candidate (valid ones), same index
+  // Candidates of one cluster are enumerated together (enumerate()'s loop order), so the
+  // screen and the confirmations share each cluster's topology instead of rebuilding it.
+  TopologyCache topologies;
   int finished = 0;                 // finalist confirmations done (run or recorded)
   bool recorded = false;            // the last confirmation came from the progress file
 
@@ -228,7 +231,7 @@ struct Searcher {
   }
 
   void screen(Candidate& c, const Scenario& s) {
-    auto r = screen_candidate(s);
+    auto r = screen_candidate(s, &topologies);
     if (!r.ok()) {
       c.status = CandidateStatus::kInvalid;
       c.reason = "invalid: " + r.error().message;
@@ -314,7 +317,7 @@ struct Searcher {
     const Scenario& s = scenarios[static_cast<size_t>(i)];
     const PlanTarget& t = plan.target;
     // Prepared once; every batch below runs on it.
-    auto sim = Simulation::prepare(s);
+    auto sim = Simulation::prepare(s, &topologies);
     if (!sim.ok()) return sim.error();
     int n = plan.confirm.min_replications;
     while (true) {
@@ -532,7 +535,7 @@ const char* to_string(CandidateStatus s) {
 }
 
 Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options) {
-  Searcher s{plan, options, {}, {}};
+  Searcher s{plan, options, {}, {}, {}};
   s.out.plan = plan;
   auto base = s.load_base();
   if (!base.ok()) return base.error();

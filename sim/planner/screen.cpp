@@ -15,9 +15,9 @@
 
 namespace ntpsim::sim {
 
-Result<Screen> screen_candidate(const Scenario& s) {
+Result<Screen> screen_candidate(const Scenario& s, TopologyCache* topologies) {
   NTPSIM_CHECK(s.strategies.size() == 1);
-  auto sim = Simulation::prepare(s);
+  auto sim = Simulation::prepare(s, topologies);
   if (!sim.ok()) return sim.error();
   return screen_candidate(**sim);
 }

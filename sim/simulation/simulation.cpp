@@ -39,9 +39,28 @@ Result<int> state_copy_min_tp(const Scenario& s, const StrategyConfig& sc, const
 
 }  // namespace
 
+Result<std::shared_ptr<const Topology>> TopologyCache::get(const ClusterConfig& c) {
+  const bool same = topology_ != nullptr && c.domains == config_.domains &&
+                    c.gpus_per_domain == config_.gpus_per_domain &&
+                    c.spare_domains == config_.spare_domains &&
+                    c.gpus_per_node == config_.gpus_per_node &&
+                    c.domains_per_pod == config_.domains_per_pod;
+  if (same) return topology_;
+  auto topo = Topology::build(c);
+  if (!topo.ok()) return topo.error();
+  config_ = c;
+  topology_ = std::make_shared<const Topology>(std::move(*topo));
+  return topology_;
+}
+
 Simulation::~Simulation() = default;
 
 Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& scenario) {
+  return prepare(scenario, nullptr);
+}
+
+Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& scenario,
+                                                              TopologyCache* topologies) {
   // Not make_shared: the constructor is private.
   std::shared_ptr<Simulation> sim(new Simulation());
   sim->scenario_ = scenario;
@@ -49,9 +68,15 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
   auto layout = JobLayout::make(s);
   if (!layout.ok()) return layout.error();
   sim->layout_ = *layout;
-  auto topo = Topology::build(s.cluster);
-  if (!topo.ok()) return topo.error();
-  sim->topology_.emplace(std::move(*topo));
+  if (topologies != nullptr) {
+    auto topo = topologies->get(s.cluster);
+    if (!topo.ok()) return topo.error();
+    sim->topology_ = std::move(*topo);
+  } else {
+    auto topo = Topology::build(s.cluster);
+    if (!topo.ok()) return topo.error();
+    sim->topology_ = std::make_shared<const Topology>(std::move(*topo));
+  }
   auto model = make_scenario_step_model(s);
   if (!model.ok()) return model.error();
   sim->model_ = std::move(*model);

@@ -30,6 +30,22 @@
 
 namespace ntpsim::sim {
 
+// The last Topology built, kept for the next prepare() of the same cluster (a Topology depends on
+// ClusterConfig alone: the five sizes compared here). The planner prepares one Simulation per
+// candidate and enumerates the cluster (hardware, domains, spare domains) in its outer loops, so
+// one kept entry serves every candidate of a cluster while memory stays one topology.
+// Thread safety: none; one thread uses a cache at a time.
+class TopologyCache {
+ public:
+  // The kept topology when `c` has its sizes, else a newly built one (then kept instead). Errors
+  // are Topology::build's, never kept.
+  Result<std::shared_ptr<const Topology>> get(const ClusterConfig& c);
+
+ private:
+  ClusterConfig config_;
+  std::shared_ptr<const Topology> topology_;
+};
+
 class Simulation {
  public:
   // Errors (bad input) as the first failing step gives them: an impossible layout, a bad cluster,
@@ -37,6 +53,10 @@ class Simulation {
   // bad checkpoint or budget setting, no strategy or a bad strategy parameter, bad failure
   // process parameters.
   static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario);
+  // The same, taking the topology from `topologies` (identical to a newly built one: the same
+  // ClusterConfig gives the same tables). `topologies` may be null: then as above.
+  static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario,
+                                                           TopologyCache* topologies);
 
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -79,7 +99,7 @@ class Simulation {
 
   Scenario scenario_;
   JobLayout layout_;
-  std::optional<Topology> topology_;
+  std::shared_ptr<const Topology> topology_;  // shared with a TopologyCache, never null
   std::unique_ptr<models::StepModel> model_;
   std::shared_ptr<const TraceData> trace_;
   EngineConfig config_;
