@@ -4,6 +4,7 @@
 // give byte-identical output for any thread count.
 #include "sim/planner/planner.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,7 +19,9 @@
 #include "sim/montecarlo/montecarlo.h"
 #include "sim/planner/plan.h"
 #include "sim/planner/plan_output.h"
+#include "sim/planner/screen.h"
 #include "sim/scenario/loader.h"
+#include "sim/simulation/simulation.h"
 #include "tests/fixtures/tiny_job.h"
 
 namespace ntpsim::sim {
@@ -130,6 +133,91 @@ int exhaustive_best(const PlanResult& r) {
 
 double best_cost(const PlanResult& r) {
   return r.best >= 0 ? r.candidates[static_cast<size_t>(r.best)].cost : std::numeric_limits<double>::infinity();
+}
+
+// Every table of two topologies, unit by unit.
+void expect_same_topology(const Topology& a, const Topology& b, const std::string& what) {
+  EXPECT_EQ(a.gpus(), b.gpus()) << what;
+  EXPECT_EQ(a.domains(), b.domains()) << what;
+  EXPECT_EQ(a.job_domains(), b.job_domains()) << what;
+  EXPECT_EQ(a.gpus_per_node(), b.gpus_per_node()) << what;
+  EXPECT_EQ(a.domains_per_pod(), b.domains_per_pod()) << what;
+  for (Component c : {Component::kGpu, Component::kNode, Component::kDomain, Component::kPod}) {
+    ASSERT_EQ(a.units(c), b.units(c)) << what;
+    for (int64_t u = 0; u < a.units(c); ++u) {
+      ASSERT_EQ(a.blast_radius(c, u), b.blast_radius(c, u)) << what << " unit " << u;
+    }
+  }
+}
+
+// The planner screens with one TopologyCache across candidates: each candidate's topology and
+// screen equal those of a fresh Simulation, also when consecutive candidates differ only in one
+// of the cluster sizes the cache compares (a stale topology would show in units or radii).
+TEST_F(PlanFiles, SharedTopologyScreensAsAFreshOne) {
+  const std::string base = (dir_ / "train.yaml").string();
+  const std::vector<std::vector<std::string>> candidates = {
+      {},
+      {},  // the same cluster again: served from the cache
+      {"cluster.spare_domains=1"},
+      {"cluster.spare_domains=1", "cluster.gpus_per_node=4"},
+      {"cluster.spare_domains=1", "cluster.gpus_per_node=4", "cluster.domains_per_pod=2"},
+      {"cluster.spare_domains=1", "cluster.gpus_per_node=4", "cluster.domains_per_pod=2",
+       "cluster.domains=5"},
+      {"cluster.spare_domains=1", "cluster.gpus_per_node=4", "cluster.domains_per_pod=2",
+       "cluster.domains=5", "strategies=[ntp]"},
+      {"cluster.gpus_per_node=2"},
+      {"cluster.domains=3", "layout.dp=3", "strategies=[dp_drop]"},
+  };
+  TopologyCache cache;
+  const Topology* previous = nullptr;
+  ClusterConfig previous_cluster;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::string what = fmt::format("candidate {}", i);
+    auto s = load_scenario(base, candidates[i]);
+    ASSERT_TRUE(s.ok()) << what << ": " << s.error().message;
+    auto fresh = Simulation::prepare(*s);
+    auto shared = Simulation::prepare(*s, &cache);
+    ASSERT_TRUE(fresh.ok()) << what << ": " << fresh.error().message;
+    ASSERT_TRUE(shared.ok()) << what << ": " << shared.error().message;
+    expect_same_topology((*shared)->topology(), (*fresh)->topology(), what);
+    // Served from the cache exactly when the cluster did not change (the ntp candidate differs
+    // from the one before only in its strategy).
+    const ClusterConfig& c = s->cluster;
+    const bool same_cluster =
+        i > 0 && c.domains == previous_cluster.domains &&
+        c.spare_domains == previous_cluster.spare_domains &&
+        c.gpus_per_node == previous_cluster.gpus_per_node &&
+        c.domains_per_pod == previous_cluster.domains_per_pod;
+    EXPECT_EQ(&(*shared)->topology() == previous, same_cluster) << what;
+    EXPECT_EQ(same_cluster, i == 1 || i == 6) << what;
+    previous = &(*shared)->topology();
+    previous_cluster = c;
+    EXPECT_EQ((*shared)->interruption_rate_per_s(), (*fresh)->interruption_rate_per_s()) << what;
+
+    auto a = screen_candidate(*s);
+    auto b = screen_candidate(*s, &cache);
+    ASSERT_TRUE(a.ok()) << what << ": " << a.error().message;
+    ASSERT_TRUE(b.ok()) << what << ": " << b.error().message;
+    EXPECT_EQ(a->ideal_tokens_per_s, b->ideal_tokens_per_s) << what;
+    EXPECT_EQ(a->interruptions_per_s, b->interruptions_per_s) << what;
+    EXPECT_EQ(a->interval_s, b->interval_s) << what;
+    EXPECT_EQ(a->exposed_s, b->exposed_s) << what;
+    EXPECT_EQ(a->down_fraction, b->down_fraction) << what;
+    EXPECT_EQ(a->short_probability, b->short_probability) << what;
+    EXPECT_EQ(a->short_groups, b->short_groups) << what;
+    EXPECT_EQ(a->damaged_domains, b->damaged_domains) << what;
+    EXPECT_EQ(a->goodput_bound, b->goodput_bound) << what;
+    EXPECT_EQ(a->goodput_expected, b->goodput_expected) << what;
+    EXPECT_EQ(a->power_w, b->power_w) << what;
+  }
+  // A bad cluster is the builder's error, and the kept topology still serves its cluster.
+  ClusterConfig bad;
+  bad.domains = 4;
+  bad.gpus_per_domain = 8;
+  bad.gpus_per_node = 3;
+  auto err = cache.get(bad);
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(err.error().message, Topology::build(bad).error().message);
 }
 
 TEST_F(PlanFiles, DeadlinePlanFindsTheExhaustiveOptimum) {
