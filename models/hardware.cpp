@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "models/base/file_memo.h"
 #include "models/base/units.h"
 
 namespace ntpsim::models {
@@ -362,10 +363,15 @@ Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string&
   auto file =
       resolve_profile(node.Scalar(), ctx.file_for(path), search_dirs, ctx.locate(node, path), path);
   if (!file.ok()) return file.error();
-  auto loaded = load_yaml_file(*file);
-  if (!loaded.ok()) return loaded.error();
-  const YamlContext file_ctx(*file);
-  return read_map(*loaded, "", file_ctx, *file);
+  // A profile file read before with the same bytes (a planner loads its base scenario once per
+  // candidate) is not parsed again (file_memo.h); its reading depends on the file alone.
+  static FileMemo<HardwareProfile> memo;
+  return memo.get(*file, "", [&](const std::string& text) -> Result<HardwareProfile> {
+    auto loaded = load_yaml_string(text, *file);
+    if (!loaded.ok()) return loaded.error();
+    const YamlContext file_ctx(*file);
+    return read_map(*loaded, "", file_ctx, *file);
+  });
 }
 
 std::string origin_warning(const HardwareProfile& h) {

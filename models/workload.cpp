@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "models/base/file_memo.h"
+
 namespace ntpsim::models {
 namespace {
 
@@ -162,9 +164,10 @@ Status validate(const MapReader& r, Workload& w) {
   return Status::Ok();
 }
 
-// Reads the workload file `file` (the whole file is one workload map).
-Result<Workload> read_file(const std::string& file, const std::string& path) {
-  auto root = load_yaml_file(file);
+// Reads the workload file `file` whose bytes are `text` (the whole file is one workload map).
+Result<Workload> parse_file(const std::string& file, const std::string& text,
+                            const std::string& path) {
+  auto root = load_yaml_string(text, file);
   if (!root.ok()) return root.error();
   const YamlContext file_ctx(file);
   if (root->IsMap()) NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(*root, path, file_ctx));
@@ -177,6 +180,14 @@ Result<Workload> read_file(const std::string& file, const std::string& path) {
   NTPSIM_RETURN_IF_ERROR(r->finish());
   NTPSIM_RETURN_IF_ERROR(validate(*r, w));
   return w;
+}
+
+// Reads the workload file `file` as parse_file does; a file read before with the same bytes
+// (a planner loads its base scenario once per candidate) is not parsed again (file_memo.h).
+Result<Workload> read_file(const std::string& file, const std::string& path) {
+  static FileMemo<Workload> memo;
+  return memo.get(file, path,
+                  [&](const std::string& text) { return parse_file(file, text, path); });
 }
 
 }  // namespace

@@ -283,6 +283,12 @@ const char* file_kind(const std::filesystem::file_status& status) {
 }
 
 Result<YAML::Node> load_yaml_file(const std::string& path) {
+  auto text = read_yaml_file_text(path);
+  if (!text.ok()) return text.error();
+  return load_yaml_string(*text, path);
+}
+
+Result<std::string> read_yaml_file_text(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return Error::bad_input(fmt::format("{}: no such file", path));
@@ -306,7 +312,7 @@ Result<YAML::Node> load_yaml_file(const std::string& path) {
   if (!in) return Error::bad_input(fmt::format("{}: cannot open for reading", path));
   std::ostringstream ss;
   ss << in.rdbuf();
-  return load_yaml_string(ss.str(), path);
+  return ss.str();
 }
 
 namespace {

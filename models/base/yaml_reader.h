@@ -42,6 +42,10 @@ class YamlContext {
 // Loads one YAML file. Errors: missing/unreadable file, a directory or device, YAML syntax (with
 // line and column), an empty document.
 Result<YAML::Node> load_yaml_file(const std::string& path);
+// The bytes load_yaml_file would parse, with its errors for a file it cannot read (missing,
+// unreadable, not a regular file, over 64 MiB): load_yaml_string(text, path) of the result is
+// load_yaml_file(path).
+Result<std::string> read_yaml_file_text(const std::string& path);
 // Parses YAML text; `name` is used in messages. Beyond YAML syntax it refuses what yaml-cpp would
 // accept by accident: a quoted string without its closing quote, a second document after "---",
 // a NUL byte, nesting deeper than 1000 levels; a leading UTF-8 byte order mark is skipped. Every
