@@ -40,11 +40,10 @@ Result<int> state_copy_min_tp(const Scenario& s, const StrategyConfig& sc, const
 }  // namespace
 
 Result<std::shared_ptr<const Topology>> TopologyCache::get(const ClusterConfig& c) {
-  const bool same = topology_ != nullptr && c.domains == config_.domains &&
-                    c.gpus_per_domain == config_.gpus_per_domain &&
-                    c.spare_domains == config_.spare_domains &&
-                    c.gpus_per_node == config_.gpus_per_node &&
-                    c.domains_per_pod == config_.domains_per_pod;
+  const bool same =
+      topology_ != nullptr && c.domains == config_.domains &&
+      c.gpus_per_domain == config_.gpus_per_domain && c.spare_domains == config_.spare_domains &&
+      c.gpus_per_node == config_.gpus_per_node && c.domains_per_pod == config_.domains_per_pod;
   if (same) return topology_;
   auto topo = Topology::build(c);
   if (!topo.ok()) return topo.error();

@@ -183,11 +183,10 @@ TEST_F(PlanFiles, SharedTopologyScreensAsAFreshOne) {
     // Served from the cache exactly when the cluster did not change (the ntp candidate differs
     // from the one before only in its strategy).
     const ClusterConfig& c = s->cluster;
-    const bool same_cluster =
-        i > 0 && c.domains == previous_cluster.domains &&
-        c.spare_domains == previous_cluster.spare_domains &&
-        c.gpus_per_node == previous_cluster.gpus_per_node &&
-        c.domains_per_pod == previous_cluster.domains_per_pod;
+    const bool same_cluster = i > 0 && c.domains == previous_cluster.domains &&
+                              c.spare_domains == previous_cluster.spare_domains &&
+                              c.gpus_per_node == previous_cluster.gpus_per_node &&
+                              c.domains_per_pod == previous_cluster.domains_per_pod;
     EXPECT_EQ(&(*shared)->topology() == previous, same_cluster) << what;
     EXPECT_EQ(same_cluster, i == 1 || i == 6) << what;
     previous = &(*shared)->topology();
