@@ -80,6 +80,14 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
     if (!(std::isfinite(p.excitation_mean_s) && p.excitation_mean_s > 0.0)) {
       return bad(path + ".excitation.mean_delay", "must be a finite duration > 0");
     }
+    if (!(p.slow_branching >= 0.0 && p.branching + p.slow_branching < 1.0)) {
+      return bad(path + ".excitation.slow_branching",
+                 "must be >= 0 with branching + slow_branching < 1 (1 or more never settles)");
+    }
+    if (p.slow_branching > 0.0 &&
+        !(std::isfinite(p.slow_excitation_mean_s) && p.slow_excitation_mean_s > 0.0)) {
+      return bad(path + ".excitation.slow_mean_delay", "must be a finite duration > 0");
+    }
   }
   if (d == "weibull" && !weibull_shape_ok(p.shape)) return bad(path + ".shape", kWeibullRange);
   if (d == "lognormal" && !sigma_ok(p.shape)) return bad(path + ".shape", kSigmaRange);

@@ -25,7 +25,10 @@
 //   failures on average and the long-run rate per unit is `rate`. Each failure, immigrant or
 //   triggered, hits a uniformly chosen unit (lemons weighted), so one failure's cascade spreads
 //   over the class; the cascade's size and timing do not depend on the class's size, which is
-//   what lets a model fitted on a small cluster run on a large one. A failure on a unit in repair
+//   what lets a model fitted on a small cluster run on a large one. An optional slow
+//   excitation (slow_branching, slow_mean_delay) adds a second exponential kernel: immigrants
+//   then arrive at (1 - branching - slow_branching) x rate x units, and a failure triggers
+//   failures on both time scales. A failure on a unit in repair
 //   is thinned and triggers nothing. Sampled exactly (Dassios-Zhao), O(1) per event, from
 //   "failures.<class>" only.
 //   Lifetimes are floored at one microsecond (the time resolution) so time always advances.

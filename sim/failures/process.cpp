@@ -150,9 +150,13 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
     // Immigrants at (1 - branching) of the long-run rate; each failure adds branching x decay to
     // the intensity, so it triggers `branching` failures on average and the long-run rate is
     // total_rate_ (less the events thinned by repairs, which trigger nothing).
-    background_rate_ = total_rate_ * (1.0 - p.branching);
+    background_rate_ = total_rate_ * (1.0 - p.branching - p.slow_branching);
     decay_ = 1.0 / p.excitation_mean_s;
     jump_ = p.branching * decay_;
+    if (p.slow_branching > 0.0) {  // two time scales: a second, independent excitation
+      slow_decay_ = 1.0 / p.slow_excitation_mean_s;
+      slow_jump_ = p.slow_branching * slow_decay_;
+    }
   }
 
   up_at_s_.assign(static_cast<size_t>(units_), 0.0);
@@ -203,12 +207,20 @@ double ProcessGenerator::hawkes_gap() {
   // excess intensity E decays as E e^(-decay t), so the triggered failure arrives by t with
   // probability 1 - exp(-(E / decay)(1 - e^(-decay t))); inverted at a uniform draw, it never
   // arrives when 1 + decay ln(U) / E <= 0. Two draws per candidate, both from "failures.<class>".
+  // With a second excitation, its triggered failure is drawn the same way (the three streams of
+  // candidates are independent Poisson processes, so the earliest of the three is exact); it
+  // costs a draw only once a slow excitation exists, so one-scale processes draw as before.
   double gap = arrivals_.exponential(1.0 / background_rate_);
   if (excess_ > 0.0) {
     const double d = 1.0 + decay_ * std::log(arrivals_.uniform01()) / excess_;
     if (d > 0.0) gap = std::min(gap, -std::log(d) / decay_);
   }
+  if (slow_excess_ > 0.0) {
+    const double d = 1.0 + slow_decay_ * std::log(arrivals_.uniform01()) / slow_excess_;
+    if (d > 0.0) gap = std::min(gap, -std::log(d) / slow_decay_);
+  }
   excess_ *= std::exp(-decay_ * gap);
+  if (slow_excess_ > 0.0) slow_excess_ *= std::exp(-slow_decay_ * gap);
   return gap;
 }
 
@@ -222,6 +234,7 @@ void ProcessGenerator::refill() {
       const int64_t u = pick_unit_exponential();
       if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
       excess_ += jump_;  // 0 unless hawkes: a failure that happened excites the class
+      slow_excess_ += slow_jump_;  // 0 unless a slow excitation
       emit(now_s_, u);
       return;
     }

@@ -91,6 +91,9 @@ class ProcessGenerator final : public EventGenerator {
   double decay_ = 0.0;                  // hawkes: 1 / mean delay of a triggered failure
   double jump_ = 0.0;                   // hawkes: intensity a failure adds (0 otherwise)
   double excess_ = 0.0;                 // hawkes: triggered intensity at now_s_
+  // hawkes with a second (slow) excitation: its decay, jump and triggered intensity; all 0
+  // without one, and then no draw is spent on it.
+  double slow_decay_ = 0.0, slow_jump_ = 0.0, slow_excess_ = 0.0;
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
 
   // Renewal processes (renewal.h): units that never failed wait in two pools (non-lemons,

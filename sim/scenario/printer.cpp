@@ -50,6 +50,10 @@ YAML::Node process_yaml(const FailureProcess& p) {
     YAML::Node e(YAML::NodeType::Map);
     e["branching"] = num(p.branching);
     e["mean_delay"] = units::format_duration_exact(p.excitation_mean_s);
+    if (p.slow_branching > 0.0) {  // absent: the one-scale form, unchanged
+      e["slow_branching"] = num(p.slow_branching);
+      e["slow_mean_delay"] = units::format_duration_exact(p.slow_excitation_mean_s);
+    }
     n["excitation"] = e;
   }
   YAML::Node kinds(YAML::NodeType::Sequence);
@@ -325,6 +329,10 @@ json to_json(const Scenario& s) {
     if (p.distribution == "hawkes") {  // only then: the other processes' form is unchanged
       processes.back()["branching"] = p.branching;
       processes.back()["excitation_mean_s"] = p.excitation_mean_s;
+      if (p.slow_branching > 0.0) {
+        processes.back()["slow_branching"] = p.slow_branching;
+        processes.back()["slow_excitation_mean_s"] = p.slow_excitation_mean_s;
+      }
     }
   }
   json trace = nullptr;

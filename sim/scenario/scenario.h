@@ -75,6 +75,12 @@ struct FailureProcess {
   // exponential law of mean `excitation_mean_s`. `rate` stays the long-run rate per unit.
   double branching = 0.0;
   double excitation_mean_s = 0.0;
+  // Optional second, slower excitation (two time scales: same-event clustering plus waves over
+  // days or weeks): each failure also triggers `slow_branching` failures on average after
+  // delays of mean `slow_excitation_mean_s`. 0 = absent (one time scale, the form above);
+  // branching + slow_branching < 1.
+  double slow_branching = 0.0;
+  double slow_excitation_mean_s = 0.0;
   std::vector<FailureKind> kinds;   // at least one; shares sum to 1
   double lemon_fraction = 0.0;      // share of units whose rate is multiplied by lemon_multiplier
   double lemon_multiplier = 1.0;

@@ -188,6 +188,23 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     // At least a second (the scenario's time resolution), at most a century.
     NTPSIM_RETURN_IF_ERROR(
         read_duration(*e, "mean_delay", out.excitation_mean_s, true, 1.0, 100 * 365.25 * 86400.0));
+    // The slow component comes whole or not at all, and the two together must settle.
+    const bool slow_n = e->has("slow_branching"), slow_d = e->has("slow_mean_delay");
+    if (slow_n != slow_d) {
+      return e->error(slow_n ? "slow_branching" : "slow_mean_delay",
+                      "a slow excitation needs both slow_branching and slow_mean_delay");
+    }
+    if (slow_n) {
+      NTPSIM_RETURN_IF_ERROR(e->number("slow_branching", out.slow_branching, true, 0.0, 0.99));
+      NTPSIM_RETURN_IF_ERROR(read_duration(*e, "slow_mean_delay", out.slow_excitation_mean_s, true,
+                                           1.0, 100 * 365.25 * 86400.0));
+      if (!(out.branching + out.slow_branching <= 0.99)) {
+        return e->error("slow_branching",
+                        fmt::format("branching + slow_branching is {:.6g}; it must be at most "
+                                    "0.99 (1 or more never settles)",
+                                    out.branching + out.slow_branching));
+      }
+    }
     NTPSIM_RETURN_IF_ERROR(e->finish());
   } else if (excitation.IsDefined()) {
     return r->error("excitation", "excitation applies only to distribution: hawkes");
