@@ -376,22 +376,72 @@ struct HawkesProblem {
   double operator()(const Eigen::Vector3d& th) const { return log_likelihood(params(th)); }
 };
 
+template <int N>
+using Vec = Eigen::Matrix<double, N, 1>;
+template <int N>
+using Mat = Eigen::Matrix<double, N, N>;
+
 // Central-difference gradient and Hessian of f at th.
-template <typename F>
-void derivatives3(const F& f, const Eigen::Vector3d& th, Eigen::Vector3d& g, Eigen::Matrix3d& h) {
+template <int N, typename F>
+void derivatives(const F& f, const Vec<N>& th, Vec<N>& g, Mat<N>& h) {
   constexpr double e = 1e-4;
   const double f0 = f(th);
-  for (int i = 0; i < 3; ++i) {
-    const Eigen::Vector3d ui = Eigen::Vector3d::Unit(i) * e;
+  for (int i = 0; i < N; ++i) {
+    const Vec<N> ui = Vec<N>::Unit(i) * e;
     const double fp = f(th + ui), fm = f(th - ui);
     g[i] = (fp - fm) / (2 * e);
     h(i, i) = (fp - 2 * f0 + fm) / (e * e);
     for (int j = 0; j < i; ++j) {
-      const Eigen::Vector3d uj = Eigen::Vector3d::Unit(j) * e;
+      const Vec<N> uj = Vec<N>::Unit(j) * e;
       h(i, j) = h(j, i) =
           (f(th + ui + uj) - f(th + ui - uj) - f(th - ui + uj) + f(th - ui - uj)) / (4 * e * e);
     }
   }
+}
+
+// Maximises f from th (updated, with its value ll) by Newton's method with a line search, for a
+// likelihood of `d` events (the gradient tolerance scales with sqrt(d)). Returns whether it
+// reached a stationary point.
+template <int N, typename F>
+bool newton_maximise(const F& f, Vec<N>& th, double& ll, double d) {
+  Vec<N> g;
+  Mat<N> h;
+  bool converged = false;
+  double ll_before = ll;  // ten iterations ago
+  for (int iter = 0; iter < 300; ++iter) {
+    derivatives<N>(f, th, g, h);
+    // Stationary: a small gradient, or (on a flat ridge, e.g. branching -> 0 where the delay is
+    // unidentified) no gain in the likelihood over ten iterations.
+    if (g.norm() < 1e-4 * std::sqrt(d) || (iter % 10 == 9 && ll - ll_before < 1e-8)) {
+      converged = true;
+      break;
+    }
+    if (iter % 10 == 9) ll_before = ll;
+    // Newton's step where the likelihood is concave; elsewhere the information is shifted to
+    // positive definite (Levenberg-Marquardt), which bends the step towards the gradient.
+    const Eigen::SelfAdjointEigenSolver<Mat<N>> eig(-h);
+    const double lowest = eig.eigenvalues().minCoeff(), highest = eig.eigenvalues().maxCoeff();
+    const double shift =
+        lowest > 1e-9 * std::max(1.0, highest) ? 0.0 : -lowest + 1e-3 * std::max(1.0, highest);
+    const Vec<N> step = (-h + shift * Mat<N>::Identity()).ldlt().solve(g);
+    bool improved = false;
+    double scale = 1.0;
+    for (int half = 0; half < 40; ++half, scale *= 0.5) {
+      const Vec<N> next = th + scale * step;
+      const double l = f(next);
+      if (l > ll) {
+        improved = true;
+        th = next;
+        ll = l;
+        break;
+      }
+    }
+    if (!improved) {  // no ascent direction left: a maximum to the difference step's precision
+      converged = g.norm() < 1e-2 * std::sqrt(d);
+      break;
+    }
+  }
+  return converged;
 }
 
 // Sup distance between the empirical CDF of `x` (sorted in place) and Exp(1).
@@ -404,6 +454,21 @@ double ks_exp1(std::vector<double>& x) {
     d = std::max({d, static_cast<double>(i + 1) / n - f, f - static_cast<double>(i) / n});
   }
   return d;
+}
+
+// Monte Carlo p-value of a KS distance to Exp(1) of `n` values: the share of `bootstrap` samples
+// of n Exp(1) draws (Stream(seed, b, stream)) at least as far; NaN without samples.
+double ks_exp1_p(double distance, size_t n, int bootstrap, uint64_t seed,
+                 const std::string& stream) {
+  if (bootstrap <= 0) return std::numeric_limits<double>::quiet_NaN();
+  int at_least = 0;
+  std::vector<double> x(n);
+  for (int b = 0; b < bootstrap; ++b) {
+    Stream st(seed, static_cast<uint64_t>(b), stream);
+    for (double& v : x) v = st.exponential(1.0);
+    at_least += ks_exp1(x) >= distance ? 1 : 0;
+  }
+  return static_cast<double>(1 + at_least) / static_cast<double>(1 + bootstrap);
 }
 
 }  // namespace
@@ -439,43 +504,7 @@ HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double m
     }
   }
   if (!std::isfinite(ll)) return out;
-  Eigen::Vector3d g;
-  Eigen::Matrix3d h;
-  bool converged = false;
-  double ll_before = ll;  // ten iterations ago
-  for (int iter = 0; iter < 300; ++iter) {
-    derivatives3(f, th, g, h);
-    // Stationary: a small gradient, or (on a flat ridge, e.g. branching -> 0 where the delay is
-    // unidentified) no gain in the likelihood over ten iterations.
-    if (g.norm() < 1e-4 * std::sqrt(d) || (iter % 10 == 9 && ll - ll_before < 1e-8)) {
-      converged = true;
-      break;
-    }
-    if (iter % 10 == 9) ll_before = ll;
-    // Newton's step where the likelihood is concave; elsewhere the information is shifted to
-    // positive definite (Levenberg-Marquardt), which bends the step towards the gradient.
-    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(-h);
-    const double lowest = eig.eigenvalues().minCoeff(), highest = eig.eigenvalues().maxCoeff();
-    const double shift =
-        lowest > 1e-9 * std::max(1.0, highest) ? 0.0 : -lowest + 1e-3 * std::max(1.0, highest);
-    const Eigen::Vector3d step = (-h + shift * Eigen::Matrix3d::Identity()).ldlt().solve(g);
-    bool improved = false;
-    double scale = 1.0;
-    for (int half = 0; half < 40; ++half, scale *= 0.5) {
-      const Eigen::Vector3d next = th + scale * step;
-      const double l = f(next);
-      if (l > ll) {
-        improved = true;
-        th = next;
-        ll = l;
-        break;
-      }
-    }
-    if (!improved) {  // no ascent direction left: a maximum to the difference step's precision
-      converged = g.norm() < 1e-2 * std::sqrt(d);
-      break;
-    }
-  }
+  const bool converged = newton_maximise<3>(f, th, ll, d);
   const HawkesParams p = f.params(th);
   out.converged = converged;
   out.log_likelihood = ll;
@@ -484,7 +513,9 @@ HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double m
   out.mean_delay_s = p.tau;
   out.delta_aic = (2.0 * 3 - 2.0 * ll) - (2.0 * 1 - 2.0 * out.poisson_log_likelihood);
   // Wald intervals in the optimiser's coordinates, mapped back (the maps are monotone).
-  derivatives3(f, th, g, h);
+  Eigen::Vector3d g;
+  Eigen::Matrix3d h;
+  derivatives<3>(f, th, g, h);
   Eigen::Vector3d se = Eigen::Vector3d::Constant(kInf);
   const Eigen::LLT<Eigen::Matrix3d> llt(-h);
   if (llt.info() == Eigen::Success) {
@@ -510,18 +541,167 @@ HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double m
     prev = times_s[i];
   }
   out.ks_distance = ks_exp1(rescaled);
-  if (bootstrap <= 0) {
-    out.ks_p = std::numeric_limits<double>::quiet_NaN();
-  } else {
-    int at_least = 0;
-    std::vector<double> x(times_s.size());
-    for (int b = 0; b < bootstrap; ++b) {
-      Stream st(seed, static_cast<uint64_t>(b), stream);
-      for (double& v : x) v = st.exponential(1.0);
-      at_least += ks_exp1(x) >= out.ks_distance ? 1 : 0;
-    }
-    out.ks_p = static_cast<double>(1 + at_least) / static_cast<double>(1 + bootstrap);
+  out.ks_p = ks_exp1_p(out.ks_distance, times_s.size(), bootstrap, seed, stream);
+  return out;
+}
+
+namespace {
+
+// The two-scale parameters from the optimiser's unconstrained coordinates: total branching
+// 0.99 sigmoid(th1), split fast/slow by sigmoid(th2); the fast delay between its floor and the
+// span, the slow one between the fast one and the span (so the components stay ordered and the
+// likelihood has no label-swapping twin).
+struct Hawkes2Params {
+  double mu = 0.0, n1 = 0.0, tau1 = 0.0, n2 = 0.0, tau2 = 0.0;
+};
+
+struct Hawkes2Problem {
+  const std::vector<double>* times;
+  double span = 0.0, tau_min = 0.0;
+
+  Hawkes2Params params(const Vec<5>& th) const {
+    const double n = kMaxBranching * sigmoid(th[1]), w = sigmoid(th[2]);
+    const double tau1 = tau_min + (span - tau_min) * sigmoid(th[3]);
+    return {std::exp(th[0]), n * w, tau1, n * (1.0 - w), tau1 + (span - tau1) * sigmoid(th[4])};
   }
+  Vec<5> coordinate(const Hawkes2Params& p) const {
+    const auto logit = [](double x) { return std::log(x / (1.0 - x)); };
+    const double n = p.n1 + p.n2;
+    Vec<5> th;
+    th << std::log(p.mu), logit(n / kMaxBranching), logit(p.n1 / n),
+        logit((p.tau1 - tau_min) / (span - tau_min)), logit((p.tau2 - p.tau1) / (span - p.tau1));
+    return th;
+  }
+  // The one-scale recursion per component: A_i^c = e^(-(t_i - t_(i-1))/tau_c) (1 + A_(i-1)^c).
+  double log_likelihood(const Hawkes2Params& p) const {
+    const double b1 = 1.0 / p.tau1, b2 = 1.0 / p.tau2;
+    double a1 = 0.0, a2 = 0.0, ll = -p.mu * span, prev = 0.0;
+    for (size_t i = 0; i < times->size(); ++i) {
+      const double t = (*times)[i];
+      if (i > 0) {
+        a1 = std::exp(-b1 * (t - prev)) * (1.0 + a1);
+        a2 = std::exp(-b2 * (t - prev)) * (1.0 + a2);
+      }
+      ll += std::log(p.mu + p.n1 * b1 * a1 + p.n2 * b2 * a2) + p.n1 * std::expm1(-b1 * (span - t)) +
+            p.n2 * std::expm1(-b2 * (span - t));
+      prev = t;
+    }
+    return std::isfinite(ll) ? ll : -kInf;
+  }
+  double operator()(const Vec<5>& th) const { return log_likelihood(params(th)); }
+};
+
+}  // namespace
+
+HawkesFit fit_hawkes_two_scale(const std::vector<double>& times_s, double span_s,
+                               double min_delay_s, int bootstrap, uint64_t seed,
+                               const std::string& stream) {
+  HawkesFit out;
+  out.scales = 2;
+  out.events = static_cast<int64_t>(times_s.size());
+  if (times_s.size() < 2 || !(span_s > min_delay_s) || !(min_delay_s > 0)) return out;
+  const auto d = static_cast<double>(times_s.size());
+  out.poisson_log_likelihood = d * std::log(d / span_s) - d;
+  const Hawkes2Problem f{&times_s, span_s, min_delay_s};
+  // Start from the best of a grid over both time scales (a fast one for faults of one event, a
+  // slow one for waves of days to months) and the split of the branching between them.
+  Vec<5> th = Vec<5>::Zero();
+  double ll = -kInf;
+  const double gap = span_s / d;
+  const double hi = min_delay_s + 0.5 * (span_s - min_delay_s);
+  for (const double n0 : {0.3, 0.6, 0.9}) {
+    for (const double w0 : {0.3, 0.7}) {
+      for (const double f1 : {0.003, 0.03, 0.3}) {
+        for (const double f2 : {3.0, 30.0, 100.0}) {
+          Hawkes2Params p;
+          p.mu = d / span_s * (1 - n0);
+          p.n1 = n0 * w0;
+          p.n2 = n0 * (1 - w0);
+          p.tau1 = std::clamp(gap * f1, std::min(min_delay_s * 1.5, hi), hi);
+          p.tau2 = p.tau1 + 0.5 * std::clamp(gap * f2 - p.tau1, 0.0, span_s - p.tau1) + 1.0;
+          if (!(p.tau2 < span_s)) continue;
+          const Vec<5> c = f.coordinate(p);
+          const double l = f(c);
+          if (l > ll) {
+            ll = l;
+            th = c;
+          }
+        }
+      }
+    }
+  }
+  if (!std::isfinite(ll)) return out;
+  out.converged = newton_maximise<5>(f, th, ll, d);
+  const Hawkes2Params p = f.params(th);
+  out.log_likelihood = ll;
+  out.mu_per_s = p.mu;
+  out.branching = p.n1;
+  out.mean_delay_s = p.tau1;
+  out.slow_branching = p.n2;
+  out.slow_mean_delay_s = p.tau2;
+  out.delta_aic = (2.0 * 5 - 2.0 * ll) - (2.0 * 1 - 2.0 * out.poisson_log_likelihood);
+  // 95% Wald intervals by the delta method, each on a scale where the parameter is unbounded
+  // (logit of branching / 0.99, logit of the delay's place between the floor and the span) and
+  // mapped back, so every interval stays inside the parameter's range.
+  Vec<5> g;
+  Mat<5> h;
+  derivatives<5>(f, th, g, h);
+  const Eigen::LLT<Mat<5>> llt(-h);
+  const bool invertible = llt.info() == Eigen::Success;
+  const Mat<5> cov = invertible ? Mat<5>((-h).inverse()) : Mat<5>::Zero();
+  const auto logit = [](double x) { return std::log(x / (1.0 - x)); };
+  auto interval = [&](auto&& value, auto&& to_scale, auto&& from_scale, double& lo_out,
+                      double& hi_out) {
+    if (!invertible) {
+      lo_out = -kInf;
+      hi_out = kInf;
+      return;
+    }
+    Vec<5> grad;
+    constexpr double e = 1e-4;
+    for (int i = 0; i < 5; ++i) {
+      const Vec<5> u = Vec<5>::Unit(i) * e;
+      grad[i] = (to_scale(value(f.params(th + u))) - to_scale(value(f.params(th - u)))) / (2 * e);
+    }
+    const double se = std::sqrt(std::max(0.0, grad.dot(cov * grad)));
+    const double c = to_scale(value(p));
+    lo_out = from_scale(c - kZ95 * se);
+    hi_out = from_scale(c + kZ95 * se);
+  };
+  const auto n_to = [&](double n) { return logit(n / kMaxBranching); };
+  const auto n_from = [&](double x) { return kMaxBranching * sigmoid(x); };
+  const auto t_to = [&](double t) { return logit((t - min_delay_s) / (span_s - min_delay_s)); };
+  const auto t_from = [&](double x) { return min_delay_s + (span_s - min_delay_s) * sigmoid(x); };
+  interval([](const Hawkes2Params& q) { return q.n1; }, n_to, n_from, out.branching_lo,
+           out.branching_hi);
+  interval([](const Hawkes2Params& q) { return q.n2; }, n_to, n_from, out.slow_branching_lo,
+           out.slow_branching_hi);
+  interval([](const Hawkes2Params& q) { return q.tau1; }, t_to, t_from, out.mean_delay_lo_s,
+           out.mean_delay_hi_s);
+  interval([](const Hawkes2Params& q) { return q.tau2; }, t_to, t_from, out.slow_mean_delay_lo_s,
+           out.slow_mean_delay_hi_s);
+  if (!invertible) {  // unbounded intervals: the parameter ranges
+    out.branching_lo = out.slow_branching_lo = 0.0;
+    out.branching_hi = out.slow_branching_hi = kMaxBranching;
+    out.mean_delay_lo_s = out.slow_mean_delay_lo_s = min_delay_s;
+    out.mean_delay_hi_s = out.slow_mean_delay_hi_s = span_s;
+  }
+
+  // Time rescaling, both components.
+  std::vector<double> rescaled;
+  rescaled.reserve(times_s.size());
+  const double b1 = 1.0 / p.tau1, b2 = 1.0 / p.tau2;
+  double s1 = 0.0, s2 = 0.0, prev = 0.0;
+  for (const double t : times_s) {
+    const double dt = t - prev;
+    rescaled.push_back(p.mu * dt - p.n1 * s1 * std::expm1(-b1 * dt) -
+                       p.n2 * s2 * std::expm1(-b2 * dt));
+    s1 = s1 * std::exp(-b1 * dt) + 1.0;
+    s2 = s2 * std::exp(-b2 * dt) + 1.0;
+    prev = t;
+  }
+  out.ks_distance = ks_exp1(rescaled);
+  out.ks_p = ks_exp1_p(out.ks_distance, times_s.size(), bootstrap, seed, stream);
   return out;
 }
 
@@ -803,6 +983,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         independent_gain = k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - exp_aic;
       }
       k.hawkes.chosen = k.hawkes.converged && k.hawkes.delta_aic < std::min(0.0, independent_gain);
+      k.aic_gain = k.hawkes.chosen ? k.hawkes.delta_aic : independent_gain;
       if (k.hawkes.chosen && k.hawkes.ks_p < 0.05) {
         k.notes.push_back(
             "the Hawkes process fails the time-rescaling KS test at 5%: it captures the "
@@ -861,6 +1042,74 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       }
     }
     fit.kinds.push_back(std::move(k));
+  }
+
+  // Clustering across kinds (PooledFit). Per node, the union of its repairs: a fault starting
+  // inside it is left out of the stream (and its repair extends the union), the rest is up time.
+  if (fit.kinds.size() >= 2) {
+    PooledFit& pf = fit.pooled;
+    std::vector<double> down_from(trace.node_names.size(), 0.0),
+        up_at(trace.node_names.size(), 0.0);
+    std::vector<NodeGroup> groups(trace.node_names.size());
+    std::vector<int64_t> per_kind(fit.kinds.size(), 0);
+    std::vector<double> times;
+    double down_s = 0.0;
+    for (const TraceFault& f : trace.faults) {
+      const auto n = static_cast<size_t>(f.node);
+      const double end = std::min(span, f.start_s + f.repair_s);
+      if (f.start_s < up_at[n]) {
+        up_at[n] = std::max(up_at[n], end);
+        continue;
+      }
+      down_s += up_at[n] - down_from[n];  // the previous outage, now closed
+      groups[n].exposure_s -= up_at[n] - down_from[n];
+      down_from[n] = f.start_s;
+      up_at[n] = std::max(f.start_s, end);
+      times.push_back(f.start_s);
+      ++per_kind[f.kind];
+      ++groups[n].failures;
+    }
+    for (size_t n = 0; n < up_at.size(); ++n) {
+      down_s += up_at[n] - down_from[n];
+      groups[n].exposure_s += span - (up_at[n] - down_from[n]);
+    }
+    pf.events = static_cast<int64_t>(times.size());
+    pf.rate = poisson_rate(pf.events, node_seconds - down_s);
+    // Nodes without a fault: one weighted group, up the whole span.
+    const int64_t untouched = fit.nodes - fit.nodes_seen;
+    if (untouched > 0) groups.push_back({0, span, static_cast<double>(untouched)});
+    if (pf.events > 0) {
+      const auto dd = static_cast<double>(pf.events);
+      const double up = pf.rate.exposure_s;
+      const double ll0 = -dd * std::log(up / dd) - dd;  // independent exponential, one rate
+      pf.lemons = fit_lemons(groups, ll0, fit.nodes);
+      const double gain = pf.lemons.aic - (2.0 - 2.0 * ll0);
+      pf.lemons.supported = pf.lemons.p_value < 0.01 && gain < 0.0 &&
+                            pf.lemons.fraction * static_cast<double>(fit.nodes) >= 1.0;
+      pf.lemon_gain = pf.lemons.supported ? gain : 0.0;
+    }
+    for (const int64_t c : per_kind)
+      pf.shares.push_back(static_cast<double>(c) /
+                          std::max<double>(1.0, static_cast<double>(pf.events)));
+    for (const KindFit& k : fit.kinds) pf.apart_gain += k.aic_gain;
+    if (pf.events >= o.min_events) {
+      pf.one = fit_hawkes(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
+                          "fit.pooled.hawkes");
+      pf.two = fit_hawkes_two_scale(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
+                                    "fit.pooled.hawkes2");
+      pf.one.rate_per_s = pf.two.rate_per_s = pf.rate.per_s;
+      // The lowest AIC gain wins; ties keep the simpler model (kinds apart, then one scale).
+      double best = pf.apart_gain;
+      if (pf.one.converged && pf.one.delta_aic + pf.lemon_gain < best) {
+        best = pf.one.delta_aic + pf.lemon_gain;
+        pf.chosen_scales = 1;
+      }
+      if (pf.two.converged && pf.two.delta_aic + pf.lemon_gain < best) pf.chosen_scales = 2;
+      HawkesFit* chosen = pf.chosen_scales == 1   ? &pf.one
+                          : pf.chosen_scales == 2 ? &pf.two
+                                                  : nullptr;
+      if (chosen != nullptr) chosen->chosen = true;
+    }
   }
   return fit;
 }

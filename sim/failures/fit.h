@@ -105,11 +105,15 @@ struct LemonFit {
 // compensator's increments between faults are i.i.d. Exp(1); their KS distance to Exp(1) gets a
 // Monte Carlo p-value (`bootstrap` samples of as many Exp(1) draws).
 struct HawkesFit {
+  int scales = 1;  // exponential kernels: 1, or 2 (fit_hawkes_two_scale: the slow_ fields)
   int64_t events = 0;
   double mu_per_s = 0.0;  // immigrant faults per second over the cluster
   double branching = 0.0, branching_lo = 0.0, branching_hi = 0.0;
   double mean_delay_s = 0.0, mean_delay_lo_s = 0.0, mean_delay_hi_s = 0.0;
-  double log_likelihood = 0.0;           // of the fault times, 3 parameters
+  // The second, slower kernel of a two-scale fit (0 when scales == 1).
+  double slow_branching = 0.0, slow_branching_lo = 0.0, slow_branching_hi = 0.0;
+  double slow_mean_delay_s = 0.0, slow_mean_delay_lo_s = 0.0, slow_mean_delay_hi_s = 0.0;
+  double log_likelihood = 0.0;           // of the fault times, 3 parameters (two scales: 5)
   double poisson_log_likelihood = 0.0;   // the same times as a Poisson process, 1 parameter
   double delta_aic = 0.0;                // AIC(hawkes) - AIC(poisson); negative favours hawkes
   double ks_distance = 0.0, ks_p = 0.0;  // rescaled gaps vs Exp(1)
@@ -124,6 +128,9 @@ struct HawkesFit {
 struct KindFit {
   std::string name;
   int64_t faults = 0;
+  // The chosen arrival model's AIC minus the independent exponential model's (0: exponential or
+  // too few faults; the Hawkes process's delta_aic when it is chosen).
+  double aic_gain = 0.0;
   RateEstimate rate;                                           // per node (all faults of the kind)
   std::vector<std::pair<std::string, RateEstimate>> by_cause;  // per node, by class/component
   BurstFit bursts;
@@ -140,6 +147,27 @@ struct KindFit {
   std::vector<std::string> notes;  // what the fit could not claim, and why
 };
 
+// Clustering across kinds: the faults of every kind as one marked Hawkes process over the cluster
+// (a fault of any kind excites all; each fault's kind drawn by its share, independent of the
+// past), with one or two time scales, against the kinds fitted apart. Each is measured as its AIC
+// gain over independent exponential faults: the Poisson process of the pooled faults with kind
+// shares is the kinds' independent Poisson processes (the same likelihood, as many parameters),
+// so the gains compare by the criterion each kind's own choice used. The pooled stream leaves out
+// faults that start inside an earlier repair of their node (any kind): the engine's process thins
+// those, and they trigger nothing.
+struct PooledFit {
+  int64_t events = 0;
+  RateEstimate rate;           // the engine's rate: pooled faults per node-second outside repairs
+  std::vector<double> shares;  // per kind (TraceFit::kinds order): its share of the pooled faults
+  HawkesFit one, two;          // one and two time scales
+  // Which node a pooled fault hits: the two-class rate mixture on the pooled faults per node (a
+  // node-choice model; its AIC gain adds to the Hawkes process's, which models the times only).
+  LemonFit lemons;
+  double lemon_gain = 0.0;  // lemons.aic - the exponential's, when lemons.supported; else 0
+  double apart_gain = 0.0;  // sum over kinds of KindFit::aic_gain
+  int chosen_scales = 0;    // 0: kinds apart (one process each); 1 or 2: the pooled process
+};
+
 struct TraceFit {
   std::string file;
   std::string source_hash;
@@ -149,6 +177,7 @@ struct TraceFit {
   int64_t faults = 0;
   FitOptions options;
   std::vector<KindFit> kinds;
+  PooledFit pooled;  // fitted when there are at least two kinds and min_events pooled faults
 };
 
 // Errors (bad input, naming the file and the line or entry): fewer nodes than the trace names, a
@@ -175,5 +204,14 @@ RateEstimate poisson_rate(int64_t events, double exposure_s);
 // a span no longer than min_delay_s.
 HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double min_delay_s,
                      int bootstrap, uint64_t seed, const std::string& stream);
+// The same with a kernel of two exponential components, fast (branching, mean_delay_s) and slow
+// (slow_branching, slow_mean_delay_s >= mean_delay_s): intensity mu + sum over earlier faults of
+// n1/tau1 e^(-dt/tau1) + n2/tau2 e^(-dt/tau2), n1 + n2 <= 0.99. Maximum likelihood by Newton's
+// method from the best of a grid of starts; 95% delta-method intervals on the logit scales of
+// the bounded parameters (Eigen); time-rescaling KS as above. A stationary model whose slow
+// excitation lasts weeks swings over months, which one fast kernel cannot.
+HawkesFit fit_hawkes_two_scale(const std::vector<double>& times_s, double span_s,
+                               double min_delay_s, int bootstrap, uint64_t seed,
+                               const std::string& stream);
 
 }  // namespace ntpsim::sim

@@ -87,14 +87,36 @@ std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
 
+// A kind's repair law as the value of `repair:` (starting after the key), nested at `indent`.
+std::string repair_yaml(const KindFit& k, const std::string& indent) {
+  std::string y;
+  if (k.repair_law == "fixed") {
+    y += fmt::format(" {{distribution: fixed, mean: {}}}\n", duration(k.repair_median_s));
+  } else if (k.repair_law == "empirical") {
+    y += "\n" + indent + "distribution: empirical\n" + indent + "values: [";
+    for (size_t i = 0; i < k.repair_values_s.size(); ++i) {
+      y += (i == 0 ? "" : (i % 6 == 0 ? ",\n" + indent + "         " : ", ")) +
+           duration(k.repair_values_s[i]);
+    }
+    y += "]\n";
+  } else {
+    const LawFit& r = k.repair[static_cast<size_t>(k.repair_choice)];
+    y += fmt::format(" {{distribution: {}, mean: {}", r.law, duration(r.mean_s));
+    if (r.law == "lognormal") y += fmt::format(", sigma: {:.6g}", r.a);
+    if (r.law == "weibull") y += fmt::format(", shape: {:.6g}", r.a);
+    y += "}\n";
+  }
+  return y;
+}
+
 }  // namespace
 
 std::string fitted_failures_yaml(const TraceFit& fit) {
   std::string y;
   y += "# Failure model fitted by `ntpsim trace --fit` (docs/trace-format.md, \"Fitting a failure "
        "model\").\n";
-  y += "# Use it with `include: <this file>`. One process per fault kind; rates are per node, so "
-       "the model\n";
+  y += "# Use it with `include: <this file>`. One process per fault kind (or one for every kind, "
+       "when AIC\n# chooses the clustering across kinds); rates are per node, so the model\n";
   y += "# runs on a cluster of any size (the scenario's cluster.gpus_per_node says what a node "
        "is).\n";
   y += "#\n# provenance: measured (fitted from a fault log)\n";
@@ -178,7 +200,88 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     }
     for (const std::string& n : k.notes) y += "#   note: " + comment_safe(n) + "\n";
   }
+  const PooledFit& pf = fit.pooled;
+  if (pf.one.events > 0) {
+    y += fmt::format(
+        "#\n# clustering across kinds: the {} faults of every kind (outside their node's earlier "
+        "repairs) as one\n# marked Hawkes process, each fault's kind drawn by its share; AIC "
+        "gains over independent exponential faults\n#   kinds apart (their chosen models): "
+        "{:+.1f}{}\n",
+        pf.events, pf.apart_gain, pf.chosen_scales == 0 ? "  <- chosen" : "");
+    for (const HawkesFit* h : {&pf.one, &pf.two}) {
+      if (!h->converged) {
+        y += fmt::format("#   pooled hawkes, {} time scale(s): did not converge\n", h->scales);
+        continue;
+      }
+      y += fmt::format(
+          "#   pooled hawkes, {} time scale{}: AIC {:+.1f}; branching {:.3g} (95% CI "
+          "{:.3g}-{:.3g}), mean delay {:.3g} h (95% CI {:.3g}-{:.3g})",
+          h->scales, h->scales == 1 ? "" : "s", h->delta_aic, h->branching, h->branching_lo,
+          h->branching_hi, h->mean_delay_s / 3600.0, h->mean_delay_lo_s / 3600.0,
+          h->mean_delay_hi_s / 3600.0);
+      if (h->scales == 2) {
+        y += fmt::format(
+            "; slow branching {:.3g} (95% CI {:.3g}-{:.3g}), slow mean delay {:.3g} d (95% CI "
+            "{:.3g}-{:.3g})",
+            h->slow_branching, h->slow_branching_lo, h->slow_branching_hi,
+            h->slow_mean_delay_s / kSecondsPerDay, h->slow_mean_delay_lo_s / kSecondsPerDay,
+            h->slow_mean_delay_hi_s / kSecondsPerDay);
+      }
+      y += fmt::format(
+          "; immigrants {:.3g}/d; time-rescaled KS {:.3f}, p {}; with the node choice below: AIC "
+          "{:+.1f}{}\n",
+          h->mu_per_s * kSecondsPerDay, h->ks_distance, p_text(h->ks_p),
+          h->delta_aic + pf.lemon_gain, h->chosen ? "  <- chosen" : "");
+    }
+    const LemonFit& l = pf.lemons;
+    y += fmt::format(
+        "#   which node (pooled faults per node): {:.3g} of nodes at {:.3g}x the rate; LR {:.3g}, "
+        "p {:.3g}; AIC gain {:+.1f}: {}\n",
+        l.fraction, l.multiplier, l.lr_statistic, l.p_value, pf.lemon_gain,
+        l.supported ? "lemons (added to each pooled process's gain)" : "not supported");
+    if (pf.chosen_scales > 0) {
+      const HawkesFit& h = pf.chosen_scales == 1 ? pf.one : pf.two;
+      if (h.ks_p < 0.05) {
+        y += "#   note: the chosen pooled process fails the time-rescaling KS test at 5%: it "
+             "captures the\n#         clustering better than the alternatives but not closely\n";
+      }
+    }
+  }
   y += "failures:\n  processes:\n";
+  if (pf.chosen_scales > 0) {
+    // One process for every kind: a fault of any kind excites the class, kinds by share.
+    const HawkesFit& h = pf.chosen_scales == 1 ? pf.one : pf.two;
+    // With lemons the rate is the other nodes' (the engine weights lemons by the multiplier).
+    const LemonFit& l = pf.lemons;
+    const double rate_s = l.supported
+                              ? pf.rate.per_s / (1.0 - l.fraction + l.fraction * l.multiplier)
+                              : pf.rate.per_s;
+    y += "    - component: node\n";
+    y += fmt::format(
+        "      rate: \"{:.6g}/h\"   # per {}node while up, every kind, triggered faults included; "
+        "observed {} faults in {:.4g} node-days up: {:.3g}/h (95% CI {:.3g}-{:.3g})\n",
+        rate_s * 3600.0, l.supported ? "non-lemon " : "", pf.rate.events,
+        pf.rate.exposure_s / kSecondsPerDay, pf.rate.per_s * 3600.0, pf.rate.lo_per_s * 3600.0,
+        pf.rate.hi_per_s * 3600.0);
+    y += fmt::format(
+        "      distribution: hawkes\n      excitation: {{branching: {:.6g}, mean_delay: {}",
+        h.branching, duration(h.mean_delay_s));
+    if (h.scales == 2) {
+      y += fmt::format(", slow_branching: {:.6g}, slow_mean_delay: {}", h.slow_branching,
+                       duration(h.slow_mean_delay_s));
+    }
+    y += "}\n      kinds:\n";
+    for (size_t i = 0; i < fit.kinds.size(); ++i) {
+      y += fmt::format("        - name: {}\n          share: {:.6g}\n", quoted(fit.kinds[i].name),
+                       pf.shares[i]);
+      y += "          repair:" + repair_yaml(fit.kinds[i], "            ");
+    }
+    if (l.supported) {
+      y += fmt::format("      lemon: {{fraction: {:.6g}, multiplier: {:.6g}}}\n", l.fraction,
+                       l.multiplier);
+    }
+    return y;
+  }
   for (const KindFit& k : fit.kinds) {
     const LawFit* law =
         k.lifetime_choice >= 0 ? &k.lifetime[static_cast<size_t>(k.lifetime_choice)] : nullptr;
@@ -215,23 +318,7 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       y += "      distribution: exponential\n";
     }
     y += fmt::format("      kinds:\n        - name: {}\n          share: 1\n", quoted(k.name));
-    y += "          repair:";
-    if (k.repair_law == "fixed") {
-      y += fmt::format(" {{distribution: fixed, mean: {}}}\n", duration(k.repair_median_s));
-    } else if (k.repair_law == "empirical") {
-      y += "\n            distribution: empirical\n            values: [";
-      for (size_t i = 0; i < k.repair_values_s.size(); ++i) {
-        y += (i == 0 ? "" : (i % 6 == 0 ? ",\n                     " : ", ")) +
-             duration(k.repair_values_s[i]);
-      }
-      y += "]\n";
-    } else {
-      const LawFit& r = k.repair[static_cast<size_t>(k.repair_choice)];
-      y += fmt::format(" {{distribution: {}, mean: {}", r.law, duration(r.mean_s));
-      if (r.law == "lognormal") y += fmt::format(", sigma: {:.6g}", r.a);
-      if (r.law == "weibull") y += fmt::format(", shape: {:.6g}", r.a);
-      y += "}\n";
-    }
+    y += "          repair:" + repair_yaml(k, "            ");
     if (k.lemons.supported && !hawkes) {
       y += fmt::format("      lemon: {{fraction: {:.6g}, multiplier: {:.6g}}}\n", k.lemons.fraction,
                        k.lemons.multiplier);
