@@ -1074,6 +1074,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       groups[n].exposure_s += span - (up_at[n] - down_from[n]);
     }
     pf.events = static_cast<int64_t>(times.size());
+    pf.times_s = times;
     pf.rate = poisson_rate(pf.events, node_seconds - down_s);
     // Nodes without a fault: one weighted group, up the whole span.
     const int64_t untouched = fit.nodes - fit.nodes_seen;

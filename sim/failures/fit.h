@@ -157,6 +157,7 @@ struct KindFit {
 // those, and they trigger nothing.
 struct PooledFit {
   int64_t events = 0;
+  std::vector<double> times_s;  // the pooled faults' start times, sorted
   RateEstimate rate;           // the engine's rate: pooled faults per node-second outside repairs
   std::vector<double> shares;  // per kind (TraceFit::kinds order): its share of the pooled faults
   HawkesFit one, two;          // one and two time scales

@@ -17,6 +17,7 @@ namespace pub = published;
 namespace {
 
 const std::vector<double>& kThresholds = kBacktestThresholds;
+constexpr double kWeekS = 7 * 86400.0;
 
 std::string verdict(bool ok) {
   return ok ? "agrees" : "**differs**";
@@ -26,7 +27,11 @@ bool within_rel(double model, double log, double tol) {
   return std::abs(model - log) <= tol * std::abs(log);
 }
 
-std::string model_text(const sim::KindFit& k) {
+std::string model_text(const sim::TraceFit& f, const sim::KindFit& k) {
+  if (f.pooled.chosen_scales > 0) {
+    return fmt::format("one process for every kind (below), share {:.2f}",
+                       f.pooled.shares[static_cast<size_t>(&k - f.kinds.data())]);
+  }
   if (k.hawkes.chosen) {
     return fmt::format("Hawkes, branching {:.2f} (95% CI {:.2f}-{:.2f}), mean delay {:.3g} h",
                        k.hawkes.branching, k.hawkes.branching_lo, k.hawkes.branching_hi,
@@ -59,15 +64,46 @@ Status backtest_section(Doc& doc) {
       "`ntpsim trace --fit --nodes {}` on the log of `{}` (seed {}), then the failure source "
       "running the fitted model on the same {} servers over the same {:.0f} days, {} "
       "replications, against the replayed log and against the plain exponential model "
-      "(each kind at its observed rate per node up, the same repair laws, no lemons, bursts "
-      "or clustering). The fitted processes:\n\n",
-      nodes, kHbd, seed, nodes, bt->log->engine_config().end.seconds() / 86400.0, reps);
+      "({}, the same repair laws, no lemons, bursts or clustering). The fitted processes:\n\n",
+      nodes, kHbd, seed, nodes, bt->log->engine_config().end.seconds() / 86400.0, reps,
+      bt->fit.pooled.chosen_scales > 0
+          ? "one process of every kind at the log's rate per node up, kinds by their shares"
+          : "each kind at its observed rate per node up");
   b += "| kind | faults | rate per 1000 node-days (95% CI) | arrivals chosen by AIC | repairs |\n"
        "|---|---|---|---|---|\n";
   for (const sim::KindFit& k : bt->fit.kinds) {
     b += fmt::format("| {} | {} | {:.2f} ({:.2f}-{:.2f}) | {} | {} |\n", k.name, k.faults,
                      k.rate.per_s * 86400e3, k.rate.lo_per_s * 86400e3, k.rate.hi_per_s * 86400e3,
-                     model_text(k), k.repair_law);
+                     model_text(bt->fit, k), k.repair_law);
+  }
+  const sim::PooledFit& pf = bt->fit.pooled;
+  b += fmt::format(
+      "\nAIC gains over independent exponential faults (lower is better): the kinds fitted apart "
+      "(each kind's own choice) {:.1f}; one marked Hawkes process of the {} pooled faults (a "
+      "fault of any kind excites all), one time scale {:.1f}, two time scales {:.1f}, each "
+      "plus {:.1f} for which node a fault hits ({})",
+      pf.apart_gain, pf.events, pf.one.delta_aic + pf.lemon_gain, pf.two.delta_aic + pf.lemon_gain,
+      pf.lemon_gain,
+      pf.lemons.supported ? fmt::format("{:.0f}% of the nodes fail {:.1f}x as often",
+                                        pf.lemons.fraction * 100, pf.lemons.multiplier)
+                          : std::string("no lemons"));
+  if (pf.chosen_scales == 2) {
+    const sim::HawkesFit& h = pf.two;
+    b += fmt::format(
+        ". AIC chooses the pooled process with two time scales: a fault triggers {:.2f} (95% CI "
+        "{:.2f}-{:.2f}) faults after {:.3g} min on average and {:.2f} ({:.2f}-{:.2f}) after {:.3g} "
+        "h "
+        "({:.3g}-{:.3g} h); time-rescaled KS {:.3f}.\n",
+        h.branching, h.branching_lo, h.branching_hi, h.mean_delay_s / 60.0, h.slow_branching,
+        h.slow_branching_lo, h.slow_branching_hi, h.slow_mean_delay_s / 3600.0,
+        h.slow_mean_delay_lo_s / 3600.0, h.slow_mean_delay_hi_s / 3600.0, h.ks_distance);
+  } else if (pf.chosen_scales == 1) {
+    b += fmt::format(
+        ". AIC chooses the pooled process with one time scale: branching {:.2f} (95% CI "
+        "{:.2f}-{:.2f}), mean delay {:.3g} h.\n",
+        pf.one.branching, pf.one.branching_lo, pf.one.branching_hi, pf.one.mean_delay_s / 3600.0);
+  } else {
+    b += ". AIC keeps the kinds apart.\n";
   }
   b += fmt::format(
       "\nStatistics of the events (model: mean of the replications); tolerances stated before "
@@ -103,18 +139,29 @@ Status backtest_section(Doc& doc) {
   }
   rel("peak concurrent failed GPUs", log.peak_failed_gpus, fit.peak_failed_gpus,
       exp.peak_failed_gpus, 1, pub::kBacktestPeakTol);
+  const double slow_h = pf.chosen_scales == 2 ? pf.two.slow_mean_delay_s / 3600.0 : 0.0;
+  // A slow kernel alone: the one-scale fit with its delay held at a week or more.
+  const sim::HawkesFit weekly = sim::fit_hawkes(pf.times_s, bt->fit.span_s, kWeekS, 0, seed, "");
   b += fmt::format(
-      "\nThe fitted model keeps the log's rate, repairs and the share of time with any server "
-      "down. Its clustering (Hawkes processes where AIC prefers them to the per-node laws) moves "
-      "the gap CV from {:.2f} to {:.2f} and the peak from {:.0f} to {:.0f} failed GPUs, but not to "
-      "the log's {:.2f} and {:.0f}: AIC keeps Hardware Failure per node (its Weibull law gains "
-      "more than a cluster-wide Hawkes process), and kinds are fitted apart, so one kind's faults "
-      "never trigger another's. The log's failed count also swings over months (above 1% failed "
-      "{} of the time, above 4% {}), which no stationary model at the log's mean rate gives. "
+      "\nThe fitted model keeps the log's rate (a few percent low: a triggered fault that picks a "
+      "node in repair is thinned, and lemons are in repair more often), repairs and the share of "
+      "time with any server down. Its clustering moves the gap CV from {:.2f} (exponential) to "
+      "{:.2f} and the peak from "
+      "{:.0f} to {:.0f} failed GPUs, but not to the log's {:.2f} and {:.0f}. The likelihood "
+      "places the second time scale at {:.3g} h: faults of one event and the hours after it, not "
+      "the weeks over which the log's failed count swings (above 1% failed {} of the time, above "
+      "4% {}). A slow kernel alone does find those waves: held at a week or more, the one-scale "
+      "fit gives branching {:.2f} after {:.3g} d, an AIC gain of {:.1f} over independent faults, "
+      "but as the second of two kernels the hour scale gains more, so AIC does not keep it. The "
+      "candidates have at most two kernels; the chosen stationary model at the log's mean rate "
+      "does not reach the log's months of high failure counts, which may need a third, slow "
+      "kernel or a change of the cluster's state (batches of bad parts, maintenance campaigns) "
+      "rather than self-excitation alone. "
       "These differences are expected failures in tests/validation "
       "(`KnownDifference.Backtest*`).\n\n",
       exp.gap_cv, fit.gap_cv, exp.peak_failed_gpus, fit.peak_failed_gpus, log.gap_cv,
-      log.peak_failed_gpus, pct(log.share_above[1], 0), pct(log.share_above[3], 0));
+      log.peak_failed_gpus, slow_h, pct(log.share_above[1], 0), pct(log.share_above[3], 0),
+      weekly.branching, weekly.mean_delay_s / 86400.0, weekly.delta_aic);
   doc.seeds.push_back(fmt::format("Back-test ({}; fitted with seed {}) | seed {}, {} replications",
                                   kHbd, seed, bt->fitted->scenario().seed, reps));
   return Status::Ok();

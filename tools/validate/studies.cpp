@@ -281,11 +281,17 @@ Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64
   if (!fitted.ok()) return fitted.error();
   out.fitted = *fitted;
   sim::Scenario e = *s;
+  const bool pooled = out.fit.pooled.chosen_scales > 0;
   for (size_t i = 0; i < e.failures.processes.size(); ++i) {
     sim::FailureProcess& p = e.failures.processes[i];
-    const sim::KindFit& k = out.fit.kinds.at(i);
     p.distribution = "exponential";
-    p.rate_per_unit_s = static_cast<double>(k.faults) / k.process_rate.exposure_s;
+    p.branching = p.slow_branching = 0;
+    if (pooled) {  // one process of every kind (its shares): all faults per node-second up
+      p.rate_per_unit_s = static_cast<double>(out.fit.faults) / out.fit.pooled.rate.exposure_s;
+    } else {
+      const sim::KindFit& k = out.fit.kinds.at(i);
+      p.rate_per_unit_s = static_cast<double>(k.faults) / k.process_rate.exposure_s;
+    }
     p.lemon_fraction = 0;
     p.lemon_multiplier = 1;
     p.burst_probability = 0;
