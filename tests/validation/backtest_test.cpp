@@ -35,10 +35,10 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_NEAR(fit.repair_p90_days / log.repair_p90_days, 1.0, pub::kBacktestRepairTol);
   ASSERT_EQ(th.front(), 0.001);
   EXPECT_NEAR(fit.share_above.front(), log.share_above.front(), pub::kBacktestShareTol);
-  // At least one kind is written as a clustered (Hawkes) process.
-  bool hawkes = false;
-  for (const auto& k : bt->fit.kinds) hawkes = hawkes || k.hawkes.chosen;
-  EXPECT_TRUE(hawkes);
+  // AIC chooses clustering across kinds: one pooled Hawkes process with two time scales gains
+  // more over independent faults than the kinds fitted apart.
+  EXPECT_EQ(bt->fit.pooled.chosen_scales, 2);
+  EXPECT_LT(bt->fit.pooled.two.delta_aic + bt->fit.pooled.lemon_gain, bt->fit.pooled.apart_gain);
   // Clustering moves the model towards the log where independent failures cannot reach it.
   EXPECT_LT(std::abs(fit.gap_cv - log.gap_cv), std::abs(exp.gap_cv - log.gap_cv));
   EXPECT_LT(std::abs(fit.peak_failed_gpus - log.peak_failed_gpus),
