@@ -12,7 +12,8 @@
 //
 // Semantics (see docs/trace-format.md for traces):
 // - Rates are per unit while the unit is up; a unit in repair does not fail again in its own
-//   process (exponential: the event is thinned; renewal: the next lifetime starts at repair end).
+//   process (exponential: the event is thinned; renewal: the next lifetime starts at repair end;
+//   Hawkes: the failure goes to a unit that is up, see below).
 //   Different processes (e.g. GPU and node) are independent, so their events may overlap; the
 //   engine takes the union of down GPUs.
 // - Non-exponential processes are ordinary renewal processes: every unit starts new at time 0
@@ -28,9 +29,12 @@
 //   what lets a model fitted on a small cluster run on a large one. An optional slow
 //   excitation (slow_branching, slow_mean_delay) adds a second exponential kernel: immigrants
 //   then arrive at (1 - branching - slow_branching) x rate x units, and a failure triggers
-//   failures on both time scales. A failure on a unit in repair
-//   is thinned and triggers nothing. Sampled exactly (Dassios-Zhao), O(1) per event, from
-//   "failures.<class>" only.
+//   failures on both time scales. The process is the class's (a cluster-level stream, as fitted
+//   from a log): each failure goes to a unit that is up, uniformly with lemons weighted, so none
+//   is thinned and the class's long-run rate is rate x units (lemons weighted) whatever the
+//   repairs; only when every unit that can fail is in repair is a failure dropped (it triggers
+//   nothing). Sampled exactly (Dassios-Zhao), O(1) per event (rejection among up units, at most
+//   one O(units) pass when nearly all are in repair), from "failures.<class>" only.
 //   Lifetimes are floored at one microsecond (the time resolution) so time always advances.
 // - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
 //   fail lemon_multiplier times as often (renewal: mean lifetime / multiplier); the others keep

@@ -974,7 +974,9 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       }
       k.hawkes = fit_hawkes(times, span, o.min_excitation_delay_s, lo.bootstrap, o.seed,
                             "fit." + k.name + ".hawkes");
-      k.hawkes.rate_per_s = static_cast<double>(times.size()) / up_s;
+      // The process is the cluster's: the engine places each fault on a node that is up, so its
+      // rate is the faults over all node-time, not over up time.
+      k.hawkes.rate_per_s = static_cast<double>(times.size()) / node_seconds;
       const double exp_aic = k.lifetime[0].aic;
       double independent_gain = 0.0;
       if (k.lemons.supported) {
@@ -1098,7 +1100,8 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                           "fit.pooled.hawkes");
       pf.two = fit_hawkes_two_scale(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
                                     "fit.pooled.hawkes2");
-      pf.one.rate_per_s = pf.two.rate_per_s = pf.rate.per_s;
+      // The cluster's rate over all node-time (the engine places each fault on a node that is up).
+      pf.one.rate_per_s = pf.two.rate_per_s = static_cast<double>(pf.events) / node_seconds;
       // The lowest AIC gain wins; ties keep the simpler model (kinds apart, then one scale).
       double best = pf.apart_gain;
       if (pf.one.converged && pf.one.delta_aic + pf.lemon_gain < best) {

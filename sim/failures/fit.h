@@ -117,7 +117,7 @@ struct HawkesFit {
   double poisson_log_likelihood = 0.0;   // the same times as a Poisson process, 1 parameter
   double delta_aic = 0.0;                // AIC(hawkes) - AIC(poisson); negative favours hawkes
   double ks_distance = 0.0, ks_p = 0.0;  // rescaled gaps vs Exp(1)
-  double rate_per_s = 0.0;               // the engine's rate: the kind's faults per node-second up
+  double rate_per_s = 0.0;  // the engine's rate: the faults per node-second (all nodes, whole span)
   bool converged = false;
   // Chosen over the independent-node laws (fit_trace): its delta_aic is below the chosen
   // per-node model's AIC minus the exponential's, i.e. it gains more over independent

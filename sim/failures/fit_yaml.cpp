@@ -253,16 +253,20 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     const HawkesFit& h = pf.chosen_scales == 1 ? pf.one : pf.two;
     // With lemons the rate is the other nodes' (the engine weights lemons by the multiplier).
     const LemonFit& l = pf.lemons;
+    // The cluster's faults over all node-time: the engine places each on a node that is up.
+    const RateEstimate observed =
+        poisson_rate(pf.events, static_cast<double>(fit.nodes) * fit.span_s);
     const double rate_s = l.supported
-                              ? pf.rate.per_s / (1.0 - l.fraction + l.fraction * l.multiplier)
-                              : pf.rate.per_s;
+                              ? h.rate_per_s / (1.0 - l.fraction + l.fraction * l.multiplier)
+                              : h.rate_per_s;
     y += "    - component: node\n";
     y += fmt::format(
-        "      rate: \"{:.6g}/h\"   # per {}node while up, every kind, triggered faults included; "
-        "observed {} faults in {:.4g} node-days up: {:.3g}/h (95% CI {:.3g}-{:.3g})\n",
-        rate_s * 3600.0, l.supported ? "non-lemon " : "", pf.rate.events,
-        pf.rate.exposure_s / kSecondsPerDay, pf.rate.per_s * 3600.0, pf.rate.lo_per_s * 3600.0,
-        pf.rate.hi_per_s * 3600.0);
+        "      rate: \"{:.6g}/h\"   # per {}node, every kind, triggered faults included (the "
+        "cluster's, placed on nodes that are up); observed {} faults in {:.4g} node-days: {:.3g}/h "
+        "(95% CI {:.3g}-{:.3g})\n",
+        rate_s * 3600.0, l.supported ? "non-lemon " : "", observed.events,
+        observed.exposure_s / kSecondsPerDay, observed.per_s * 3600.0, observed.lo_per_s * 3600.0,
+        observed.hi_per_s * 3600.0);
     y += fmt::format(
         "      distribution: hawkes\n      excitation: {{branching: {:.6g}, mean_delay: {}",
         h.branching, duration(h.mean_delay_s));
@@ -292,19 +296,21 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
                           : renewal ? 1.0 / law->mean_s
                                     : k.process_rate.per_s;
     const RateEstimate observed =
-        hawkes ? poisson_rate(k.hawkes.events, k.process_rate.exposure_s) : k.process_rate;
+        hawkes ? poisson_rate(k.hawkes.events, static_cast<double>(fit.nodes) * fit.span_s)
+               : k.process_rate;
     y += "    - component: node\n";
     // Renewal laws: the rate is 1 / the law's mean (the long-run rate; every node starts new at
     // time 0, so a shape below 1 front-loads faults as the log did). Otherwise the Poisson rate.
     y += fmt::format(
-        "      rate: \"{:.6g}/h\"   # {}; observed {} faults in {:.4g} node-days up: {:.3g}/h (95% "
+        "      rate: \"{:.6g}/h\"   # {}; observed {} faults in {:.4g} node-days{}: {:.3g}/h (95% "
         "CI {:.3g}-{:.3g}){}\n",
         rate_s * 3600.0,
-        hawkes               ? "per node while up, triggered faults included"
+        hawkes               ? "per node, triggered faults included (the cluster's, placed on "
+                               "nodes that are up)"
         : renewal            ? "per node, 1 / the law's mean"
         : k.lemons.supported ? "per non-lemon node while up"
                              : "per node while up",
-        observed.events, observed.exposure_s / kSecondsPerDay,
+        observed.events, observed.exposure_s / kSecondsPerDay, hawkes ? "" : " up",
         observed.events / observed.exposure_s * 3600.0, observed.lo_per_s * 3600.0,
         observed.hi_per_s * 3600.0, law == nullptr ? "; too few faults to fit a law" : "");
     if (hawkes) {

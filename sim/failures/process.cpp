@@ -142,14 +142,15 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
   }
   const double rate = p.rate_per_unit_s;
   const double multiplier = p.lemon_multiplier;
+  lemon_multiplier_ = multiplier;
   const auto n_lemons = static_cast<double>(lemon_list_.size());
   const double weighted_units = static_cast<double>(units_) - n_lemons + n_lemons * multiplier;
   total_rate_ = rate * weighted_units;
   lemon_pick_probability_ = weighted_units > 0.0 ? n_lemons * multiplier / weighted_units : 0.0;
   if (hawkes_) {
     // Immigrants at (1 - branching) of the long-run rate; each failure adds branching x decay to
-    // the intensity, so it triggers `branching` failures on average and the long-run rate is
-    // total_rate_ (less the events thinned by repairs, which trigger nothing).
+    // the intensity, so it triggers `branching` failures on average and the long-run rate of the
+    // class is total_rate_: a failure goes to a unit that is up (pick_up_unit), never thinned.
     background_rate_ = total_rate_ * (1.0 - p.branching - p.slow_branching);
     decay_ = 1.0 / p.excitation_mean_s;
     jump_ = p.branching * decay_;
@@ -201,6 +202,34 @@ int64_t ProcessGenerator::pick_unit_exponential() {
   }
 }
 
+int64_t ProcessGenerator::pick_up_unit(double t_s) {
+  // Rejection: a weighted pick redrawn until it is up is an exact draw from the weighted law
+  // conditioned on being up. Rejections are bounded so a class mostly in repair costs at most one
+  // O(units) pass, which draws from the same conditional law directly.
+  constexpr int kMaxRejections = 64;
+  for (int i = 0; i < kMaxRejections; ++i) {
+    const int64_t u = pick_unit_exponential();
+    if (up_at_s_[static_cast<size_t>(u)] <= t_s) return u;
+  }
+  auto weight = [&](int64_t u) {
+    if (up_at_s_[static_cast<size_t>(u)] > t_s) return 0.0;
+    return is_lemon(u) ? lemon_multiplier_ : 1.0;
+  };
+  double up_weight = 0.0;
+  for (int64_t u = 0; u < units_; ++u) up_weight += weight(u);
+  if (!(up_weight > 0.0)) return -1;
+  double x = arrivals_.uniform01() * up_weight;
+  int64_t last = -1;
+  for (int64_t u = 0; u < units_; ++u) {
+    const double w = weight(u);
+    if (w <= 0.0) continue;
+    last = u;
+    if (x < w) return u;
+    x -= w;
+  }
+  return last;  // rounding left x at the top: the last up unit of positive weight
+}
+
 double ProcessGenerator::hawkes_gap() {
   // Exact simulation of the exponential-kernel Hawkes process (Dassios and Zhao 2013): the next
   // immigrant and the next triggered failure are drawn separately and the earlier one wins. The
@@ -231,8 +260,14 @@ void ProcessGenerator::refill() {
     for (;;) {
       now_s_ += hawkes_ ? hawkes_gap() : arrivals_.exponential(mean_gap);
       if (!(now_s_ < kHorizonS)) return;
-      const int64_t u = pick_unit_exponential();
-      if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
+      int64_t u = 0;
+      if (hawkes_) {
+        u = pick_up_unit(now_s_);
+        if (u < 0) continue;  // every unit that can fail is in repair: dropped
+      } else {
+        u = pick_unit_exponential();
+        if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
+      }
       excess_ += jump_;  // 0 unless hawkes: a failure that happened excites the class
       slow_excess_ += slow_jump_;  // 0 unless a slow excitation
       emit(now_s_, u);

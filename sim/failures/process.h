@@ -64,6 +64,9 @@ class ProcessGenerator final : public EventGenerator {
   };
   bool is_lemon(int64_t unit) const { return !lemon_bits_.empty() && ((lemon_bits_[unit >> 6] >> (unit & 63)) & 1); }
   int64_t pick_unit_exponential();
+  // Hawkes: a unit that is up at `t_s`, uniformly with lemons weighted by the multiplier (the
+  // weighted pick conditioned on being up); -1 when no unit of positive weight is up.
+  int64_t pick_up_unit(double t_s);
   // Emits the batch for a failure of `unit` at `t_s` (plus burst partners), updating repair ends.
   void emit(double t_s, int64_t unit);
   // Hawkes: the time from now_s_ to the next candidate failure; decays excess_ to it.
@@ -85,6 +88,7 @@ class ProcessGenerator final : public EventGenerator {
   std::vector<uint64_t> lemon_bits_;    // one bit per unit; empty without lemons
   std::vector<int64_t> lemon_list_;     // the lemon units, for uniform picks among them
   double lemon_pick_probability_ = 0.0; // chance an exponential event hits a lemon
+  double lemon_multiplier_ = 1.0;       // a lemon's weight relative to another unit
   double total_rate_ = 0.0;             // exponential: superposed rate over all units, per second
   double now_s_ = 0.0;                  // exponential: time of the last candidate event
   double background_rate_ = 0.0;        // hawkes: immigrant rate over all units, per second

@@ -346,6 +346,37 @@ TEST(Hawkes, EngineSamplesTheLongRunRateAndClusters) {
   EXPECT_NE(times_of(hawkes_events(s, 5, 1, days)), times_of(ev));
 }
 
+// A Hawkes process is the class's stream of failures: with lemons (10% at 10x) and 10-day
+// repairs, so that about 45% of the class is in repair at any time, the engine still
+// places every failure on a unit that is up, and the year's count matches rate x weighted units x
+// time within 5 standard deviations of a Hawkes count (variance mean / (1 - branching)^2, about
+// 2.5% here; thinning failures that pick a unit in repair would lose more than 45% of them).
+TEST(Hawkes, FailuresGoToUnitsThatAreUpAndKeepTheRateDespiteLongRepairsAndLemons) {
+  const double rate = 1e-3 / 3600.0, n = 0.5, days = 365, repair_s = 10 * kDay;
+  Scenario s = hawkes_scenario(rate, n, 3600.0, repair_s);
+  s.failures.processes[0].lemon_fraction = 0.1;
+  s.failures.processes[0].lemon_multiplier = 10.0;
+  const auto ev = hawkes_events(s, 7, 0, days);
+  const double weighted_units = kHawkesNodes * (0.9 + 0.1 * 10.0);
+  const double expected = rate * weighted_units * days * kDay;
+  testing::expect_within_5_sigma(static_cast<double>(ev.size()), expected,
+                                 std::sqrt(expected) / (1 - n), "faults in a year");
+  // No failure lands on a unit in repair, and repairs were long enough to matter: most
+  // failures found some of the class down.
+  std::vector<double> up_at(kHawkesNodes, 0.0);
+  int64_t with_down = 0, down_now = 0;
+  for (const FailureEvent& e : ev) {
+    const double t = e.time.seconds();
+    const auto u = static_cast<size_t>(e.unit);
+    ASSERT_LE(up_at[u], t) << "unit " << e.unit << " failed while in repair";
+    down_now = 0;
+    for (const double a : up_at) down_now += a > t ? 1 : 0;
+    with_down += down_now > kHawkesNodes / 10 ? 1 : 0;
+    up_at[u] = t + e.repair.seconds();
+  }
+  EXPECT_GT(with_down, static_cast<int64_t>(ev.size()) / 2);
+}
+
 // Maximum likelihood on 20 one-year samples of a known process: the 95% intervals of the
 // branching ratio and of the mean delay cover the truth in at least 15 of 20 (Wald intervals
 // under-cover a little at ~1400 faults: measured 16 and 20 of 20), the mean estimates are within
