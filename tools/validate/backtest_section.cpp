@@ -143,8 +143,8 @@ Status backtest_section(Doc& doc) {
   // A slow kernel alone: the one-scale fit with its delay held at a week or more.
   const sim::HawkesFit weekly = sim::fit_hawkes(pf.times_s, bt->fit.span_s, kWeekS, 0, seed, "");
   b += fmt::format(
-      "\nThe fitted model keeps the log's rate (a few percent low: a triggered fault that picks a "
-      "node in repair is thinned, and lemons are in repair more often), repairs and the share of "
+      "\nThe fitted model keeps the log's rate (the engine places each of the cluster's faults "
+      "on a node that is up, so none is lost to repairs), repairs and the share of "
       "time with any server down. Its clustering moves the gap CV from {:.2f} (exponential) to "
       "{:.2f} and the peak from "
       "{:.0f} to {:.0f} failed GPUs, but not to the log's {:.2f} and {:.0f}. The likelihood "
