@@ -65,10 +65,10 @@ TEST(KnownDifference, Fig7DpDropSparesToNeverPause) {
 // Back-test of the model fitted from the InfiniteHBD log: the log's faults cluster more than the
 // fitted model reproduces. AIC chooses one pooled Hawkes process of every kind with two time
 // scales (about a minute and a few hours) and lemon nodes; it raises the gap CV from the
-// exponential model's about 1.0 to 1.38, against the log's 1.76, and the peak only from about
-// 143 to 151 failed GPUs, against 280. The log's failed count swings in waves over months (above
+// exponential model's about 1.0 to 1.42, against the log's 1.76, and the peak only from about
+// 143 to 162 failed GPUs, against 280. The log's failed count swings in waves over months (above
 // 1% failed 68% of the time, above 4% 17%); a week-scale kernel finds those waves but gains less
-// likelihood than the hour scale, so the chosen stationary model gives 87% and 1%.
+// likelihood than the hour scale, so the chosen stationary model gives 88% and 2%.
 struct BacktestStats {
   FailureModelStats log, fit;
 };
