@@ -54,10 +54,6 @@ Result<std::shared_ptr<const Topology>> TopologyCache::get(const ClusterConfig& 
 
 Simulation::~Simulation() = default;
 
-Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& scenario) {
-  return prepare(scenario, nullptr);
-}
-
 Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& scenario,
                                                               TopologyCache* topologies) {
   // Not make_shared: the constructor is private.
@@ -67,15 +63,10 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
   auto layout = JobLayout::make(s);
   if (!layout.ok()) return layout.error();
   sim->layout_ = *layout;
-  if (topologies != nullptr) {
-    auto topo = topologies->get(s.cluster);
-    if (!topo.ok()) return topo.error();
-    sim->topology_ = std::move(*topo);
-  } else {
-    auto topo = Topology::build(s.cluster);
-    if (!topo.ok()) return topo.error();
-    sim->topology_ = std::make_shared<const Topology>(std::move(*topo));
-  }
+  TopologyCache own;  // no cache given: a topology built for this simulation alone
+  auto topo = (topologies != nullptr ? *topologies : own).get(s.cluster);
+  if (!topo.ok()) return topo.error();
+  sim->topology_ = std::move(*topo);
   auto model = make_scenario_step_model(s);
   if (!model.ok()) return model.error();
   sim->model_ = std::move(*model);

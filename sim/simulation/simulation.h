@@ -52,11 +52,10 @@ class Simulation {
   // an unknown step model or one with no positive healthy iteration time, an unreadable trace, a
   // bad checkpoint or budget setting, no strategy or a bad strategy parameter, bad failure
   // process parameters.
-  static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario);
-  // The same, taking the topology from `topologies` (identical to a newly built one: the same
-  // ClusterConfig gives the same tables). `topologies` may be null: then as above.
+  // With `topologies`, the topology comes from that cache (identical to a newly built one: the
+  // same ClusterConfig gives the same tables); null builds one for this simulation alone.
   static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario,
-                                                           TopologyCache* topologies);
+                                                           TopologyCache* topologies = nullptr);
 
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

@@ -234,6 +234,28 @@ TEST(FitTrace, FewerNodesThanTheLogNamesIsBadInput) {
   EXPECT_NE(f.error().message.find("--nodes 1 is fewer than the 2 nodes"), std::string::npos);
 }
 
+// Writes `fitted_yaml` into `dir` (created) as fitted.yaml with s.yaml, a scenario of `nodes`
+// servers of 8 GPUs (TP 8 x PP 4) that includes it, and loads s.yaml. The caller removes `dir`.
+Result<Scenario> load_with_fitted(const std::string& dir, const std::string& fitted_yaml,
+                                  int nodes) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/fitted.yaml") << fitted_yaml;
+  std::ofstream(dir + "/s.yaml") << "include: fitted.yaml\n"
+                                    "name: fitted\n"
+                                    "cluster: {domains: "
+                                 << nodes
+                                 << ", gpus_per_domain: 8, gpus_per_node: 8}\n"
+                                    "workload: llama3-70b\n"
+                                    "layout: {tp: 8, pp: 4, dp: "
+                                 << nodes / 4
+                                 << "}\n"
+                                    "hardware: h100-sxm\n"
+                                    "strategies: [dp_drop]\n"
+                                    "horizon: 365d\n"
+                                    "replications: 1\n";
+  return load_scenario(dir + "/s.yaml");
+}
+
 // The fitted YAML, included by a scenario of the log's size, drives the engine: its fault count
 // over the log's span matches the log's within 5 standard deviations.
 TEST(FitTrace, EngineSamplingTheFittedModelMatchesTheLog) {
@@ -241,19 +263,7 @@ TEST(FitTrace, EngineSamplingTheFittedModelMatchesTheLog) {
   const std::string log = synthetic_log(nodes, 365, 0.01, 24, 17);
   const TraceFit f = fit_csv(log, nodes);
   const std::string dir = ::testing::TempDir() + "fit_test_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/fitted.yaml") << fitted_failures_yaml(f);
-  std::ofstream(dir + "/s.yaml")
-      << "include: fitted.yaml\n"
-         "name: fitted\n"
-         "cluster: {domains: 200, gpus_per_domain: 8, gpus_per_node: 8}\n"
-         "workload: llama3-70b\n"
-         "layout: {tp: 8, pp: 4, dp: 50}\n"
-         "hardware: h100-sxm\n"
-         "strategies: [dp_drop]\n"
-         "horizon: 365d\n"
-         "replications: 1\n";
-  auto s = load_scenario(dir + "/s.yaml");
+  auto s = load_with_fitted(dir, fitted_failures_yaml(f), nodes);
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->failures.processes.size(), 1u);
   EXPECT_EQ(s->failures.processes[0].kinds[0].repair.distribution, "fixed");
@@ -450,19 +460,7 @@ TEST(Hawkes, ClusteredLogIsChosenOverThePerNodeLawsAndTheEngineReproducesIt) {
   EXPECT_EQ(yaml.find("burst:"), std::string::npos) << yaml;
 
   const std::string dir = ::testing::TempDir() + "fit_hawkes_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/fitted.yaml") << yaml;
-  std::ofstream(dir + "/s.yaml")
-      << "include: fitted.yaml\n"
-         "name: fitted\n"
-         "cluster: {domains: 400, gpus_per_domain: 8, gpus_per_node: 8}\n"
-         "workload: llama3-70b\n"
-         "layout: {tp: 8, pp: 4, dp: 100}\n"
-         "hardware: h100-sxm\n"
-         "strategies: [dp_drop]\n"
-         "horizon: 365d\n"
-         "replications: 1\n";
-  auto s = load_scenario(dir + "/s.yaml");
+  auto s = load_with_fitted(dir, yaml, kHawkesNodes);
   ASSERT_TRUE(s.ok()) << s.error().message;
   std::filesystem::remove_all(dir);
   ASSERT_EQ(s->failures.processes.size(), 1u);
@@ -590,19 +588,7 @@ TEST(TwoScaleHawkes, CrossKindLogChoosesThePooledProcessAndTheEngineReproducesIt
   EXPECT_NE(yaml.find("slow_branching:"), std::string::npos) << yaml;
 
   const std::string dir = ::testing::TempDir() + "fit_two_scale_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/fitted.yaml") << yaml;
-  const std::string body =
-      "name: fitted\n"
-      "cluster: {domains: 400, gpus_per_domain: 8, gpus_per_node: 8}\n"
-      "workload: llama3-70b\n"
-      "layout: {tp: 8, pp: 4, dp: 100}\n"
-      "hardware: h100-sxm\n"
-      "strategies: [dp_drop]\n"
-      "horizon: 365d\n"
-      "replications: 1\n";
-  std::ofstream(dir + "/s.yaml") << "include: fitted.yaml\n" + body;
-  auto s = load_scenario(dir + "/s.yaml");
+  auto s = load_with_fitted(dir, yaml, kHawkesNodes);
   ASSERT_TRUE(s.ok()) << s.error().message;
   // The printed scenario reloads to the same scenario, slow excitation included.
   const std::string text = to_yaml_text(*s);
