@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <thread>
 
 #include "models/base/check.h"
 #include "models/base/statistics.h"
@@ -56,9 +57,8 @@ struct Searcher {
   const Plan& plan;
   const PlanOptions& opts;
   PlanResult out;
-  std::vector<Scenario> scenarios;  // per candidate (valid ones), same index
-  // Candidates of one cluster are enumerated together (enumerate()'s loop order), so the
-  // screen and the confirmations share each cluster's topology instead of rebuilding it.
+  // The confirmations' topologies (screen_all's threads keep their own): finalists of one
+  // cluster share it instead of rebuilding it.
   TopologyCache topologies;
   int finished = 0;                 // finalist confirmations done (run or recorded)
   bool recorded = false;            // the last confirmation came from the progress file
@@ -213,25 +213,67 @@ struct Searcher {
     }
   }
 
-  // Loads and screens one candidate; appends it to the result.
-  void evaluate(Candidate c) {
+  // Appends a candidate to the result; screen_all() loads and screens it.
+  void evaluate(Candidate c) { out.candidates.push_back(std::move(c)); }
+
+  // Loads and screens every candidate, on up to opts.threads threads. Each candidate's outcome
+  // depends on its own overrides only, and is stored at its index, so the result is the same for
+  // any thread count. Each thread takes a contiguous block of candidates (a cluster's candidates
+  // are adjacent) with its own topology cache.
+  Status screen_all() {
+    const size_t n = out.candidates.size();
+    const int wanted =
+        opts.threads > 0 ? opts.threads : static_cast<int>(std::thread::hardware_concurrency());
+    const size_t workers = std::clamp<size_t>(static_cast<size_t>(std::max(1, wanted)), 1,
+                                              std::max<size_t>(1, n / kMinScreensPerThread));
+    std::vector<std::string> failed(workers);  // what escaped a worker (bad_alloc), by worker
+    auto work = [&](size_t w) {
+      try {
+        TopologyCache cache;
+        for (size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) load_and_screen(i, cache);
+      } catch (const std::exception& e) {
+        failed[w] = e.what();
+      }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+    for (const auto& f : failed) {
+      if (!f.empty()) return Error::runtime(fmt::format("screening the candidates: {}", f));
+    }
+    return Status::Ok();
+  }
+
+  // Below this many candidates per thread, starting a thread costs more than it saves.
+  static constexpr size_t kMinScreensPerThread = 8;
+
+  // Candidate c's scenario: the base with its overrides (and the plan's seed). Loaded again
+  // for a confirmation rather than kept from the screen: the same files give the same scenario,
+  // and thousands of screened candidates then hold no scenario each.
+  Result<Scenario> load_candidate(const Candidate& c) const {
     auto s = load_scenario(plan.base, base_load_options(plan, c.overrides));
-    Scenario sc;
+    if (!s.ok()) return s.error();
+    if (plan.seed) s->seed = *plan.seed;
+    return s;
+  }
+
+  // Loads and screens candidate i.
+  void load_and_screen(size_t i, TopologyCache& cache) {
+    Candidate& c = out.candidates[i];
+    auto s = load_candidate(c);
     if (!s.ok()) {
       c.status = CandidateStatus::kInvalid;
       c.reason = "invalid: " + s.error().message;
-    } else {
-      sc = std::move(*s);
-      if (plan.seed) sc.seed = *plan.seed;
-      c.hardware_origin = sc.hardware.origin;
-      screen(c, sc);
+      return;
     }
-    out.candidates.push_back(std::move(c));
-    scenarios.push_back(std::move(sc));
+    c.hardware_origin = s->hardware.origin;
+    screen(c, *s, cache);
   }
 
-  void screen(Candidate& c, const Scenario& s) {
-    auto r = screen_candidate(s, &topologies);
+  void screen(Candidate& c, const Scenario& s, TopologyCache& cache) {
+    auto r = screen_candidate(s, &cache);
     if (!r.ok()) {
       c.status = CandidateStatus::kInvalid;
       c.reason = "invalid: " + r.error().message;
@@ -314,7 +356,9 @@ struct Searcher {
   // Monte Carlo of candidate i in doubling batches until the confidence statement is decided.
   Status simulate(int i) {
     Candidate& c = out.candidates[static_cast<size_t>(i)];
-    const Scenario& s = scenarios[static_cast<size_t>(i)];
+    auto loaded = load_candidate(c);
+    if (!loaded.ok()) return loaded.error();
+    const Scenario& s = *loaded;
     const PlanTarget& t = plan.target;
     // Prepared once; every batch below runs on it.
     auto sim = Simulation::prepare(s, &topologies);
@@ -535,12 +579,13 @@ const char* to_string(CandidateStatus s) {
 }
 
 Result<PlanResult> run_plan(const Plan& plan, const PlanOptions& options) {
-  Searcher s{plan, options, {}, {}, {}};
+  Searcher s{plan, options, {}, {}};
   s.out.plan = plan;
   auto base = s.load_base();
   if (!base.ok()) return base.error();
   s.out.seed = plan.seed.value_or(base->seed);
   NTPSIM_RETURN_IF_ERROR(s.enumerate(*base));
+  NTPSIM_RETURN_IF_ERROR(s.screen_all());
   NTPSIM_RETURN_IF_ERROR(s.confirm_families());
   s.finish();
   return std::move(s.out);

@@ -130,7 +130,7 @@ struct PlanCounts {
 };
 
 struct PlanOptions {
-  int threads = 0;  // Monte Carlo worker threads (0 = all cores)
+  int threads = 0;  // worker threads of the screen and the Monte Carlo (0 = all cores)
   std::function<void(const std::string& line)> progress;  // optional, one line per finalist
   // Optional, on this thread: before each confirmation and after the last one.
   std::function<void(const PlanCounts&)> counts;

@@ -35,7 +35,8 @@ class PlanCommand final : public Command {
     CLI::App* sub = app.add_subcommand(
         "plan", "Capacity planner: the cheapest cluster meeting a time-to-train or goodput target");
     sub->add_option("plan", file_, "Plan YAML file")->required();
-    sub->add_option("--threads", threads_, "Monte Carlo worker threads (default: all cores)")
+    sub->add_option("--threads", threads_,
+                    "worker threads of the screen and the Monte Carlo (default: all cores)")
         ->check(CLI::Range(1, 4096));
     sub->add_option("--seed", seed_, "Seed (overrides the plan and the base scenario)")
         ->transform(unsigned_decimal(std::numeric_limits<int64_t>::max()));  // the scenario's range
