@@ -17,7 +17,7 @@ namespace ntpsim::sim {
 
 Result<Screen> screen_candidate(const Scenario& s, TopologyCache* topologies) {
   NTPSIM_CHECK(s.strategies.size() == 1);
-  auto sim = Simulation::prepare(s, topologies);
+  auto sim = Simulation::prepare(s, topologies, StrategyUse::kScreen);
   if (!sim.ok()) return sim.error();
   return screen_candidate(**sim);
 }

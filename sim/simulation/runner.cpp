@@ -170,6 +170,7 @@ Result<RunnerResult> run_replications(const Simulation& sim, const ReplicationCo
                                       const RunnerOptions& opts, const ReplicationWork& work) {
   NTPSIM_CHECK(work.run && (count.fixed || work.target_met));
   NTPSIM_CHECK(opts.ranks <= 1 || opts.exchange);
+  NTPSIM_CHECK(sim.use() == StrategyUse::kRun);  // a screen-only simulation has no shape tables
   RunnerResult out;
   const int requested = opts.threads > 0
                             ? opts.threads

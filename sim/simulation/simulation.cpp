@@ -55,10 +55,12 @@ Result<std::shared_ptr<const Topology>> TopologyCache::get(const ClusterConfig& 
 Simulation::~Simulation() = default;
 
 Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& scenario,
-                                                              TopologyCache* topologies) {
+                                                              TopologyCache* topologies,
+                                                              StrategyUse use) {
   // Not make_shared: the constructor is private.
   std::shared_ptr<Simulation> sim(new Simulation());
   sim->scenario_ = scenario;
+  sim->use_ = use;
   const Scenario& s = sim->scenario_;
   auto layout = JobLayout::make(s);
   if (!layout.ok()) return layout.error();
@@ -92,7 +94,7 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
     if (!resume.ok()) return resume.error();
     auto state_min_tp = state_copy_min_tp(s, sc, *resume);
     if (!state_min_tp.ok()) return state_min_tp.error();
-    auto st = make_strategy(sc, *sim->model_, sim->layout_, s.hardware, *state_min_tp);
+    auto st = make_strategy(sc, *sim->model_, sim->layout_, s.hardware, *state_min_tp, use);
     if (!st.ok()) return st.error();
     const bool needs_derived_cost =
         (resume->mechanism == Resume::kInPlace && !s.recovery.state_transfer_s) ||

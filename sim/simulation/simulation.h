@@ -54,8 +54,12 @@ class Simulation {
   // process parameters.
   // With `topologies`, the topology comes from that cache (identical to a newly built one: the
   // same ClusterConfig gives the same tables); null builds one for this simulation alone.
+  // `use` kScreen builds the strategies for the planner's closed-form screen only (strategy.h,
+  // StrategyUse): every value above is the same, and errors are the same, but such a simulation
+  // cannot run replications.
   static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario,
-                                                           TopologyCache* topologies = nullptr);
+                                                           TopologyCache* topologies = nullptr,
+                                                           StrategyUse use = StrategyUse::kRun);
 
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -70,6 +74,8 @@ class Simulation {
   const EngineConfig& engine_config() const { return config_; }
   // In scenario order.
   const std::vector<std::unique_ptr<Strategy>>& strategies() const { return strategies_; }
+  // kRun unless prepared for the screen alone; only kRun simulations run replications.
+  StrategyUse use() const { return use_; }
   // The strategy with this label (or name); -1 when absent.
   int strategy_index(const std::string& label) const;
 
@@ -96,6 +102,7 @@ class Simulation {
  private:
   Simulation() = default;
 
+  StrategyUse use_ = StrategyUse::kRun;
   Scenario scenario_;
   JobLayout layout_;
   std::shared_ptr<const Topology> topology_;  // shared with a TopologyCache, never null

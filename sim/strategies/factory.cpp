@@ -155,7 +155,7 @@ Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
                                                 const JobLayout& layout,
                                                 const models::HardwareProfile& hardware,
-                                                int state_min_tp) {
+                                                int state_min_tp, StrategyUse use) {
   if (cfg.chain.empty()) {
     auto params = StrategyParams::make(cfg);
     if (!params.ok()) return params.error();
@@ -174,7 +174,8 @@ Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
   if (!(shape.healthy_iteration_s > 0)) {
     return Error::bad_input("step model: the healthy iteration time is not positive");
   }
-  return make_strategy(cfg, StrategyBuildContext{model, layout, hardware, shape, state_min_tp});
+  return make_strategy(cfg,
+                       StrategyBuildContext{model, layout, hardware, shape, state_min_tp, use});
 }
 
 }  // namespace ntpsim::sim

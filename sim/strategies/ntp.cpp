@@ -169,7 +169,7 @@ double least(double lo, double hi, Ok ok) {
 std::unique_ptr<Strategy> make_ntp(const std::string& name, bool boost, const std::string& label,
                                    const StrategyParams& p, const ShapeContext& ctx,
                                    const models::StepModel& model, int idle_per_domain,
-                                   double idle_power_w, int state_min_tp) {
+                                   double idle_power_w, int state_min_tp, StrategyUse use) {
   const int T = ctx.tp;
   NTPSIM_CHECK(model.nominal_tp() == T);
   NTPSIM_CHECK(T >= 1);
@@ -198,6 +198,10 @@ std::unique_ptr<Strategy> make_ntp(const std::string& name, bool boost, const st
   if (boost) {
     cap = 1.0 + p.number("max_power");
     if (model.max_power_ratio() > 1.0) cap = std::min(cap, model.max_power_ratio());
+  }
+  // The per-degree table is shape()'s alone, and a screen-only strategy is never shaped.
+  if (use == StrategyUse::kScreen) {
+    return std::make_unique<Ntp>(name, label, std::move(r), ctx, o, Ntp::Table{});
   }
   Ntp::Table t;
   t.share.assign(T + 1, 1.0);
@@ -265,7 +269,7 @@ StrategyPlugin ntp_plugin() {
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp", false, label, params, ctx.shape, ctx.model, ctx.layout.idle_per_domain,
-                    ctx.hardware.idle_power_w, ctx.state_min_tp);
+                    ctx.hardware.idle_power_w, ctx.state_min_tp, ctx.use);
   };
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, false);
@@ -287,7 +291,8 @@ StrategyPlugin ntp_power_boost_plugin() {
   p.make = [](const std::string& label, const StrategyParams& params,
               const StrategyBuildContext& ctx) -> Result<std::unique_ptr<Strategy>> {
     return make_ntp("ntp_power_boost", true, label, params, ctx.shape, ctx.model,
-                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w, ctx.state_min_tp);
+                    ctx.layout.idle_per_domain, ctx.hardware.idle_power_w, ctx.state_min_tp,
+                    ctx.use);
   };
   p.screen = [](const ScreenInputs& in, const StrategyParams& params) {
     return screen(in, params, true);

@@ -32,6 +32,9 @@ struct StrategyBuildContext {
   // The smallest TP degree at which the strategy's in-place copy of the optimizer state fits
   // (0 = no copy); strategies that reduce TP stay at or above it.
   int state_min_tp = 0;
+  // kScreen: the strategy is built for the planner's closed-form screen (its rules and resume
+  // mechanism) and is never shaped, so factories may leave out what only shape() reads.
+  StrategyUse use = StrategyUse::kRun;
 };
 
 // The quantities the planner's closed-form screen derives for one candidate before it asks the

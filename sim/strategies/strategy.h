@@ -194,6 +194,11 @@ class Strategy {
 // re-forming takes them first).
 JobShape with_spare_replicas(JobShape s, int64_t available, const ShapeContext& c);
 
+// What a strategy is built for: running replications (every table shape() reads), or only the
+// planner's closed-form screen, which reads the rules and the resume mechanism and never calls
+// shape(); a screen-only strategy leaves out the per-degree tables, which dominate building it.
+enum class StrategyUse { kRun, kScreen };
+
 // Builds the strategy named by `cfg` with its parameters (the registry's defaults filled in for
 // any missing one) through its registered factory (plugin.h). Bad input: unknown name, wrongly
 // typed parameter, bad choice value.
@@ -204,7 +209,8 @@ Result<std::unique_ptr<Strategy>> make_strategy(const StrategyConfig& cfg,
                                                 const models::StepModel& model,
                                                 const JobLayout& layout,
                                                 const models::HardwareProfile& hardware,
-                                                int state_min_tp = 0);
+                                                int state_min_tp = 0,
+                                                StrategyUse use = StrategyUse::kRun);
 
 // The resume parameters of a strategy config (defaults filled from the registry, or a chain's
 // defaults). Errors (bad input): a value not among the choices, in_place without a state copy
