@@ -216,16 +216,15 @@ Status optional_section(MapReader& r, std::string_view key, Fn&& read) {
   return read(n);
 }
 
-Result<Scenario> load(const std::string& path, const LoadOptions& options) {
-  auto tree = load_tree(path);
-  if (!tree.ok()) return tree.error();
+// The scenario read from `tree`, the merged tree of `path` (its overrides still to apply).
+Result<Scenario> load_from(ScenarioTree tree, const std::string& path, const LoadOptions& options) {
   for (size_t i = 0; i < options.overrides.size(); ++i) {
     NTPSIM_RETURN_IF_ERROR(apply_override(
-        *tree, options.overrides[i],
+        tree, options.overrides[i],
         i < options.override_locations.size() ? options.override_locations[i] : SourceLocation{}));
   }
-  const YamlContext ctx = tree->context();
-  const YAML::Node& root = tree->root;
+  const YamlContext ctx = tree.context();
+  const YAML::Node& root = tree.root;
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, top_keys()));
   auto r = MapReader::make(root, "", ctx);
   if (!r.ok()) return r.error();
@@ -304,6 +303,20 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   NTPSIM_RETURN_IF_ERROR(check_layout(root, ctx, s));
   NTPSIM_RETURN_IF_ERROR(check_failures(root, ctx, s));
   return s;
+}
+
+Result<Scenario> load(const std::string& path, const LoadOptions& options) {
+  // A tree kept from an earlier load of the same bytes is copied instead of parsed again
+  // (tree.h, kept_tree). The copy has no line marks, so only a scenario read from it without
+  // error and holding no source location (a trace's field_at) is taken; any other outcome is
+  // loaded again from the files, so that its messages name the file, line and column.
+  if (auto kept = kept_tree(path)) {
+    auto s = load_from(std::move(*kept), path, options);
+    if (s.ok() && !s->failures.trace) return s;
+  }
+  auto tree = load_tree(path);
+  if (!tree.ok()) return tree.error();
+  return load_from(std::move(*tree), path, options);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <utility>
 
 namespace ntpsim::sim::scenario_internal {
 namespace {
@@ -65,9 +67,14 @@ std::string chain_text(const std::vector<std::string>& stack, const std::string&
   return s + last;
 }
 
-Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>& stack) {
-  auto root = load_yaml_file(file);
+// `read` gets every file parsed, with its bytes.
+Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>& stack,
+                              std::vector<std::pair<std::string, std::string>>& read) {
+  auto text = read_yaml_file_text(file);
+  if (!text.ok()) return text.error();
+  auto root = load_yaml_string(*text, file);
   if (!root.ok()) return root.error();
+  read.emplace_back(file, std::move(*text));
   const YamlContext ctx(file);
   if (!root->IsMap()) {
     return Error::at(ctx.locate(*root, ""), "(top level)",
@@ -120,7 +127,7 @@ Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>&
                        fmt::format("includes nest deeper than {} files", kMaxIncludeDepth));
     }
     stack.push_back(canon);
-    auto base = load_recursive(target.string(), stack);
+    auto base = load_recursive(target.string(), stack, read);
     stack.pop_back();
     if (!base.ok()) return base.error();
     bases.push_back(std::move(base.value()));
@@ -190,13 +197,74 @@ YamlContext ScenarioTree::context() const {
   return context_of(file, origins);
 }
 
+namespace {
+
+// The trees load_tree gave, by top-level file, each with the files it was read from and their
+// bytes. A kept tree is never handed out: callers get clones, which they may change.
+class TreeMemo {
+ public:
+  void keep(const ScenarioTree& tree, std::vector<std::pair<std::string, std::string>> read) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = kept_.find(tree.file);
+    if (it != kept_.end() && it->second.read == read) return;  // kept already
+    if (kept_.size() >= kCapacity && it == kept_.end()) kept_.clear();
+    kept_[tree.file] = {clone(tree), std::move(read)};
+  }
+
+  std::optional<ScenarioTree> copy(const std::string& file) {
+    std::vector<std::pair<std::string, std::string>> read;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = kept_.find(file);
+      if (it == kept_.end()) return std::nullopt;
+      read = it->second.read;
+    }
+    // The files are read outside the lock; the copy is made under it, from the entry as it is
+    // then, and only when that entry was read from these very bytes.
+    for (auto& [f, bytes] : read) {
+      auto now = read_yaml_file_text(f);
+      if (!now.ok() || *now != bytes) return std::nullopt;
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = kept_.find(file);
+    if (it == kept_.end() || it->second.read != read) return std::nullopt;
+    return clone(it->second.tree);
+  }
+
+ private:
+  static constexpr size_t kCapacity = 16;
+  struct Entry {
+    ScenarioTree tree;
+    std::vector<std::pair<std::string, std::string>> read;
+  };
+  static ScenarioTree clone(const ScenarioTree& t) {
+    return ScenarioTree{YAML::Clone(t.root), t.file, t.origins};
+  }
+  std::mutex mutex_;
+  std::map<std::string, Entry> kept_;
+};
+
+TreeMemo& tree_memo() {
+  static TreeMemo memo;
+  return memo;
+}
+
+}  // namespace
+
 Result<ScenarioTree> load_tree(const std::string& file) {
   std::vector<std::string> stack;
   std::error_code ec;
   stack.push_back(fs::weakly_canonical(fs::path(file), ec).string());
-  auto loaded = load_recursive(file, stack);
+  std::vector<std::pair<std::string, std::string>> read;
+  auto loaded = load_recursive(file, stack, read);
   if (!loaded.ok()) return loaded.error();
-  return ScenarioTree{loaded->root, file, loaded->origins};
+  ScenarioTree tree{loaded->root, file, loaded->origins};
+  tree_memo().keep(tree, std::move(read));
+  return tree;
+}
+
+std::optional<ScenarioTree> kept_tree(const std::string& file) {
+  return tree_memo().copy(file);
 }
 
 Status apply_override(ScenarioTree& tree, const std::string& assignment,

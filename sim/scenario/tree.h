@@ -17,6 +17,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,18 @@ struct ScenarioTree {
 
 // Loads `file` with its includes, merged. Errors: unreadable files, YAML syntax, a non-map top
 // level, bad `include` values, missing included files, include cycles, nesting deeper than 16.
+// A tree loaded without error is also kept (a copy), with the bytes of every file it was read
+// from, for kept_tree().
 Result<ScenarioTree> load_tree(const std::string& file);
+
+// A copy of the tree load_tree(file) last gave, when every file it was read from still has the
+// same bytes; nullopt otherwise (never loaded, or a file changed or cannot be read). Reading the
+// files costs a fraction of parsing them, which is what the planner's thousands of loads of one
+// base scenario save. The copy has the loaded tree's values, key order, tags and origins but no
+// line/column marks (yaml-cpp's Clone drops them): nothing read from it may report a location.
+// Bounded: a few trees are kept; when full, the memo starts over.
+// Thread safety: load_tree and kept_tree may be called from many threads at once.
+std::optional<ScenarioTree> kept_tree(const std::string& file);
 
 // Applies one "path=value" override to the tree. Errors: no '=', an empty or malformed path, a
 // list index out of range, a path through a scalar, a value that is not valid YAML or is null.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -370,6 +371,72 @@ TEST(LoaderTest, MutatedScenariosNeverCrash) {
 }
 
 }  // namespace
+// A file loaded again is copied from the tree kept at its first load instead of parsed again
+// (tree.h, kept_tree); the copy has no line marks, so the loader takes only an error-free,
+// location-free result from it. These tests hold that a second load is the first one.
+TEST(LoaderTest, ALoadAgainGivesTheSameScenarioAndHash) {
+  for (const std::string name : {"minimal", "two_bases", "chains", "derived"}) {
+    const Scenario first = load_ok(good(name), {"seed=11"});
+    const Scenario again = load_ok(good(name), {"seed=11"});
+    EXPECT_EQ(to_yaml_text(first), to_yaml_text(again)) << name;
+    EXPECT_EQ(scenario_hash(first), scenario_hash(again)) << name;
+  }
+}
+
+TEST(LoaderTest, ALoadAgainReadsAChangedFileOrInclude) {
+  ScratchDir dir;
+  const std::string base = dir.write("base.yaml", "include: " + good("minimal") + "\nseed: 1\n");
+  const std::string top = dir.write("top.yaml", "include: base.yaml\ncluster: {domains: 4}\n");
+  EXPECT_EQ(load_ok(top).seed, 1u);
+  EXPECT_EQ(load_ok(top).seed, 1u);
+  dir.write("base.yaml", "include: " + good("minimal") + "\nseed: 2\n");  // the include changes
+  EXPECT_EQ(load_ok(top).seed, 2u);
+  dir.write("top.yaml", "include: base.yaml\ncluster: {domains: 4}\nseed: 3\n");
+  EXPECT_EQ(load_ok(top).seed, 3u);
+  EXPECT_EQ(load_ok(top).cluster.domains, 4);
+  std::filesystem::remove(base);  // an include that is gone is an error again, not a kept tree
+  EXPECT_NE(load_error(top).find("included file \"base.yaml\" not found"), std::string::npos);
+}
+
+TEST(LoaderTest, ErrorsOfALoadAgainNameTheirFileLineAndColumn) {
+  ScratchDir dir;
+  const std::string base = dir.write(
+      "base.yaml", "include: " + good("minimal") + "\nrecovery:\n  restart: \"10 min\"\n");
+  const std::string top = dir.write("top.yaml", "include: base.yaml\nseed: 5\n");
+  load_ok(top);  // kept
+  // An override that makes a file's own value wrong, and a wrong override value: each message is
+  // the one a first load gives, located where the value was written.
+  const std::vector<std::string> bad_file_value{"cluster.gpus_per_domain=4"};
+  const std::vector<std::string> bad_override{"recovery.restart=10 parsecs"};
+  const std::string e1 = load_error(top, bad_override);
+  EXPECT_NE(e1.find("--set recovery.restart=10 parsecs"), std::string::npos) << e1;
+  EXPECT_EQ(load_error(top, bad_override), e1);
+  const std::string e2 = load_error(top, bad_file_value);
+  EXPECT_EQ(e2.rfind(good("minimal") + ":14:", 0), 0u) << e2;  // minimal's layout line
+  EXPECT_EQ(load_error(top, bad_file_value), e2);
+  dir.write("base.yaml",
+            "include: " + good("minimal") + "\nrecovery:\n  restart: \"10 parsecs\"\n");
+  EXPECT_EQ(load_error(top),
+            base +
+                ":3:12: recovery.restart: unknown duration unit \"parsecs\" in \"10 parsecs\" "
+                "(use e.g. \"90s\", \"30min\", \"3h\", \"5d\", \"1y\")");
+}
+
+TEST(LoaderTest, ATraceLoadedAgainKeepsWhereItsFieldsWereWritten) {
+  const Scenario first = load_ok(good("with_trace"));
+  const Scenario again = load_ok(good("with_trace"));
+  ASSERT_TRUE(first.failures.trace && again.failures.trace);
+  ASSERT_FALSE(first.failures.trace->field_at.empty());
+  for (const auto& [key, at] : first.failures.trace->field_at) {
+    const auto it = again.failures.trace->field_at.find(key);
+    ASSERT_NE(it, again.failures.trace->field_at.end()) << key;
+    EXPECT_EQ(it->second.file, at.file) << key;
+    EXPECT_EQ(it->second.line, at.line) << key;
+    EXPECT_EQ(it->second.column, at.column) << key;
+    EXPECT_GT(it->second.line, 0) << key;
+  }
+}
+
 }  // namespace ntpsim::sim
 
 // The process's mean rates have one home (FailureProcess): exactly round(fraction x units) lemons,
