@@ -227,8 +227,10 @@ Status backtest_section(Doc& doc) {
       "\nThe fitted model keeps the log's rate (the engine places each of the cluster's faults "
       "on a node that is up, so none is lost to repairs), repairs and the share of time with any "
       "server down, and its regimes bring the gap CV from {:.2f} (exponential) to {:.2f} (log "
-      "{:.2f}). It does not reach the log's months of high failed counts (above 1% failed {} of "
-      "the time, above 4% {}; peak {:.0f} failed GPUs, the model {:.0f}). They come from one "
+      "{:.2f}). Its busy spells also raise the share of time above 2% failed to {:.3f} (log "
+      "{:.3f}; tolerance ±{}). It does not reach the log's months of high failed counts (above 1% "
+      "failed {} of the time, above 4% {}; peak {:.0f} failed GPUs, the model {:.0f}). They come "
+      "from one "
       "episode: the log's busiest four weeks (from day {:.0f}) have {:.1f} faults a day against "
       "{:.1f} in the rest of the log, and their repairs average {:.1f} d against {:.1f} d, so "
       "these {:.0f}% of the span hold {} of all down node-time; {} of their repairs end within "
@@ -246,7 +248,8 @@ Status backtest_section(Doc& doc) {
       "repairs that depend on the state with a law per state that fits the log's short and "
       "long repairs. These differences are expected failures in tests/validation "
       "(`KnownDifference.Backtest*`).\n\n",
-      exp.gap_cv, fit.gap_cv, log.gap_cv, pct(log.share_above[1], 0), pct(log.share_above[3], 0),
+      exp.gap_cv, fit.gap_cv, log.gap_cv, fit.share_above[2], log.share_above[2],
+      pub::kBacktestShareTol, pct(log.share_above[1], 0), pct(log.share_above[3], 0),
       log.peak_failed_gpus, fit.peak_failed_gpus, ep.start_s / 86400.0, ep.rate_per_day,
       ep.rest_rate_per_day, ep.repair_mean_days, ep.rest_repair_mean_days,
       kEpisodeS / bt->fit.span_s * 100, pct(ep.down_share, 0), batch, batch_at_s / 86400.0,
