@@ -88,6 +88,25 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
         !(std::isfinite(p.slow_excitation_mean_s) && p.slow_excitation_mean_s > 0.0)) {
       return bad(path + ".excitation.slow_mean_delay", "must be a finite duration > 0");
     }
+    if (p.regime_high_share != 0.0) {
+      if (!(p.regime_high_share > 0.0 && p.regime_high_share < 1.0)) {
+        return bad(path + ".regime.high_share", "must be in (0, 1)");
+      }
+      if (!(std::isfinite(p.regime_rate_ratio) && p.regime_rate_ratio >= 1.0)) {
+        return bad(path + ".regime.rate_ratio", "must be a finite ratio >= 1");
+      }
+      if (!(std::isfinite(p.regime_high_mean_s) && p.regime_high_mean_s > 0.0)) {
+        return bad(path + ".regime.high_mean_duration", "must be a finite duration > 0");
+      }
+      if (!(std::isfinite(p.regime_low_repair_scale) && p.regime_low_repair_scale > 0.0)) {
+        return bad(path + ".regime.low_repair_scale", "must be a finite scale > 0");
+      }
+      if (!(std::isfinite(p.regime_high_repair_scale) && p.regime_high_repair_scale > 0.0)) {
+        return bad(path + ".regime.high_repair_scale", "must be a finite scale > 0");
+      }
+    }
+  } else if (p.regime_high_share != 0.0) {
+    return bad(path + ".regime", "regime applies only to distribution: hawkes");
   }
   if (d == "weibull" && !weibull_shape_ok(p.shape)) return bad(path + ".shape", kWeibullRange);
   if (d == "lognormal" && !sigma_ok(p.shape)) return bad(path + ".shape", kSigmaRange);

@@ -35,6 +35,12 @@
 //   repairs; only when every unit that can fail is in repair is a failure dropped (it triggers
 //   nothing). Sampled exactly (Dassios-Zhao), O(1) per event (rejection among up units, at most
 //   one O(units) pass when nearly all are in repair), from "failures.<class>" only.
+//   Optional regimes (a change of the cluster's state: batches of bad parts, campaigns): a
+//   two-state Markov chain, high a share `high_share` of the time in exponential spells of mean
+//   `high_mean_duration`, starting in its stationary law, drawn from "regime.<class>"; immigrants
+//   arrive `rate_ratio` times as often in the high state as in the low one (the time average
+//   keeps the long-run rate), and each failure's repair draw is multiplied by the repair scale
+//   of the state it starts in.
 //   Lifetimes are floored at one microsecond (the time resolution) so time always advances.
 // - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
 //   fail lemon_multiplier times as often (renewal: mean lifetime / multiplier); the others keep
@@ -45,7 +51,8 @@
 // - Kinds are drawn by share ("kinds.<class>"), repair times per kind ("repair.<class>").
 // Random streams, each Stream(seed, replication, name), so one process never shifts another's
 // draws: "failures.<class>", "kinds.<class>", "bursts.<class>", "repair.<class>",
-// "lemons.<class>" (a second process of the same class adds ".<n>"), and "trace.placement".
+// "lemons.<class>", "regime.<class>" (a second process of the same class adds ".<n>"), and
+// "trace.placement".
 //
 // Ownership: a FailureSource owns its per-replication state and keeps a pointer to the Topology
 // (REQUIRES: the Topology outlives the source) and a shared_ptr to the immutable TraceData.

@@ -14,16 +14,15 @@
 
 #include "models/base/random.h"
 #include "models/base/time.h"
+#include "sim/failures/fit_internal.h"
 #include "sim/failures/trace_util.h"
 
 namespace ntpsim::sim {
 namespace {
 
+using namespace fit_internal;  // NOLINT(google-build-using-namespace): the shared helpers
+
 constexpr double kMinTimeS = 1.0;  // times and repairs are floored here (scenario resolution)
-// The two-sided 95% normal quantile.
-const double kZ95 =
-    boost::math::quantile(boost::math::normal_distribution<double>(0.0, 1.0), 0.975);
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // The bootstrap refits every interval 99 times; beyond this many it is skipped (and said so).
 constexpr double kMaxBootstrapIntervals = 200'000;
 
@@ -39,17 +38,6 @@ const char* law_name(Law l) {
       return "lognormal";
   }
   return "?";
-}
-
-// log of the standard normal survival function, finite for every finite z. A non-finite z (a
-// zero-length interval, or a step of the optimiser into overflow) gives its limit, and NaN stays
-// NaN so the optimiser rejects the step: Boost.Math throws on a non-finite variate.
-double log_normal_sf(double z) {
-  if (std::isnan(z)) return z;
-  if (std::isinf(z)) return z > 0 ? -std::numeric_limits<double>::infinity() : 0.0;
-  static const boost::math::normal_distribution<double> kStd(0.0, 1.0);
-  const double q = boost::math::cdf(boost::math::complement(kStd, z));
-  return q > 0.0 ? std::log(q) : -0.5 * z * z - std::log(z * std::sqrt(2.0 * M_PI));
 }
 
 // Censored log-likelihood of a two-parameter law in its working parameters:
@@ -346,12 +334,6 @@ LemonFit fit_lemons(const std::vector<NodeGroup>& groups, double ll0, int64_t no
 struct HawkesParams {
   double mu = 0.0, n = 0.0, tau = 0.0;
 };
-constexpr double kMaxBranching = 0.99;  // the scenario's limit
-
-double sigmoid(double x) {
-  return 1.0 / (1.0 + std::exp(-x));
-}
-
 struct HawkesProblem {
   const std::vector<double>* times;
   double span = 0.0, tau_min = 0.0;
@@ -375,74 +357,6 @@ struct HawkesProblem {
   }
   double operator()(const Eigen::Vector3d& th) const { return log_likelihood(params(th)); }
 };
-
-template <int N>
-using Vec = Eigen::Matrix<double, N, 1>;
-template <int N>
-using Mat = Eigen::Matrix<double, N, N>;
-
-// Central-difference gradient and Hessian of f at th.
-template <int N, typename F>
-void derivatives(const F& f, const Vec<N>& th, Vec<N>& g, Mat<N>& h) {
-  constexpr double e = 1e-4;
-  const double f0 = f(th);
-  for (int i = 0; i < N; ++i) {
-    const Vec<N> ui = Vec<N>::Unit(i) * e;
-    const double fp = f(th + ui), fm = f(th - ui);
-    g[i] = (fp - fm) / (2 * e);
-    h(i, i) = (fp - 2 * f0 + fm) / (e * e);
-    for (int j = 0; j < i; ++j) {
-      const Vec<N> uj = Vec<N>::Unit(j) * e;
-      h(i, j) = h(j, i) =
-          (f(th + ui + uj) - f(th + ui - uj) - f(th - ui + uj) + f(th - ui - uj)) / (4 * e * e);
-    }
-  }
-}
-
-// Maximises f from th (updated, with its value ll) by Newton's method with a line search, for a
-// likelihood of `d` events (the gradient tolerance scales with sqrt(d)). Returns whether it
-// reached a stationary point.
-template <int N, typename F>
-bool newton_maximise(const F& f, Vec<N>& th, double& ll, double d) {
-  Vec<N> g;
-  Mat<N> h;
-  bool converged = false;
-  double ll_before = ll;  // ten iterations ago
-  for (int iter = 0; iter < 300; ++iter) {
-    derivatives<N>(f, th, g, h);
-    // Stationary: a small gradient, or (on a flat ridge, e.g. branching -> 0 where the delay is
-    // unidentified) no gain in the likelihood over ten iterations.
-    if (g.norm() < 1e-4 * std::sqrt(d) || (iter % 10 == 9 && ll - ll_before < 1e-8)) {
-      converged = true;
-      break;
-    }
-    if (iter % 10 == 9) ll_before = ll;
-    // Newton's step where the likelihood is concave; elsewhere the information is shifted to
-    // positive definite (Levenberg-Marquardt), which bends the step towards the gradient.
-    const Eigen::SelfAdjointEigenSolver<Mat<N>> eig(-h);
-    const double lowest = eig.eigenvalues().minCoeff(), highest = eig.eigenvalues().maxCoeff();
-    const double shift =
-        lowest > 1e-9 * std::max(1.0, highest) ? 0.0 : -lowest + 1e-3 * std::max(1.0, highest);
-    const Vec<N> step = (-h + shift * Mat<N>::Identity()).ldlt().solve(g);
-    bool improved = false;
-    double scale = 1.0;
-    for (int half = 0; half < 40; ++half, scale *= 0.5) {
-      const Vec<N> next = th + scale * step;
-      const double l = f(next);
-      if (l > ll) {
-        improved = true;
-        th = next;
-        ll = l;
-        break;
-      }
-    }
-    if (!improved) {  // no ascent direction left: a maximum to the difference step's precision
-      converged = g.norm() < 1e-2 * std::sqrt(d);
-      break;
-    }
-  }
-  return converged;
-}
 
 // Sup distance between the empirical CDF of `x` (sorted in place) and Exp(1).
 double ks_exp1(std::vector<double>& x) {
@@ -1055,6 +969,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     std::vector<NodeGroup> groups(trace.node_names.size());
     std::vector<int64_t> per_kind(fit.kinds.size(), 0);
     std::vector<double> times;
+    std::vector<Interval> pooled_repairs;  // of the faults in `times`
     double down_s = 0.0;
     for (const TraceFault& f : trace.faults) {
       const auto n = static_cast<size_t>(f.node);
@@ -1068,6 +983,11 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       down_from[n] = f.start_s;
       up_at[n] = std::max(f.start_s, end);
       times.push_back(f.start_s);
+      Interval repair;
+      repair.t_s = std::max(kMinTimeS, f.repair_s);
+      repair.failed = !f.open;
+      repair.limit_s = f.open ? repair.t_s : kInf;
+      pooled_repairs.push_back(repair);
       ++per_kind[f.kind];
       ++groups[n].failures;
     }
@@ -1077,6 +997,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     }
     pf.events = static_cast<int64_t>(times.size());
     pf.times_s = times;
+    pf.repairs = pooled_repairs;
     pf.rate = poisson_rate(pf.events, node_seconds - down_s);
     // Nodes without a fault: one weighted group, up the whole span.
     const int64_t untouched = fit.nodes - fit.nodes_seen;
@@ -1100,19 +1021,32 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                           "fit.pooled.hawkes");
       pf.two = fit_hawkes_two_scale(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
                                     "fit.pooled.hawkes2");
+      pf.regime = fit_hawkes_regime(times, pooled_repairs, span, o.min_excitation_delay_s, pf.two,
+                                    /*with_repairs=*/false);
       // The cluster's rate over all node-time (the engine places each fault on a node that is up).
-      pf.one.rate_per_s = pf.two.rate_per_s = static_cast<double>(pf.events) / node_seconds;
+      pf.one.rate_per_s = pf.two.rate_per_s = pf.regime.kernels.rate_per_s =
+          static_cast<double>(pf.events) / node_seconds;
       // The lowest AIC gain wins; ties keep the simpler model (kinds apart, then one scale).
       double best = pf.apart_gain;
       if (pf.one.converged && pf.one.delta_aic + pf.lemon_gain < best) {
         best = pf.one.delta_aic + pf.lemon_gain;
         pf.chosen_scales = 1;
       }
-      if (pf.two.converged && pf.two.delta_aic + pf.lemon_gain < best) pf.chosen_scales = 2;
-      HawkesFit* chosen = pf.chosen_scales == 1   ? &pf.one
-                          : pf.chosen_scales == 2 ? &pf.two
-                                                  : nullptr;
-      if (chosen != nullptr) chosen->chosen = true;
+      if (pf.two.converged && pf.two.delta_aic + pf.lemon_gain < best) {
+        best = pf.two.delta_aic + pf.lemon_gain;
+        pf.chosen_scales = 2;
+      }
+      if (pf.regime.converged && pf.regime.kernels.delta_aic + pf.lemon_gain < best) {
+        pf.chosen_scales = 2;
+        pf.regime_chosen = true;
+      }
+      if (pf.regime_chosen) {
+        pf.regime.kernels.chosen = true;
+      } else if (pf.chosen_scales == 1) {
+        pf.one.chosen = true;
+      } else if (pf.chosen_scales == 2) {
+        pf.two.chosen = true;
+      }
     }
   }
   return fit;

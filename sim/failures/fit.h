@@ -8,7 +8,8 @@
 // empirical distribution), bursts (faults of several nodes within a window, when they are more
 // frequent than independent arrivals allow), lemon nodes (a two-class rate mixture, when a
 // likelihood-ratio test and AIC support it), and clustering in time: a self-exciting (Hawkes)
-// process of the cluster's faults, written instead of the per-node law when AIC favours it.
+// process of the cluster's faults (one or two time scales, optionally with regimes: a two-state
+// Markov-modulated immigrant rate), written instead of the per-node law when AIC favours it.
 //
 // Statistics (docs/trace-format.md states each):
 // - times between failures of one node and kind: from 0 or the end of the node's previous repair
@@ -49,6 +50,14 @@ struct FitOptions {
   // The Hawkes excitation's mean delay is kept at least this long: faults logged at the same
   // instant would otherwise drive it to 0 and the likelihood to infinity.
   double min_excitation_delay_s = 60;
+};
+
+// A lifetime or repair: (time, failed); failed = false is censored.
+struct Interval {
+  double t_s = 0.0;
+  bool failed = true;
+  double limit_s = 0.0;  // the latest time this interval could have run to (for the bootstrap)
+  double weight = 1.0;   // identical intervals counted once (fault-free nodes)
 };
 
 // A Poisson rate estimate: `events` in `exposure_s` unit-seconds of up-time.
@@ -125,6 +134,35 @@ struct HawkesFit {
   bool chosen = false;
 };
 
+// The pooled process with regimes (a change of the cluster's state: batches of bad parts,
+// maintenance campaigns): the two-scale kernel of fit_hawkes_two_scale, its immigrants a
+// two-state Markov-modulated Poisson process (high a share `high_share` of the time in
+// exponential spells of mean `high_mean_s`, immigrants `rate_ratio` > 1 times as often there as
+// in the low state: 9 parameters), and optionally (with_repairs) each fault's repair lognormal
+// with its median `repair_scale` times as long when it starts in the high state (11). Maximum
+// likelihood by the forward algorithm over the hidden state (exact), Newton's method from the
+// two-scale fit and a grid of regimes; 95% delta-method intervals on unbounded scales (Eigen).
+// Its delta_aic (kernels.delta_aic) is against a Poisson process of the faults (1 parameter),
+// with repairs also against independent lognormal repairs (2 more), so it compares with the
+// other candidates' gains. No time-rescaling test: the state is hidden.
+struct RegimeFit {
+  HawkesFit kernels;  // scales 2; mu_per_s is the immigrants' time-average rate
+  bool with_repairs = false;
+  double high_share = 0.0, high_share_lo = 0.0, high_share_hi = 0.0;
+  double rate_ratio = 1.0, rate_ratio_lo = 1.0, rate_ratio_hi = 1.0;
+  double high_mean_s = 0.0, high_mean_lo_s = 0.0, high_mean_hi_s = 0.0;
+  double repair_scale = 1.0, repair_scale_lo = 1.0, repair_scale_hi = 1.0;  // 1 without repairs
+  double repair_sigma = 0.0;  // of the lognormal repairs in either state
+  // The engine's scales of each kind's repair law (fitted on the repairs of both states): high
+  // over low is repair_scale, and weighted by the share of faults that start in each state
+  // (high_fault_share, the immigrants') they average 1, so each kind keeps its mean repair.
+  double high_fault_share = 0.0;
+  double low_repair_scale = 1.0, high_repair_scale = 1.0;
+  double log_likelihood = 0.0;             // of the fault times and repairs, 11 parameters
+  double iid_repair_log_likelihood = 0.0;  // the repairs as one lognormal, 2 parameters
+  bool converged = false;
+};
+
 struct KindFit {
   std::string name;
   int64_t faults = 0;
@@ -158,15 +196,22 @@ struct KindFit {
 struct PooledFit {
   int64_t events = 0;
   std::vector<double> times_s;  // the pooled faults' start times, sorted
+  std::vector<Interval> repairs;  // their repairs (floored at 1 s; open ones censored)
   RateEstimate rate;           // the engine's rate: pooled faults per node-second outside repairs
   std::vector<double> shares;  // per kind (TraceFit::kinds order): its share of the pooled faults
   HawkesFit one, two;          // one and two time scales
+  RegimeFit regime;            // two time scales with regimes of the arrivals
   // Which node a pooled fault hits: the two-class rate mixture on the pooled faults per node (a
   // node-choice model; its AIC gain adds to the Hawkes process's, which models the times only).
   LemonFit lemons;
   double lemon_gain = 0.0;  // lemons.aic - the exponential's, when lemons.supported; else 0
   double apart_gain = 0.0;  // sum over kinds of KindFit::aic_gain
   int chosen_scales = 0;    // 0: kinds apart (one process each); 1 or 2: the pooled process
+  bool regime_chosen = false;  // the pooled process chosen is `regime` (chosen_scales 2)
+  // The chosen pooled process's kernels (one, two or regime.kernels); REQUIRES chosen_scales > 0.
+  const HawkesFit& chosen() const {
+    return regime_chosen ? regime.kernels : chosen_scales == 1 ? one : two;
+  }
 };
 
 struct TraceFit {
@@ -189,13 +234,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& options);
 // node), with the provenance and every test result in comments.
 std::string fitted_failures_yaml(const TraceFit& fit);
 
-// Building blocks, exposed for tests. Intervals are (time, failed); failed = false is censored.
-struct Interval {
-  double t_s = 0.0;
-  bool failed = true;
-  double limit_s = 0.0;  // the latest time this interval could have run to (for the bootstrap)
-  double weight = 1.0;   // identical intervals counted once (fault-free nodes)
-};
+// Building blocks, exposed for tests.
 LawFit fit_exponential(const std::vector<Interval>& data);
 LawFit fit_weibull(const std::vector<Interval>& data);
 LawFit fit_lognormal(const std::vector<Interval>& data);
@@ -214,5 +253,12 @@ HawkesFit fit_hawkes(const std::vector<double>& times_s, double span_s, double m
 HawkesFit fit_hawkes_two_scale(const std::vector<double>& times_s, double span_s,
                                double min_delay_s, int bootstrap, uint64_t seed,
                                const std::string& stream);
+// RegimeFit, from the two-scale fit `start` of the same times; with_repairs: `repairs[i]` is the
+// repair of the fault at times_s[i] (failed = false: still open at the span, censored), else
+// unused. Not converged (nothing claimed) when `start` did not converge, with fewer than 2
+// faults, or (with repairs) when the repairs have (nearly) one length.
+RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,
+                            const std::vector<Interval>& repairs, double span_s, double min_delay_s,
+                            const HawkesFit& start, bool with_repairs);
 
 }  // namespace ntpsim::sim

@@ -233,6 +233,31 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           h->mu_per_s * kSecondsPerDay, h->ks_distance, p_text(h->ks_p),
           h->delta_aic + pf.lemon_gain, h->chosen ? "  <- chosen" : "");
     }
+    const RegimeFit& g = pf.regime;
+    if (!g.converged) {
+      y += "#   pooled hawkes, 2 time scales with regimes: did not converge\n";
+    } else {
+      const HawkesFit& h = g.kernels;
+      y += fmt::format(
+          "#   pooled hawkes, 2 time scales with regimes (a two-state Markov-modulated immigrant "
+          "rate): AIC {:+.1f}; branching {:.3g} (95% CI {:.3g}-{:.3g}), mean delay "
+          "{:.3g} h (95% CI {:.3g}-{:.3g}); slow branching {:.3g} (95% CI {:.3g}-{:.3g}), slow "
+          "mean delay {:.3g} d (95% CI {:.3g}-{:.3g}); high state {:.3g} of the time (95% CI "
+          "{:.3g}-{:.3g}) in spells of {:.3g} d (95% CI {:.3g}-{:.3g}), immigrants {:.3g}x (95% CI "
+          "{:.3g}-{:.3g}) the low state's{}; immigrants {:.3g}/d on average; with the node choice "
+          "below: AIC {:+.1f}{}\n",
+          h.delta_aic, h.branching, h.branching_lo, h.branching_hi, h.mean_delay_s / 3600.0,
+          h.mean_delay_lo_s / 3600.0, h.mean_delay_hi_s / 3600.0, h.slow_branching,
+          h.slow_branching_lo, h.slow_branching_hi, h.slow_mean_delay_s / kSecondsPerDay,
+          h.slow_mean_delay_lo_s / kSecondsPerDay, h.slow_mean_delay_hi_s / kSecondsPerDay,
+          g.high_share, g.high_share_lo, g.high_share_hi, g.high_mean_s / kSecondsPerDay,
+          g.high_mean_lo_s / kSecondsPerDay, g.high_mean_hi_s / kSecondsPerDay, g.rate_ratio,
+          g.rate_ratio_lo, g.rate_ratio_hi,
+          g.with_repairs ? fmt::format(", repairs {:.3g}x as long (95% CI {:.3g}-{:.3g})",
+                                       g.repair_scale, g.repair_scale_lo, g.repair_scale_hi)
+                         : std::string(),
+          h.mu_per_s * kSecondsPerDay, h.delta_aic + pf.lemon_gain, h.chosen ? "  <- chosen" : "");
+    }
     const LemonFit& l = pf.lemons;
     y += fmt::format(
         "#   which node (pooled faults per node): {:.3g} of nodes at {:.3g}x the rate; LR {:.3g}, "
@@ -240,7 +265,7 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         l.fraction, l.multiplier, l.lr_statistic, l.p_value, pf.lemon_gain,
         l.supported ? "lemons (added to each pooled process's gain)" : "not supported");
     if (pf.chosen_scales > 0) {
-      const HawkesFit& h = pf.chosen_scales == 1 ? pf.one : pf.two;
+      const HawkesFit& h = pf.chosen();
       if (h.ks_p < 0.05) {
         y += "#   note: the chosen pooled process fails the time-rescaling KS test at 5%: it "
              "captures the\n#         clustering better than the alternatives but not closely\n";
@@ -250,7 +275,7 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
   y += "failures:\n  processes:\n";
   if (pf.chosen_scales > 0) {
     // One process for every kind: a fault of any kind excites the class, kinds by share.
-    const HawkesFit& h = pf.chosen_scales == 1 ? pf.one : pf.two;
+    const HawkesFit& h = pf.chosen();
     // With lemons the rate is the other nodes' (the engine weights lemons by the multiplier).
     const LemonFit& l = pf.lemons;
     // The cluster's faults over all node-time: the engine places each on a node that is up.
@@ -274,7 +299,19 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       y += fmt::format(", slow_branching: {:.6g}, slow_mean_delay: {}", h.slow_branching,
                        duration(h.slow_mean_delay_s));
     }
-    y += "}\n      kinds:\n";
+    y += "}\n";
+    if (pf.regime_chosen) {
+      const RegimeFit& g = pf.regime;
+      y += fmt::format(
+          "      regime: {{high_share: {:.6g}, rate_ratio: {:.6g}, high_mean_duration: {}",
+          g.high_share, g.rate_ratio, duration(g.high_mean_s));
+      if (g.with_repairs) {
+        y += fmt::format(", low_repair_scale: {:.6g}, high_repair_scale: {:.6g}",
+                         g.low_repair_scale, g.high_repair_scale);
+      }
+      y += "}\n";
+    }
+    y += "      kinds:\n";
     for (size_t i = 0; i < fit.kinds.size(); ++i) {
       y += fmt::format("        - name: {}\n          share: {:.6g}\n", quoted(fit.kinds[i].name),
                        pf.shares[i]);

@@ -94,7 +94,9 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       burst_stream_(seed, replication,
                     std::string("bursts.") + class_name(p.component) + stream_suffix),
       repair_stream_(seed, replication,
-                     std::string("repair.") + class_name(p.component) + stream_suffix) {
+                     std::string("repair.") + class_name(p.component) + stream_suffix),
+      regime_stream_(seed, replication,
+                     std::string("regime.") + class_name(p.component) + stream_suffix) {
   NTPSIM_CHECK(units_ > 0);
   double cumulative = 0.0;
   for (const FailureKind& k : p.kinds) {
@@ -157,6 +159,22 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
     if (p.slow_branching > 0.0) {  // two time scales: a second, independent excitation
       slow_decay_ = 1.0 / p.slow_excitation_mean_s;
       slow_jump_ = p.slow_branching * slow_decay_;
+    }
+    if (p.regime_high_share > 0.0) {
+      // Immigrant rates mu_low and mu_high = ratio x mu_low whose time average (the states'
+      // shares) is background_rate_, so the class's long-run rate is still total_rate_. Spells
+      // are exponential: high of the stated mean, low of mean high x (1 - share) / share, so the
+      // chain spends `share` of its time high; it starts in its stationary law.
+      regime_ = true;
+      const double share = p.regime_high_share;
+      state_rate_[0] = background_rate_ / (1.0 - share + share * p.regime_rate_ratio);
+      state_rate_[1] = state_rate_[0] * p.regime_rate_ratio;
+      state_mean_s_[1] = p.regime_high_mean_s;
+      state_mean_s_[0] = p.regime_high_mean_s * (1.0 - share) / share;
+      repair_scale_[0] = p.regime_low_repair_scale;
+      repair_scale_[1] = p.regime_high_repair_scale;
+      state_ = regime_stream_.bernoulli(share) ? 1 : 0;
+      switch_at_s_ = regime_stream_.exponential(state_mean_s_[state_]);
     }
   }
 
@@ -239,18 +257,34 @@ double ProcessGenerator::hawkes_gap() {
   // With a second excitation, its triggered failure is drawn the same way (the three streams of
   // candidates are independent Poisson processes, so the earliest of the three is exact); it
   // costs a draw only once a slow excitation exists, so one-scale processes draw as before.
-  double gap = arrivals_.exponential(1.0 / background_rate_);
-  if (excess_ > 0.0) {
-    const double d = 1.0 + decay_ * std::log(arrivals_.uniform01()) / excess_;
-    if (d > 0.0) gap = std::min(gap, -std::log(d) / decay_);
+  // With regimes the immigrants arrive at the current state's rate; when no candidate comes
+  // before the state changes, the excitations decay to the change, the state flips (its next
+  // spell from "regime.<class>") and the candidates are drawn afresh from there: every candidate
+  // stream is a Poisson process, so discarding the draws past the change is exact.
+  double waited = 0.0;
+  for (;;) {
+    double gap = arrivals_.exponential(1.0 / (regime_ ? state_rate_[state_] : background_rate_));
+    if (excess_ > 0.0) {
+      const double d = 1.0 + decay_ * std::log(arrivals_.uniform01()) / excess_;
+      if (d > 0.0) gap = std::min(gap, -std::log(d) / decay_);
+    }
+    if (slow_excess_ > 0.0) {
+      const double d = 1.0 + slow_decay_ * std::log(arrivals_.uniform01()) / slow_excess_;
+      if (d > 0.0) gap = std::min(gap, -std::log(d) / slow_decay_);
+    }
+    if (regime_ && now_s_ + waited + gap >= switch_at_s_ && switch_at_s_ < kHorizonS) {
+      gap = std::max(0.0, switch_at_s_ - (now_s_ + waited));
+      excess_ *= std::exp(-decay_ * gap);
+      if (slow_excess_ > 0.0) slow_excess_ *= std::exp(-slow_decay_ * gap);
+      waited += gap;
+      state_ = 1 - state_;
+      switch_at_s_ += regime_stream_.exponential(state_mean_s_[state_]);
+      continue;
+    }
+    excess_ *= std::exp(-decay_ * gap);
+    if (slow_excess_ > 0.0) slow_excess_ *= std::exp(-slow_decay_ * gap);
+    return waited + gap;
   }
-  if (slow_excess_ > 0.0) {
-    const double d = 1.0 + slow_decay_ * std::log(arrivals_.uniform01()) / slow_excess_;
-    if (d > 0.0) gap = std::min(gap, -std::log(d) / slow_decay_);
-  }
-  excess_ *= std::exp(-decay_ * gap);
-  if (slow_excess_ > 0.0) slow_excess_ *= std::exp(-slow_decay_ * gap);
-  return gap;
 }
 
 void ProcessGenerator::refill() {
@@ -305,7 +339,8 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
   const Kind& kind = kinds_[k];
   const Time when = Time::at(micros_of(t_s));
   auto add = [&](int64_t u) {
-    const double repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+    double repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+    if (regime_) repair_s *= repair_scale_[state_];  // the state the failure starts in
     up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
     FailureEvent e;
     e.time = when;

@@ -98,6 +98,16 @@ class ProcessGenerator final : public EventGenerator {
   // hawkes with a second (slow) excitation: its decay, jump and triggered intensity; all 0
   // without one, and then no draw is spent on it.
   double slow_decay_ = 0.0, slow_jump_ = 0.0, slow_excess_ = 0.0;
+  // hawkes with regimes (two-state Markov-modulated immigrants): the state now (0 low, 1 high),
+  // when it next changes, each state's immigrant rate over all units, mean spell and repair scale.
+  // Absent (regime_ false): no draw is spent on regimes and repairs are not scaled.
+  bool regime_ = false;
+  int state_ = 0;
+  double switch_at_s_ = 0.0;
+  double state_rate_[2] = {0.0, 0.0};
+  double state_mean_s_[2] = {0.0, 0.0};
+  double repair_scale_[2] = {1.0, 1.0};
+  Stream regime_stream_;
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
 
   // Renewal processes (renewal.h): units that never failed wait in two pools (non-lemons,

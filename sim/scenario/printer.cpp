@@ -55,6 +55,15 @@ YAML::Node process_yaml(const FailureProcess& p) {
       e["slow_mean_delay"] = units::format_duration_exact(p.slow_excitation_mean_s);
     }
     n["excitation"] = e;
+    if (p.regime_high_share > 0.0) {  // absent: no regimes, the form above unchanged
+      YAML::Node g(YAML::NodeType::Map);
+      g["high_share"] = num(p.regime_high_share);
+      g["rate_ratio"] = num(p.regime_rate_ratio);
+      g["high_mean_duration"] = units::format_duration_exact(p.regime_high_mean_s);
+      g["low_repair_scale"] = num(p.regime_low_repair_scale);
+      g["high_repair_scale"] = num(p.regime_high_repair_scale);
+      n["regime"] = g;
+    }
   }
   YAML::Node kinds(YAML::NodeType::Sequence);
   for (const auto& k : p.kinds) {
@@ -332,6 +341,13 @@ json to_json(const Scenario& s) {
       if (p.slow_branching > 0.0) {
         processes.back()["slow_branching"] = p.slow_branching;
         processes.back()["slow_excitation_mean_s"] = p.slow_excitation_mean_s;
+      }
+      if (p.regime_high_share > 0.0) {
+        processes.back()["regime_high_share"] = p.regime_high_share;
+        processes.back()["regime_rate_ratio"] = p.regime_rate_ratio;
+        processes.back()["regime_high_mean_s"] = p.regime_high_mean_s;
+        processes.back()["regime_low_repair_scale"] = p.regime_low_repair_scale;
+        processes.back()["regime_high_repair_scale"] = p.regime_high_repair_scale;
       }
     }
   }

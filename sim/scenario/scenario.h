@@ -81,6 +81,17 @@ struct FailureProcess {
   // branching + slow_branching < 1.
   double slow_branching = 0.0;
   double slow_excitation_mean_s = 0.0;
+  // Optional regimes of the cluster (hawkes only; a two-state Markov-modulated immigrant rate):
+  // the class is in a high state a long-run share `regime_high_share` of the time, in spells of
+  // mean `regime_high_mean_s` (exponential), and there its immigrant failures arrive
+  // `regime_rate_ratio` (> 1) times as often as in the low state; the mean over both states keeps
+  // `rate` the long-run rate per unit. A failure's repair draw is multiplied by the scale of the
+  // state it starts in (`regime_low_repair_scale`, `regime_high_repair_scale`). 0 share = absent.
+  double regime_high_share = 0.0;
+  double regime_rate_ratio = 1.0;
+  double regime_high_mean_s = 0.0;
+  double regime_low_repair_scale = 1.0;
+  double regime_high_repair_scale = 1.0;
   std::vector<FailureKind> kinds;   // at least one; shares sum to 1
   double lemon_fraction = 0.0;      // share of units whose rate is multiplied by lemon_multiplier
   double lemon_multiplier = 1.0;

@@ -129,7 +129,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
                     FailureProcess& out) {
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx,
                                              {"component", "rate", "mtbf", "distribution", "shape",
-                                              "kinds", "lemon", "burst", "excitation"}));
+                                              "kinds", "lemon", "burst", "excitation", "regime"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   std::string component = "gpu";
@@ -208,6 +208,24 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     NTPSIM_RETURN_IF_ERROR(e->finish());
   } else if (excitation.IsDefined()) {
     return r->error("excitation", "excitation applies only to distribution: hawkes");
+  }
+  const YAML::Node regime = r->child("regime");
+  if (regime.IsDefined()) {
+    if (out.distribution != "hawkes") {
+      return r->error("regime", "regime applies only to distribution: hawkes");
+    }
+    auto g = MapReader::make(regime, join_path(path, "regime"), ctx);
+    if (!g.ok()) return g.error();
+    // A share of 0 or 1 is one state, not two; the ratio orders the states (high over low).
+    NTPSIM_RETURN_IF_ERROR(g->number("high_share", out.regime_high_share, true, 1e-6, 0.999999));
+    NTPSIM_RETURN_IF_ERROR(g->number("rate_ratio", out.regime_rate_ratio, true, 1.0, 1e6));
+    NTPSIM_RETURN_IF_ERROR(read_duration(*g, "high_mean_duration", out.regime_high_mean_s, true,
+                                         1.0, 100 * 365.25 * 86400.0));
+    NTPSIM_RETURN_IF_ERROR(
+        g->number("low_repair_scale", out.regime_low_repair_scale, false, 1e-6, 1e6));
+    NTPSIM_RETURN_IF_ERROR(
+        g->number("high_repair_scale", out.regime_high_repair_scale, false, 1e-6, 1e6));
+    NTPSIM_RETURN_IF_ERROR(g->finish());
   }
 
   const YAML::Node kinds = r->child("kinds");

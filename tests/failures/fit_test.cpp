@@ -16,6 +16,7 @@
 #include <string>
 
 #include "failure_test_util.h"
+#include "fit_test_util.h"
 #include "models/base/random.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/printer.h"
@@ -23,7 +24,12 @@
 namespace ntpsim::sim {
 namespace {
 
+using testing::csv_log_with_kinds;
+using testing::fit_csv;
+using testing::gap_cv;
 using testing::kDay;
+using testing::load_with_fitted;
+using testing::times_of;
 
 // n lifetimes from `draw`, each censored at `limit_s`.
 template <typename Draw>
@@ -114,17 +120,6 @@ std::string synthetic_log(int nodes, double days, double per_node_day, double re
            std::to_string(r.node) + ",hard\n";
   }
   return csv;
-}
-
-TraceFit fit_csv(const std::string& csv, int64_t nodes, int bootstrap = 19) {
-  auto t = parse_csv_trace(csv, "log.csv");
-  EXPECT_TRUE(t.ok()) << t.error().message;
-  FitOptions o;
-  o.nodes = nodes;
-  o.bootstrap = bootstrap;
-  auto f = fit_trace(*t, o);
-  EXPECT_TRUE(f.ok()) << f.error().message;
-  return *f;
 }
 
 TEST(FitTrace, IndependentFaultsAreNotBurstyAndHaveNoLemons) {
@@ -234,28 +229,6 @@ TEST(FitTrace, FewerNodesThanTheLogNamesIsBadInput) {
   EXPECT_NE(f.error().message.find("--nodes 1 is fewer than the 2 nodes"), std::string::npos);
 }
 
-// Writes `fitted_yaml` into `dir` (created) as fitted.yaml with s.yaml, a scenario of `nodes`
-// servers of 8 GPUs (TP 8 x PP 4) that includes it, and loads s.yaml. The caller removes `dir`.
-Result<Scenario> load_with_fitted(const std::string& dir, const std::string& fitted_yaml,
-                                  int nodes) {
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/fitted.yaml") << fitted_yaml;
-  std::ofstream(dir + "/s.yaml") << "include: fitted.yaml\n"
-                                    "name: fitted\n"
-                                    "cluster: {domains: "
-                                 << nodes
-                                 << ", gpus_per_domain: 8, gpus_per_node: 8}\n"
-                                    "workload: llama3-70b\n"
-                                    "layout: {tp: 8, pp: 4, dp: "
-                                 << nodes / 4
-                                 << "}\n"
-                                    "hardware: h100-sxm\n"
-                                    "strategies: [dp_drop]\n"
-                                    "horizon: 365d\n"
-                                    "replications: 1\n";
-  return load_scenario(dir + "/s.yaml");
-}
-
 // The fitted YAML, included by a scenario of the log's size, drives the engine: its fault count
 // over the log's span matches the log's within 5 standard deviations.
 TEST(FitTrace, EngineSamplingTheFittedModelMatchesTheLog) {
@@ -302,25 +275,6 @@ std::vector<FailureEvent> hawkes_events(const Scenario& s, uint64_t seed, uint64
   EXPECT_TRUE(topo.ok());
   EXPECT_EQ(topo->units(Component::kNode), kHawkesNodes);
   return testing::collect(s, *topo, seed, rep, days * kDay);
-}
-
-std::vector<double> times_of(const std::vector<FailureEvent>& ev) {
-  std::vector<double> t;
-  for (const FailureEvent& e : ev) t.push_back(e.time.seconds());
-  return t;
-}
-
-// Coefficient of variation of the gaps between consecutive times.
-double gap_cv(const std::vector<double>& t) {
-  double s = 0, s2 = 0;
-  for (size_t i = 1; i < t.size(); ++i) {
-    const double g = t[i] - t[i - 1];
-    s += g;
-    s2 += g * g;
-  }
-  const auto n = static_cast<double>(t.size() - 1);
-  const double mean = s / n;
-  return std::sqrt(std::max(0.0, s2 / n - mean * mean)) / mean;
 }
 
 // The events as an ntpsim CSV log (hours) over `days`.
@@ -490,18 +444,6 @@ Scenario two_scale_scenario(double rate_per_node_s, double n1, double tau1_s, do
   s.failures.processes[0].slow_excitation_mean_s = tau2_s;
   s.failures.processes[0].kinds = std::move(kinds);
   return s;
-}
-
-// The events as an ntpsim CSV log with each event's kind name ("k<index>").
-std::string csv_log_with_kinds(const std::vector<FailureEvent>& ev, double days) {
-  std::string csv =
-      "#! time_unit: h\n#! span: " + std::to_string(days * 24) + "\nstart,end,unit,kind\n";
-  for (const FailureEvent& e : ev) {
-    const double start_h = e.time.seconds() / 3600.0;
-    const double end_h = std::min(days * 24, (e.time + e.repair).seconds() / 3600.0);
-    csv += fmt::format("{:.9f},{:.9f},n{},k{}\n", start_h, end_h, e.unit, e.kind);
-  }
-  return csv;
 }
 
 // The slow excitation keeps the long-run rate (a count within 5 standard deviations of a Hawkes

@@ -62,13 +62,16 @@ TEST(KnownDifference, Fig7DpDropSparesToNeverPause) {
   EXPECT_NEAR(*n, pub::kSparesDpDrop, pub::kSparesDpDropTol);
 }
 
-// Back-test of the model fitted from the InfiniteHBD log: the log's faults cluster more than the
-// fitted model reproduces. AIC chooses one pooled Hawkes process of every kind with two time
-// scales (about a minute and a few hours) and lemon nodes; it raises the gap CV from the
-// exponential model's about 1.0 to 1.42, against the log's 1.76, and the peak only from about
-// 143 to 162 failed GPUs, against 280. The log's failed count swings in waves over months (above
-// 1% failed 68% of the time, above 4% 17%); a week-scale kernel finds those waves but gains less
-// likelihood than the hour scale, so the chosen stationary model gives 88% and 2%.
+// Back-test of the model fitted from the InfiniteHBD log: the log's failed count stays high for
+// months that the fitted model does not reproduce. AIC chooses one pooled Hawkes process of every
+// kind with two time scales (about a minute and a few hours), lemon nodes and regimes of the
+// arrivals (a two-state Markov-modulated immigrant rate: quiet spells and busy ones), which
+// brings the gap CV within tolerance (backtest_test.cpp) but not the failed count: the log's weeks
+// above 4% failed come from one episode (days 56-80: 4.5 faults a day against 1.6 later, many of
+// them with repairs of weeks, 15 closed together on day 117.7), and in the model repairs do not
+// depend on the state, so it stays above 1% failed more often (0.84 against 0.685), its busy
+// spells put it above 2% more often too (0.50 against 0.38), it is rarely above 4% (0.03 against
+// 0.17), and it peaks near 165 failed GPUs against 280.
 struct BacktestStats {
   FailureModelStats log, fit;
 };
@@ -81,11 +84,6 @@ BacktestStats backtest() {
           failure_model_stats(*bt->fitted, nodes, kBacktestThresholds, kBacktestReps)};
 }
 
-TEST(KnownDifference, BacktestGapCv) {
-  const BacktestStats s = backtest();
-  EXPECT_NEAR(s.fit.gap_cv, s.log.gap_cv, pub::kBacktestCvTol);
-}
-
 TEST(KnownDifference, BacktestPeak) {
   const BacktestStats s = backtest();
   EXPECT_NEAR(s.fit.peak_failed_gpus / s.log.peak_failed_gpus, 1.0, pub::kBacktestPeakTol);
@@ -95,6 +93,18 @@ TEST(KnownDifference, BacktestTimeShareAboveOnePercent) {
   const BacktestStats s = backtest();
   ASSERT_EQ(kBacktestThresholds.at(1), 0.01);
   EXPECT_NEAR(s.fit.share_above.at(1), s.log.share_above.at(1), pub::kBacktestShareTol);
+}
+
+TEST(KnownDifference, BacktestTimeShareAboveTwoPercent) {
+  const BacktestStats s = backtest();
+  ASSERT_EQ(kBacktestThresholds.at(2), 0.02);
+  EXPECT_NEAR(s.fit.share_above.at(2), s.log.share_above.at(2), pub::kBacktestShareTol);
+}
+
+TEST(KnownDifference, BacktestTimeShareAboveFourPercent) {
+  const BacktestStats s = backtest();
+  ASSERT_EQ(kBacktestThresholds.at(3), 0.04);
+  EXPECT_NEAR(s.fit.share_above.at(3), s.log.share_above.at(3), pub::kBacktestShareTol);
 }
 
 // Llama 3's Table 5 against the InfiniteHBD log's fitted rates scaled to the Llama 3 cluster

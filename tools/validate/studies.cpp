@@ -286,6 +286,8 @@ Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64
     sim::FailureProcess& p = e.failures.processes[i];
     p.distribution = "exponential";
     p.branching = p.slow_branching = 0;
+    p.regime_high_share = 0;  // no regimes: independent arrivals, unscaled repairs
+    p.regime_low_repair_scale = p.regime_high_repair_scale = 1;
     if (pooled) {  // one process of every kind (its shares): all faults per node-second up
       p.rate_per_unit_s = static_cast<double>(out.fit.faults) / out.fit.pooled.rate.exposure_s;
     } else {

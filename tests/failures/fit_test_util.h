@@ -1,0 +1,86 @@
+// Helpers for the failure-model fit tests (fit_test.cpp, regime_test.cpp): fitting an ntpsim CSV
+// log, writing events as one, loading a scenario that includes a fitted model, gap statistics.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/failures/failure_source.h"
+#include "sim/failures/fit.h"
+#include "sim/failures/trace.h"
+#include "sim/scenario/loader.h"
+
+namespace ntpsim::sim::testing {
+
+inline TraceFit fit_csv(const std::string& csv, int64_t nodes, int bootstrap = 19) {
+  auto t = parse_csv_trace(csv, "log.csv");
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  FitOptions o;
+  o.nodes = nodes;
+  o.bootstrap = bootstrap;
+  auto f = fit_trace(*t, o);
+  EXPECT_TRUE(f.ok()) << f.error().message;
+  return *f;
+}
+
+// Writes `fitted_yaml` into `dir` (created) as fitted.yaml with s.yaml, a scenario of `nodes`
+// servers of 8 GPUs (TP 8 x PP 4) that includes it, and loads s.yaml. The caller removes `dir`.
+inline Result<Scenario> load_with_fitted(const std::string& dir, const std::string& fitted_yaml,
+                                         int nodes) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/fitted.yaml") << fitted_yaml;
+  std::ofstream(dir + "/s.yaml") << "include: fitted.yaml\n"
+                                    "name: fitted\n"
+                                    "cluster: {domains: "
+                                 << nodes
+                                 << ", gpus_per_domain: 8, gpus_per_node: 8}\n"
+                                    "workload: llama3-70b\n"
+                                    "layout: {tp: 8, pp: 4, dp: "
+                                 << nodes / 4
+                                 << "}\n"
+                                    "hardware: h100-sxm\n"
+                                    "strategies: [dp_drop]\n"
+                                    "horizon: 365d\n"
+                                    "replications: 1\n";
+  return load_scenario(dir + "/s.yaml");
+}
+
+inline std::vector<double> times_of(const std::vector<FailureEvent>& ev) {
+  std::vector<double> t;
+  for (const FailureEvent& e : ev) t.push_back(e.time.seconds());
+  return t;
+}
+
+// Coefficient of variation of the gaps between consecutive times.
+inline double gap_cv(const std::vector<double>& t) {
+  double s = 0, s2 = 0;
+  for (size_t i = 1; i < t.size(); ++i) {
+    const double g = t[i] - t[i - 1];
+    s += g;
+    s2 += g * g;
+  }
+  const auto n = static_cast<double>(t.size() - 1);
+  const double mean = s / n;
+  return std::sqrt(std::max(0.0, s2 / n - mean * mean)) / mean;
+}
+
+// The events as an ntpsim CSV log with each event's kind name ("k<index>").
+inline std::string csv_log_with_kinds(const std::vector<FailureEvent>& ev, double days) {
+  std::string csv =
+      "#! time_unit: h\n#! span: " + std::to_string(days * 24) + "\nstart,end,unit,kind\n";
+  for (const FailureEvent& e : ev) {
+    const double start_h = e.time.seconds() / 3600.0;
+    const double end_h = std::min(days * 24, (e.time + e.repair).seconds() / 3600.0);
+    csv += fmt::format("{:.9f},{:.9f},n{},k{}\n", start_h, end_h, e.unit, e.kind);
+  }
+  return csv;
+}
+
+}  // namespace ntpsim::sim::testing
