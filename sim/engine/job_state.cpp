@@ -6,6 +6,36 @@
 #include "models/base/check.h"
 
 namespace ntpsim::sim {
+namespace {
+
+// A GPU of a range as (domain, index in it), advanced GPU by GPU: fail and repair find each
+// GPU's word and bit in its domain's bitmasks with one division for the whole range rather than
+// one per GPU.
+struct BitCursor {
+  int64_t domain = 0;
+  int64_t index = 0;
+  int64_t gpus_per_domain = 1;
+  int64_t words_per_domain = 1;
+
+  // Only runs that track swaps read the bits; the others skip the division.
+  BitCursor(int64_t gpu, int64_t G, int64_t words, bool used)
+      : gpus_per_domain(G), words_per_domain(words) {
+    if (used) {
+      domain = gpu / G;
+      index = gpu % G;
+    }
+  }
+  void next() {
+    if (++index == gpus_per_domain) {
+      index = 0;
+      ++domain;
+    }
+  }
+  size_t word() const { return static_cast<size_t>(domain * words_per_domain + index / 64); }
+  uint64_t mask() const { return uint64_t{1} << (index % 64); }
+};
+
+}  // namespace
 
 JobState::JobState(const JobLayout& layout)
     : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {
@@ -140,15 +170,15 @@ void JobState::rebucket(int64_t g) {
 bool JobState::fail(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
   bool hit = false;
-  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+  BitCursor at(gpus.first, layout_.gpus_per_domain, words_per_domain_, track_swaps_);
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu, at.next()) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     if (u.down++ != 0) continue;
     ++failed_gpus_;
     const int32_t g = u.owner;
     if (track_swaps_) {
-      const GpuBit b = gpu_bit(gpu);
-      down_bits_[b.word] |= b.mask;
-      if (g < 0) idle_up_bits_[b.word] &= ~b.mask;
+      down_bits_[at.word()] |= at.mask();
+      if (g < 0) idle_up_bits_[at.word()] &= ~at.mask();
     }
     if (g < 0) continue;
     hit = hit || in_job(g);
@@ -160,16 +190,16 @@ bool JobState::fail(GpuRange gpus) {
 
 void JobState::repair(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
-  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+  BitCursor at(gpus.first, layout_.gpus_per_domain, words_per_domain_, track_swaps_);
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu, at.next()) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     NTPSIM_CHECK(u.down > 0);
     if (--u.down != 0) continue;
     --failed_gpus_;
     const int32_t g = u.owner;
     if (track_swaps_) {
-      const GpuBit b = gpu_bit(gpu);
-      down_bits_[b.word] &= ~b.mask;
-      if (g < 0) idle_up_bits_[b.word] |= b.mask;
+      down_bits_[at.word()] &= ~at.mask();
+      if (g < 0) idle_up_bits_[at.word()] |= at.mask();
     }
     if (g < 0) continue;
     --k_[g];
