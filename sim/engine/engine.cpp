@@ -128,7 +128,6 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s, Resume resume) c
 }
 
 Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
-  shape_hist_.reserve(static_cast<size_t>(cfg.layout.tp) + 1);
   const int64_t host_gpus = std::max(1, cfg.host_gpus);
   host_lost_epoch_.assign(
       static_cast<size_t>((cfg.layout.cluster_gpus + host_gpus - 1) / host_gpus), 0);
@@ -564,14 +563,12 @@ JobShape Engine::current_shape() const {
 
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
-  const auto& h = state_.histogram();
-  shape_hist_.assign(h.begin(), h.end());
+  state_.mark_histogram();
   shape_spares_ = state_.spare_replicas();
 }
 
 bool Engine::membership_changed() const {
-  const auto& h = state_.histogram();
-  return !std::equal(h.begin(), h.end(), shape_hist_.begin(), shape_hist_.end()) ||
+  return state_.histogram_changed() ||
          (strategy_->rules().spare_replicas && state_.spare_replicas() != shape_spares_);
 }
 

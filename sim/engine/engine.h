@@ -200,7 +200,6 @@ class Engine {
   bool pending_rollback_ = true;  // the pending recovery is a restart
   Duration pending_cost_;         // what a stalled job pays once a repair lets it run
   JobShape shape_;
-  std::vector<int32_t> shape_hist_;
   int64_t shape_spares_ = 0;
   // Checkpoint cycle (with restart_from_memory: the in-memory snapshot cycle, every
   // persist_every_-th snapshot also written to persistent storage in the background).

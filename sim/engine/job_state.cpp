@@ -49,6 +49,7 @@ JobState::JobState(const JobLayout& layout)
   prev_.assign(static_cast<size_t>(layout.total_groups), -1);
   head_.assign(static_cast<size_t>(excluded_bucket_) + 1, -1);
   hist_.assign(static_cast<size_t>(tp_) + 1, 0);
+  hist_mark_ = hist_;
   free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   damaged_scratch_.reserve(static_cast<size_t>(layout.total_groups));
@@ -68,6 +69,7 @@ void JobState::reset(const MembershipRules& rules) {
     init.members = members_;
     init.free_full = free_full_;
     init.built = true;
+    mark_histogram();
     return;
   }
   // Same sizes: element copies, no allocation.
@@ -76,6 +78,12 @@ void JobState::reset(const MembershipRules& rules) {
   });
   members_ = init.members;
   free_full_ = init.free_full;
+  mark_histogram();
+}
+
+void JobState::mark_histogram() {
+  std::copy(hist_.begin(), hist_.end(), hist_mark_.begin());
+  hist_diff_ = 0;
 }
 
 // All GPUs up; the job holds the first R*P groups; the spare domains' groups are free, or
@@ -137,7 +145,7 @@ void JobState::place(int64_t g, int bucket) {
     if (n >= 0) prev_[n] = p;
     if (head_[old] < 0) set_mask_bit(old, false);
     if (old > tp_ && old != excluded_bucket_) {
-      --hist_[old - tp_ - 1];
+      add_to_hist(old - tp_ - 1, -1);
       --members_;
     }
     if (old == tp_) --free_full_;
@@ -150,7 +158,7 @@ void JobState::place(int64_t g, int bucket) {
   head_[bucket] = static_cast<int32_t>(g);
   bucket_[g] = static_cast<int16_t>(bucket);
   if (bucket > tp_ && bucket != excluded_bucket_) {
-    ++hist_[bucket - tp_ - 1];
+    add_to_hist(bucket - tp_ - 1, 1);
     ++members_;
   }
   if (bucket == tp_) ++free_full_;
