@@ -128,7 +128,6 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s, Resume resume) c
 }
 
 Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
-  shape_hist_.reserve(static_cast<size_t>(cfg.layout.tp) + 1);
   const int64_t host_gpus = std::max(1, cfg.host_gpus);
   host_lost_epoch_.assign(
       static_cast<size_t>((cfg.layout.cluster_gpus + host_gpus - 1) / host_gpus), 0);
@@ -263,7 +262,8 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
 
 // --- integration between events -------------------------------------------------------------
 
-void Engine::account_power(Duration dt, bool computing) {
+// Inlined into advance (once per stretch between events, checkpoints and pauses).
+[[gnu::always_inline]] inline void Engine::account_power(Duration dt, bool computing) {
   const double s = dt.seconds();
   const int64_t failed = state_.failed_gpus();
   const int64_t up = cfg_.layout.cluster_gpus - failed;
@@ -277,7 +277,7 @@ void Engine::account_power(Duration dt, bool computing) {
   failed_gpu_s_ += static_cast<double>(failed) * s;
 }
 
-void Engine::account_run(Duration dt, double slowdown) {
+[[gnu::always_inline]] inline void Engine::account_run(Duration dt, double slowdown) {
   const double s = dt.seconds();
   const double work = shape_.rate * (1.0 - slowdown) * s;
   ckpt_ += shape_.rate * slowdown * s;
@@ -345,7 +345,9 @@ bool Engine::advance(Time t1) {
       finished_ = true;
       return false;
     }
-    account_run(e - now_, slowdown);
+    // A zero-length stretch (a commit at the end of its pause) adds +0.0 to every accumulator,
+    // which leaves each unchanged (none is ever -0.0): skipped.
+    if (e != now_) account_run(e - now_, slowdown);
     run_since_ckpt_ += e - now_;
     now_ = e;
     if (now_ < t1) {
@@ -509,9 +511,10 @@ void Engine::interrupt() {
   effective_s_ -= lost.run_s;
   rolled_back_s_ += lost.run_s;
   since_resume_ = Progress{};
-  const JobShape next = current_shape();
+  bool changed = false;
+  const JobShape next = shape_now(changed);
   if (next.rate > 0) {
-    set_shape(next);
+    if (changed) set_shape(next);
     start_recovery(cfg_.detection + cost, kind, restart);
   } else {
     phase_ = Phase::kStalled;
@@ -560,14 +563,12 @@ JobShape Engine::current_shape() const {
 
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
-  const auto& h = state_.histogram();
-  shape_hist_.assign(h.begin(), h.end());
+  state_.mark_histogram();
   shape_spares_ = state_.spare_replicas();
 }
 
 bool Engine::membership_changed() const {
-  const auto& h = state_.histogram();
-  return !std::equal(h.begin(), h.end(), shape_hist_.begin(), shape_hist_.end()) ||
+  return state_.histogram_changed() ||
          (strategy_->rules().spare_replicas && state_.spare_replicas() != shape_spares_);
 }
 
@@ -591,9 +592,10 @@ void Engine::on_repair(const FailureEvent& e) {
   record_mark("repair");
   if (phase_ == Phase::kStalled) {
     state_.reassign();
-    const JobShape next = current_shape();
+    bool changed = false;
+    const JobShape next = shape_now(changed);
     if (next.rate > 0) {
-      set_shape(next);
+      if (changed) set_shape(next);
       start_recovery(pending_cost_, pending_kind_, pending_rollback_);
     }
   } else if (phase_ == Phase::kRecovering) {
@@ -624,8 +626,8 @@ void Engine::on_repair(const FailureEvent& e) {
 
 // --- timeline -------------------------------------------------------------------------------
 
-void Engine::record_segment() {
-  if (tl_ == nullptr || tl_->truncated) return;
+void Engine::add_segment() {
+  if (tl_->truncated) return;
   TimelineSegment s;
   s.t_s = s.end_s = now_.seconds();
   const bool running = phase_ == Phase::kRunning;
@@ -649,12 +651,12 @@ void Engine::record_segment() {
   tl_->add(list, s);
 }
 
-void Engine::record_mark(const char* type) {
-  if (tl_ != nullptr) tl_->add(tl_->marks, TimelineMark{now_.seconds(), type, 0.0});
+void Engine::add_mark(const char* type) {
+  tl_->add(tl_->marks, TimelineMark{now_.seconds(), type, 0.0});
 }
 
-void Engine::record_domains(GpuRange gpus, bool repair) {
-  if (tl_ == nullptr || gpus.count <= 0) return;
+void Engine::add_domains(GpuRange gpus, bool repair) {
+  if (gpus.count <= 0) return;
   const int G = cfg_.layout.gpus_per_domain;
   const int first = static_cast<int>(gpus.first / G);
   const int last = static_cast<int>((gpus.end() - 1) / G);

@@ -152,9 +152,19 @@ class Engine {
   // `slowdown`: the share of the rate a background checkpoint write takes (checkpoint time).
   void account_run(Duration dt, double slowdown);
   void account_idle(Duration dt, double& bucket);
-  void record_segment();
-  void record_mark(const char* type);
-  void record_domains(GpuRange gpus, bool repair);
+  // Timeline records: the checks inline (no timeline: no call), the work out of line.
+  void record_segment() {
+    if (tl_ != nullptr) add_segment();
+  }
+  void record_mark(const char* type) {
+    if (tl_ != nullptr) add_mark(type);
+  }
+  void record_domains(GpuRange gpus, bool repair) {
+    if (tl_ != nullptr) add_domains(gpus, repair);
+  }
+  void add_segment();
+  void add_mark(const char* type);
+  void add_domains(GpuRange gpus, bool repair);
   void mix_hash(uint64_t v);
   Duration recovery_cost(RecoveryKind kind, bool restart) const;
   void note_host_loss(GpuRange gpus);  // restart_from_memory: copies lost since the snapshot
@@ -162,6 +172,14 @@ class Engine {
   // The strategy's shape of the job's groups now, with the spare replicas that join in fixed
   // mini-batch mode.
   JobShape current_shape() const;
+  // What current_shape() would return, and whether it differs from shape_'s membership: while
+  // the membership shape_ was computed from is unchanged, shape_ itself (a shape is a pure
+  // function of the histogram and the spare replicas, so it is bit for bit the same), without
+  // calling the strategy.
+  JobShape shape_now(bool& changed) const {
+    changed = membership_changed();
+    return changed ? current_shape() : shape_;
+  }
   // Sets shape_ and remembers the histogram (and spare replicas) it was computed from.
   void set_shape(const JobShape& shape);
   // The job's histogram (or, in fixed mini-batch mode, its spare replicas) differs from shape_'s.
@@ -182,7 +200,6 @@ class Engine {
   bool pending_rollback_ = true;  // the pending recovery is a restart
   Duration pending_cost_;         // what a stalled job pays once a repair lets it run
   JobShape shape_;
-  std::vector<int32_t> shape_hist_;
   int64_t shape_spares_ = 0;
   // Checkpoint cycle (with restart_from_memory: the in-memory snapshot cycle, every
   // persist_every_-th snapshot also written to persistent storage in the background).

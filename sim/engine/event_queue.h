@@ -4,7 +4,9 @@
 // before a repair at the same microsecond); the insertion sequence makes the order of equal
 // (time, priority) events deterministic (first pushed, first popped), as in SimCpp20 and ns-3.
 // The heap's storage is kept across `clear()`, so a queue reused over replications does not
-// allocate once it has grown to its working size.
+// allocate once it has grown to its working size. Keys are unique (the sequence), so the pop
+// order is the sorted order whatever the heap's layout: each node stores its key as two words,
+// the time and (priority, sequence, type) packed with the priority highest, compared as a pair.
 // Ownership: a value; each engine owns one. Thread safety: none (one queue per thread).
 #pragma once
 
@@ -41,19 +43,30 @@ class EventQueue {
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
 
+  // REQUIRES: fewer than 2^56 pushes since the last clear().
   void push(Time time, EventPriority priority, EventType type, int64_t payload);
   // REQUIRES: !empty()
-  const QueuedEvent& top() const { return heap_.front(); }
+  QueuedEvent top() const { return unpack(heap_.front()); }
   QueuedEvent pop();
 
  private:
-  static bool before(const QueuedEvent& a, const QueuedEvent& b) {
-    if (a.time != b.time) return a.time < b.time;
-    if (a.priority != b.priority) return a.priority < b.priority;
-    return a.sequence < b.sequence;
+  // (time, priority, sequence) as two words: `order` holds the priority in bits 58-63, the
+  // sequence in bits 2-57 and the type in bits 0-1; the type never decides (sequences differ).
+  struct Node {
+    int64_t time_us;
+    uint64_t order;
+    int64_t payload;
+  };
+  static bool before(const Node& a, const Node& b) {
+    return a.time_us < b.time_us || (a.time_us == b.time_us && a.order < b.order);
+  }
+  static QueuedEvent unpack(const Node& n) {
+    return QueuedEvent{
+        Time::at(Duration::micros(n.time_us)), static_cast<EventPriority>(n.order >> 58),
+        static_cast<EventType>(n.order & 3), (n.order >> 2) & ((uint64_t{1} << 56) - 1), n.payload};
   }
 
-  std::vector<QueuedEvent> heap_;
+  std::vector<Node> heap_;
   uint64_t next_sequence_ = 0;
 };
 

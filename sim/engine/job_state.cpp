@@ -6,6 +6,36 @@
 #include "models/base/check.h"
 
 namespace ntpsim::sim {
+namespace {
+
+// A GPU of a range as (domain, index in it), advanced GPU by GPU: fail and repair find each
+// GPU's word and bit in its domain's bitmasks with one division for the whole range rather than
+// one per GPU.
+struct BitCursor {
+  int64_t domain = 0;
+  int64_t index = 0;
+  int64_t gpus_per_domain = 1;
+  int64_t words_per_domain = 1;
+
+  // Only runs that track swaps read the bits; the others skip the division.
+  BitCursor(int64_t gpu, int64_t G, int64_t words, bool used)
+      : gpus_per_domain(G), words_per_domain(words) {
+    if (used) {
+      domain = gpu / G;
+      index = gpu % G;
+    }
+  }
+  void next() {
+    if (++index == gpus_per_domain) {
+      index = 0;
+      ++domain;
+    }
+  }
+  size_t word() const { return static_cast<size_t>(domain * words_per_domain + index / 64); }
+  uint64_t mask() const { return uint64_t{1} << (index % 64); }
+};
+
+}  // namespace
 
 JobState::JobState(const JobLayout& layout)
     : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {
@@ -19,6 +49,7 @@ JobState::JobState(const JobLayout& layout)
   prev_.assign(static_cast<size_t>(layout.total_groups), -1);
   head_.assign(static_cast<size_t>(excluded_bucket_) + 1, -1);
   hist_.assign(static_cast<size_t>(tp_) + 1, 0);
+  hist_mark_ = hist_;
   free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   damaged_scratch_.reserve(static_cast<size_t>(layout.total_groups));
@@ -38,6 +69,7 @@ void JobState::reset(const MembershipRules& rules) {
     init.members = members_;
     init.free_full = free_full_;
     init.built = true;
+    mark_histogram();
     return;
   }
   // Same sizes: element copies, no allocation.
@@ -46,6 +78,12 @@ void JobState::reset(const MembershipRules& rules) {
   });
   members_ = init.members;
   free_full_ = init.free_full;
+  mark_histogram();
+}
+
+void JobState::mark_histogram() {
+  std::copy(hist_.begin(), hist_.end(), hist_mark_.begin());
+  hist_diff_ = 0;
 }
 
 // All GPUs up; the job holds the first R*P groups; the spare domains' groups are free, or
@@ -107,7 +145,7 @@ void JobState::place(int64_t g, int bucket) {
     if (n >= 0) prev_[n] = p;
     if (head_[old] < 0) set_mask_bit(old, false);
     if (old > tp_ && old != excluded_bucket_) {
-      --hist_[old - tp_ - 1];
+      add_to_hist(old - tp_ - 1, -1);
       --members_;
     }
     if (old == tp_) --free_full_;
@@ -120,7 +158,7 @@ void JobState::place(int64_t g, int bucket) {
   head_[bucket] = static_cast<int32_t>(g);
   bucket_[g] = static_cast<int16_t>(bucket);
   if (bucket > tp_ && bucket != excluded_bucket_) {
-    ++hist_[bucket - tp_ - 1];
+    add_to_hist(bucket - tp_ - 1, 1);
     ++members_;
   }
   if (bucket == tp_) ++free_full_;
@@ -140,15 +178,15 @@ void JobState::rebucket(int64_t g) {
 bool JobState::fail(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
   bool hit = false;
-  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+  BitCursor at(gpus.first, layout_.gpus_per_domain, words_per_domain_, track_swaps_);
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu, at.next()) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     if (u.down++ != 0) continue;
     ++failed_gpus_;
     const int32_t g = u.owner;
     if (track_swaps_) {
-      const GpuBit b = gpu_bit(gpu);
-      down_bits_[b.word] |= b.mask;
-      if (g < 0) idle_up_bits_[b.word] &= ~b.mask;
+      down_bits_[at.word()] |= at.mask();
+      if (g < 0) idle_up_bits_[at.word()] &= ~at.mask();
     }
     if (g < 0) continue;
     hit = hit || in_job(g);
@@ -160,16 +198,16 @@ bool JobState::fail(GpuRange gpus) {
 
 void JobState::repair(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
-  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+  BitCursor at(gpus.first, layout_.gpus_per_domain, words_per_domain_, track_swaps_);
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu, at.next()) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     NTPSIM_CHECK(u.down > 0);
     if (--u.down != 0) continue;
     --failed_gpus_;
     const int32_t g = u.owner;
     if (track_swaps_) {
-      const GpuBit b = gpu_bit(gpu);
-      down_bits_[b.word] &= ~b.mask;
-      if (g < 0) idle_up_bits_[b.word] |= b.mask;
+      down_bits_[at.word()] &= ~at.mask();
+      if (g < 0) idle_up_bits_[at.word()] |= at.mask();
     }
     if (g < 0) continue;
     --k_[g];

@@ -54,6 +54,11 @@ class JobState {
 
   // Job members per degree, index 0..T (0 = unusable members, only between fail and reassign).
   const std::vector<int32_t>& histogram() const { return hist_; }
+  // Remembers the histogram as it is now (reset() does too).
+  void mark_histogram();
+  // The histogram differs from the one at the last mark (exact, kept per degree as groups move,
+  // so the question costs no comparison of the two).
+  bool histogram_changed() const { return hist_diff_ != 0; }
   int64_t job_members() const { return members_; }
   int64_t failed_gpus() const { return failed_gpus_; }
   // Whole DP replicas the free groups at the full degree form (free full-degree groups / P): the
@@ -112,6 +117,13 @@ class JobState {
   std::vector<uint64_t> free_mask_;
   std::vector<uint64_t> job_mask_;
   std::vector<int32_t> hist_;
+  std::vector<int32_t> hist_mark_;  // the histogram at the last mark_histogram()
+  int hist_diff_ = 0;               // degrees d with hist_[d] != hist_mark_[d]
+  void add_to_hist(int d, int32_t delta) {
+    const bool was = hist_[d] != hist_mark_[d];
+    hist_[d] += delta;
+    hist_diff_ += static_cast<int>(hist_[d] != hist_mark_[d]) - static_cast<int>(was);
+  }
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
   // The state reset() builds, per value of rules.use_spare_domains (the only rule it depends
   // on), kept after the first build so that later resets copy it instead of re-placing every
