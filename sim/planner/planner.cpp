@@ -209,12 +209,9 @@ struct Searcher {
       Candidate x = c;
       x.dp = dp;
       x.overrides.push_back(fmt::format("layout.dp={}", dp));
-      evaluate(std::move(x));
+      out.candidates.push_back(std::move(x));  // loaded and screened by screen_all()
     }
   }
-
-  // Appends a candidate to the result; screen_all() loads and screens it.
-  void evaluate(Candidate c) { out.candidates.push_back(std::move(c)); }
 
   // Loads and screens every candidate, on up to opts.threads threads. Each candidate's outcome
   // depends on its own overrides only, and is stored at its index, so the result is the same for
