@@ -7,6 +7,7 @@
 
 #include "models/analytic_step_model.h"
 #include "models/base/check.h"
+#include "models/transformer_shapes.h"
 
 namespace ntpsim::models {
 
@@ -223,21 +224,7 @@ std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100)
     p.seq_len = r.seq;
     p.measured_tflops = r.tflops;
     p.measured_mfu = r.mfu;
-    Workload w;
-    w.name = "llama3-405b";
-    w.layers = 126;
-    w.hidden = 16384;
-    w.heads = 128;
-    w.kv_heads = 8;
-    w.ffn = 53248;
-    w.gated_ffn = true;
-    w.vocab = 128256;
-    w.seq_len = r.seq;
-    w.global_batch = static_cast<int>(16 * 1024 * 1024 / r.seq);  // 16M tokens
-    w.micro_batch = 1;
-    w.recompute = Recompute::kNone;  // section 3.3.2: "without activation checkpointing"
-    w.sequence_parallel = true;
-    w.dropout = false;  // the released config: attention_dropout 0.0, no other dropout
+    const Workload w = llama3_405b_table4(r.seq);
     p.microbatches = w.global_batch / r.dp;
     p.modelled = r.cp == 1;
     if (p.modelled) {
@@ -248,10 +235,41 @@ std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100)
       const StepBreakdown b = m.breakdown(8, 1.0, 1.0);
       p.predicted_s = b.iteration_s;
       p.predicted_tflops = b.model_flops / (b.iteration_s * 8 * 16) * 1e-12;
+      p.predicted_tokens_per_s = b.tokens_per_s_per_gpu;
     }
     out.push_back(p);
   }
   return out;
+}
+
+Workload llama3_405b_table4(int seq_len) {
+  Workload w;
+  w.name = "llama3-405b";
+  w.layers = 126;
+  w.hidden = 16384;
+  w.heads = 128;
+  w.kv_heads = 8;
+  w.ffn = 53248;
+  w.gated_ffn = true;
+  w.vocab = 128256;
+  w.seq_len = seq_len;
+  w.global_batch = 16 * 1024 * 1024 / seq_len;  // 16M tokens
+  w.micro_batch = 1;
+  w.recompute = Recompute::kNone;  // section 3.3.2: "without activation checkpointing"
+  w.sequence_parallel = true;
+  w.dropout = false;  // the released config: attention_dropout 0.0, no other dropout
+  return w;
+}
+
+FlopCounts training_flops_per_token(const Workload& w) {
+  FlopCounts c;
+  c.full = model_flops_per_iteration(w) / w.tokens_per_iteration();
+  // The attention scores (Q·K^T and P·V) in full: 4·s·(heads x head_dim) = 4·s·h forward per
+  // token and layer, three times for training (transformer_shapes.cpp); causal counts half.
+  const double scores = 3.0 * w.layers * 4.0 * w.seq_len * static_cast<double>(w.hidden);
+  c.causal = c.full - 0.5 * scores;
+  c.six_n = 6.0 * w.parameters();
+  return c;
 }
 
 }  // namespace ntpsim::models

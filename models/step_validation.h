@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/hardware.h"
+#include "models/workload.h"
 
 namespace ntpsim::models {
 
@@ -97,10 +98,45 @@ struct Llama3StepPoint {
   bool modelled = false;           // false: needs context parallelism
   double predicted_tflops = 0;     // per GPU, when modelled
   double predicted_s = 0;          // iteration time, when modelled
+  double predicted_tokens_per_s = 0;  // per GPU, when modelled
   double error() const { return predicted_tflops / measured_tflops - 1.0; }
+  // The prediction on a count of `flops_per_token` against the figure as printed.
+  double error_on(double flops_per_token) const {
+    return predicted_tokens_per_s * flops_per_token * 1e-12 / measured_tflops - 1.0;
+  }
 };
 
 // REQUIRES: an H100 SXM profile.
 std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100);
+
+// Training FLOPs per token (forward + backward, no recompute) under the three counts that
+// published TFLOP/s and MFU figures use; a paper that does not say which it used can be compared
+// on each. The prediction is a token rate, so a count c turns it into c x tokens/s: a smaller
+// count than ntpsim's lowers the predicted TFLOP/s, never raises it.
+//  - full: ntpsim's model_flops_per_iteration (Megatron's 2021 count, PaLM's 6N + 12·L·H·Q·T):
+//    the GEMMs and the attention scores over the full s x s;
+//  - causal: the same with the attention scores halved for the causal mask, as Megatron-LM and
+//    NeMo count today (their llama formula's 12·s/h term times 0.5);
+//  - six_n: 6 x every parameter (embedding and LM head included, no attention scores), the
+//    6·N·D of compute budgets.
+struct FlopCounts {
+  double full = 0;
+  double causal = 0;
+  double six_n = 0;
+};
+FlopCounts training_flops_per_token(const Workload& w);
+
+// A published throughput in both units, whose ratio is the FLOP count per token its authors
+// used: NeMo's Llama 3.1 405B pre-training row on DGX H100 (Megatron-Bridge performance
+// summary, 25.09 container: 1,024 GPUs, FP8, TP 8 x PP 8 x CP 2, VP 8, sequence 8,192).
+struct PublishedRate {
+  double tflops = 0;        // model TFLOP/s per GPU
+  double tokens_per_s = 0;  // per GPU
+};
+inline constexpr PublishedRate kNemoLlama405bH100{763, 302};
+
+// The Llama 3 405B workload of Meta's Table 4 at sequence `seq_len` (16M tokens per iteration,
+// micro-batch 1, no recompute, SP, no dropout), as llama3_step_validation models it.
+Workload llama3_405b_table4(int seq_len);
 
 }  // namespace ntpsim::models
