@@ -68,7 +68,7 @@ struct Numeric {
   Eigen::Matrix2d h;
 };
 
-Numeric derivatives(Law law, const Eigen::Vector2d& th, const std::vector<Interval>& data) {
+Numeric law_derivatives(Law law, const Eigen::Vector2d& th, const std::vector<Interval>& data) {
   constexpr double e = 1e-4;
   Numeric n;
   const double f0 = log_likelihood(law, th, data);
@@ -94,7 +94,7 @@ LawFit maximise(Law law, Eigen::Vector2d th, const std::vector<Interval>& data) 
   out.parameters = 2;
   double ll = log_likelihood(law, th, data);
   for (int iter = 0; iter < 200 && std::isfinite(ll); ++iter) {
-    const Numeric d = derivatives(law, th, data);
+    const Numeric d = law_derivatives(law, th, data);
     Eigen::Vector2d step;
     const Eigen::LLT<Eigen::Matrix2d> llt(-d.h);
     if (llt.info() == Eigen::Success) {
@@ -123,7 +123,7 @@ LawFit maximise(Law law, Eigen::Vector2d th, const std::vector<Interval>& data) 
   out.log_likelihood = ll;
   out.aic = 2.0 * out.parameters - 2.0 * ll;
   Eigen::Matrix2d cov = Eigen::Matrix2d::Constant(kInf);
-  const Numeric d = derivatives(law, th, data);
+  const Numeric d = law_derivatives(law, th, data);
   const Eigen::LLT<Eigen::Matrix2d> llt(-d.h);
   if (llt.info() == Eigen::Success) cov = (-d.h).inverse();
   const double se0 = std::sqrt(std::max(0.0, cov(0, 0))), se1 = std::sqrt(std::max(0.0, cov(1, 1)));
