@@ -104,6 +104,10 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
       if (!(std::isfinite(p.regime_high_repair_scale) && p.regime_high_repair_scale > 0.0)) {
         return bad(path + ".regime.high_repair_scale", "must be a finite scale > 0");
       }
+      if (p.regime_state_repairs) {
+        NTPSIM_RETURN_IF_ERROR(validate_repair(p.regime_repair[0], path + ".regime.low_repair"));
+        NTPSIM_RETURN_IF_ERROR(validate_repair(p.regime_repair[1], path + ".regime.high_repair"));
+      }
     }
   } else if (p.regime_high_share != 0.0) {
     return bad(path + ".regime", "regime applies only to distribution: hawkes");

@@ -40,7 +40,9 @@
 //   `high_mean_duration`, starting in its stationary law, drawn from "regime.<class>"; immigrants
 //   arrive `rate_ratio` times as often in the high state as in the low one (the time average
 //   keeps the long-run rate), and each failure's repair draw is multiplied by the repair scale
-//   of the state it starts in.
+//   of the state it starts in. With repair laws per state (regime.low_repair, high_repair) the
+//   draw itself comes from the law of that state (any repair law, from "repair.<class>"),
+//   whatever the failure's kind.
 //   Lifetimes are floored at one microsecond (the time resolution) so time always advances.
 // - Lemons: round(lemon_fraction * units) units, drawn per replication from "lemons.<class>",
 //   fail lemon_multiplier times as often (renewal: mean lifetime / multiplier); the others keep

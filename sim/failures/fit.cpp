@@ -1023,9 +1023,11 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                                     "fit.pooled.hawkes2");
       pf.regime = fit_hawkes_regime(times, pooled_repairs, span, o.min_excitation_delay_s, pf.two,
                                     /*with_repairs=*/false);
+      pf.regime_repairs = fit_hawkes_regime_repairs(times, pooled_repairs, span,
+                                                    o.min_excitation_delay_s, pf.regime);
       // The cluster's rate over all node-time (the engine places each fault on a node that is up).
       pf.one.rate_per_s = pf.two.rate_per_s = pf.regime.kernels.rate_per_s =
-          static_cast<double>(pf.events) / node_seconds;
+          pf.regime_repairs.kernels.rate_per_s = static_cast<double>(pf.events) / node_seconds;
       // The lowest AIC gain wins; ties keep the simpler model (kinds apart, then one scale).
       double best = pf.apart_gain;
       if (pf.one.converged && pf.one.delta_aic + pf.lemon_gain < best) {
@@ -1037,10 +1039,21 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         pf.chosen_scales = 2;
       }
       if (pf.regime.converged && pf.regime.kernels.delta_aic + pf.lemon_gain < best) {
+        best = pf.regime.kernels.delta_aic + pf.lemon_gain;
         pf.chosen_scales = 2;
         pf.regime_chosen = true;
       }
-      if (pf.regime_chosen) {
+      // Repairs by state only where they gain over the best of the rest (whose repairs are
+      // independent of the arrivals, measured as one RepairMixture).
+      if (pf.regime_repairs.converged &&
+          pf.regime_repairs.kernels.delta_aic + pf.lemon_gain < best) {
+        pf.chosen_scales = 2;
+        pf.regime_chosen = false;
+        pf.regime_repairs_chosen = true;
+      }
+      if (pf.regime_repairs_chosen) {
+        pf.regime_repairs.kernels.chosen = true;
+      } else if (pf.regime_chosen) {
         pf.regime.kernels.chosen = true;
       } else if (pf.chosen_scales == 1) {
         pf.one.chosen = true;

@@ -145,6 +145,28 @@ struct HawkesFit {
 // Its delta_aic (kernels.delta_aic) is against a Poisson process of the faults (1 parameter),
 // with repairs also against independent lognormal repairs (2 more), so it compares with the
 // other candidates' gains. No time-rescaling test: the state is hidden.
+// A repair law of two lognormal parts, one short and one long (a log whose repairs are partly
+// minutes and partly days): with probability short_share lognormal of median short_median_s and
+// log-sd short_sigma, else of median long_median_s >= short_median_s and log-sd long_sigma. The
+// sigmas are kept at least 0.05 (the repair-law candidates' limit: repairs of one length would
+// otherwise drive the likelihood to infinity). 95% delta-method intervals (on the logit and log
+// scales) where the fit that made it reports them.
+struct RepairMixture {
+  double short_share = 0.0, short_share_lo = 0.0, short_share_hi = 0.0;
+  double short_median_s = 0.0, short_median_lo_s = 0.0, short_median_hi_s = 0.0;
+  double short_sigma = 1.0;
+  double long_median_s = 0.0, long_median_lo_s = 0.0, long_median_hi_s = 0.0;
+  double long_sigma = 1.0;
+  double mean_s = 0.0, mean_lo_s = 0.0, mean_hi_s = 0.0;  // the law's mean
+  double log_likelihood = 0.0;  // of the repairs it was fitted to (fit_repair_mixture only)
+  bool converged = false;
+};
+
+// One RepairMixture for every repair (censored ones by their survival), by maximum likelihood
+// (EM on the logs for a start, then Newton's method on the censored likelihood, Eigen). Not
+// converged with fewer than 10 repairs or repairs of (nearly) one length.
+RepairMixture fit_repair_mixture(const std::vector<Interval>& repairs);
+
 struct RegimeFit {
   HawkesFit kernels;  // scales 2; mu_per_s is the immigrants' time-average rate
   bool with_repairs = false;
@@ -161,6 +183,20 @@ struct RegimeFit {
   double log_likelihood = 0.0;             // of the fault times and repairs, 11 parameters
   double iid_repair_log_likelihood = 0.0;  // the repairs as one lognormal, 2 parameters
   bool converged = false;
+  // With a repair law per state (fit_hawkes_regime_repairs; with_repairs false): each fault's
+  // repair from the RepairMixture of the state it starts in (18 parameters), against the same
+  // arrivals with every repair from one RepairMixture (iid_repairs, 5).
+  bool state_repairs = false;
+  RepairMixture state_repair[2];  // [0] low, [1] high state
+  RepairMixture iid_repairs;
+  // Per fault (times_s order): the chance that its state was high, given every fault time and
+  // repair (forward-backward over the hidden state).
+  std::vector<double> high_posterior;
+  // The engine's repair law of each state: the log's repairs (floored at 1 s; open ones at their
+  // length so far), each in the state more probable for it (high_posterior > 0.5), sorted. The
+  // mixtures choose the model and find the states; replaying the repairs keeps the log's own
+  // tail, which two lognormal parts overstate when one part's sigma is large.
+  std::vector<double> state_values_s[2];
 };
 
 struct KindFit {
@@ -201,6 +237,11 @@ struct PooledFit {
   std::vector<double> shares;  // per kind (TraceFit::kinds order): its share of the pooled faults
   HawkesFit one, two;          // one and two time scales
   RegimeFit regime;            // two time scales with regimes of the arrivals
+  // The same with a repair law per state (fit_hawkes_regime_repairs from `regime`). Its AIC gain
+  // (kernels.delta_aic) is over independent faults with independent repairs of one
+  // RepairMixture: the other candidates leave the repairs independent of the arrivals, so the
+  // gains compare when their repairs are that mixture.
+  RegimeFit regime_repairs;
   // Which node a pooled fault hits: the two-class rate mixture on the pooled faults per node (a
   // node-choice model; its AIC gain adds to the Hawkes process's, which models the times only).
   LemonFit lemons;
@@ -208,9 +249,14 @@ struct PooledFit {
   double apart_gain = 0.0;  // sum over kinds of KindFit::aic_gain
   int chosen_scales = 0;    // 0: kinds apart (one process each); 1 or 2: the pooled process
   bool regime_chosen = false;  // the pooled process chosen is `regime` (chosen_scales 2)
-  // The chosen pooled process's kernels (one, two or regime.kernels); REQUIRES chosen_scales > 0.
+  bool regime_repairs_chosen = false;  // it is `regime_repairs` (chosen_scales 2)
+  // The chosen pooled process's kernels (one, two, regime or regime_repairs); REQUIRES
+  // chosen_scales > 0.
   const HawkesFit& chosen() const {
-    return regime_chosen ? regime.kernels : chosen_scales == 1 ? one : two;
+    return regime_repairs_chosen ? regime_repairs.kernels
+           : regime_chosen       ? regime.kernels
+           : chosen_scales == 1  ? one
+                                 : two;
   }
 };
 
@@ -260,5 +306,15 @@ HawkesFit fit_hawkes_two_scale(const std::vector<double>& times_s, double span_s
 RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,
                             const std::vector<Interval>& repairs, double span_s, double min_delay_s,
                             const HawkesFit& start, bool with_repairs);
+// RegimeFit with a repair law per state (state_repairs): the arrivals of fit_hawkes_regime and
+// each fault's repair (`repairs[i]`, of times_s[i]) from the RepairMixture of the state the
+// fault starts in. Maximum likelihood by the forward algorithm; the start is the times-only fit
+// `start` with each state's mixture fitted to the repairs weighted by the state's posterior
+// (forward-backward), repeated a few times (an EM step for the repair laws), then Newton's
+// method on all 18 parameters; 95% delta-method intervals (Eigen). Not converged when `start`
+// did not converge or fit_repair_mixture does not on the repairs.
+RegimeFit fit_hawkes_regime_repairs(const std::vector<double>& times_s,
+                                    const std::vector<Interval>& repairs, double span_s,
+                                    double min_delay_s, const RegimeFit& start);
 
 }  // namespace ntpsim::sim

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ntpsim::sim::fit_internal {
 
@@ -99,5 +101,70 @@ bool newton_maximise(const F& f, Vec<N>& th, double& ll, double d) {
   }
   return converged;
 }
+
+// A two-lognormal repair law in working form (RepairMixture's parameters): the short part's
+// chance p, each part's ln median (m1 <= m2) and log-sd.
+struct Mixture {
+  double p = 0.5, m1 = 0.0, s1 = 1.0, m2 = 0.0, s2 = 1.0;
+};
+constexpr double kMinMixtureSigma = 0.05;  // RepairMixture's floor on the sigmas
+
+inline double log_sum_exp2(double x, double y) {
+  const double m = std::max(x, y);
+  return m == -kInf ? -kInf : m + std::log(std::exp(x - m) + std::exp(y - m));
+}
+
+// Repairs logged as shorter than this count as "under a minute" (left-censored): logs record
+// times to seconds or coarser (the InfiniteHBD log to 8.64 s, with repairs of length 0), and a
+// law fitted to the rounded values would spend a part on the rounding.
+constexpr double kShortestRepairS = 60.0;
+
+// The log density of a repair under the mixture (a censored one: the log survival; one under
+// kShortestRepairS: the log of the law's chance below it).
+inline double log_mixture(const Mixture& x, double t_s, bool failed) {
+  if (failed && t_s < kShortestRepairS) {
+    const double lt = std::log(kShortestRepairS);
+    return log_sum_exp2(std::log(x.p) + log_normal_sf((x.m1 - lt) / x.s1),
+                        std::log1p(-x.p) + log_normal_sf((x.m2 - lt) / x.s2));
+  }
+  const double lt = std::log(t_s);
+  const double z1 = (lt - x.m1) / x.s1, z2 = (lt - x.m2) / x.s2;
+  double l1 = 0.0, l2 = 0.0;
+  if (failed) {
+    constexpr double kHalfLog2Pi = 0.91893853320467274178;
+    l1 = -0.5 * z1 * z1 - std::log(x.s1) - kHalfLog2Pi - lt;
+    l2 = -0.5 * z2 * z2 - std::log(x.s2) - kHalfLog2Pi - lt;
+  } else {
+    l1 = log_normal_sf(z1);
+    l2 = log_normal_sf(z2);
+  }
+  return log_sum_exp2(std::log(x.p) + l1, std::log1p(-x.p) + l2);
+}
+
+// The mixture from 5 unconstrained coordinates at th[o..o+4] (logit p, m1, ln(s1 - floor),
+// ln(m2 - m1), ln(s2 - floor)), and back.
+template <typename V>
+Mixture mixture_at(const V& th, int o) {
+  Mixture x;
+  x.p = sigmoid(th[o]);
+  x.m1 = th[o + 1];
+  x.s1 = kMinMixtureSigma + std::exp(th[o + 2]);
+  x.m2 = x.m1 + std::exp(th[o + 3]);
+  x.s2 = kMinMixtureSigma + std::exp(th[o + 4]);
+  return x;
+}
+template <typename V>
+void set_mixture(V& th, int o, const Mixture& x) {
+  th[o] = std::log(x.p / (1.0 - x.p));
+  th[o + 1] = x.m1;
+  th[o + 2] = std::log(std::max(1e-6, x.s1 - kMinMixtureSigma));
+  th[o + 3] = std::log(std::max(1e-6, x.m2 - x.m1));
+  th[o + 4] = std::log(std::max(1e-6, x.s2 - kMinMixtureSigma));
+}
+
+// Weighted EM for the mixture on ln(repair) values (censored repairs taken at their censoring
+// time: a start for the exact likelihood, not an estimate), from `x` (updated). Returns the
+// weighted log-likelihood of the logs.
+double em_mixture(const std::vector<double>& log_t, const std::vector<double>& w, Mixture& x);
 
 }  // namespace ntpsim::sim::fit_internal

@@ -30,17 +30,20 @@ struct RegimeParams {
   double high_s = 0.0;          // mean high spell
   double log_scale = 0.0;       // ln(high repair median / low repair median)
   double m = 0.0, sigma = 1.0;  // low state's repairs: lognormal (ln median, sigma)
+  Mixture law[2];               // repair laws per state (N = 18): low, high
 };
 
 double logit(double x) {
   return std::log(x / (1.0 - x));
 }
 
-// N = 9: the fault times only (repairs independent of the state); N = 11: with the repairs.
+// N = 8: the fault times only (repairs independent of the state); N = 11: with the repairs, one
+// lognormal scaled by the state; N = 18: with a repair law per state (two mixtures of 5).
 template <int N>
 struct RegimeProblem {
   using Theta = Vec<N>;
   static constexpr bool kRepairs = N == 11;
+  static constexpr bool kLaws = N == 18;
   const std::vector<double>* times;
   const std::vector<Interval>* repairs;
   double span = 0.0, tau_min = 0.0;
@@ -65,10 +68,14 @@ struct RegimeProblem {
       p.m = th[9];
       p.sigma = std::exp(th[10]);
     }
+    if constexpr (kLaws) {
+      p.law[0] = mixture_at(th, 8);
+      p.law[1] = mixture_at(th, 13);
+    }
     return p;
   }
   Theta coordinate(const RegimeParams& p) const {
-    Theta th;
+    Theta th = Theta::Zero();
     const double n = p.n1 + p.n2;
     th[0] = std::log(p.mu);
     th[1] = logit(n / kMaxBranching);
@@ -83,10 +90,17 @@ struct RegimeProblem {
       th[9] = p.m;
       th[10] = std::log(p.sigma);
     }
+    if constexpr (kLaws) {
+      set_mixture(th, 8, p.law[0]);
+      set_mixture(th, 13, p.law[1]);
+    }
     return th;
   }
 
-  double log_likelihood(const RegimeParams& p) const {
+  // The log-likelihood by the forward algorithm; with `posterior`, also each fault's chance
+  // that its state was high given everything (the backward pass over the stored forward
+  // probabilities and state factors).
+  double log_likelihood(const RegimeParams& p, std::vector<double>* posterior = nullptr) const {
     const double low_rate = p.mu / (1.0 - p.share + p.share * p.ratio);
     const double rate[2] = {low_rate, low_rate * p.ratio};
     const double q_hl = 1.0 / p.high_s, q_lh = q_hl * p.share / (1.0 - p.share);
@@ -106,6 +120,20 @@ struct RegimeProblem {
       const Eigen::RowVector2d e = c * u.transpose();
       a = Eigen::RowVector2d(e[0] * d0, e[1] * d1);
     };
+    // Column vector v to exp(M dt) v = D^-1 U e^(L dt) U^T (D v).
+    auto propagate_back = [&](Eigen::Vector2d& v, double dt) {
+      Eigen::Vector2d c = u.transpose() * Eigen::Vector2d(v[0] * d0, v[1] * d1);
+      c[0] *= std::exp(lambda[0] * dt);
+      c[1] *= std::exp(lambda[1] * dt);
+      const Eigen::Vector2d e = u * c;
+      v = Eigen::Vector2d(e[0] / d0, e[1] / d1);
+    };
+    std::vector<Eigen::RowVector2d> alphas;
+    std::vector<Eigen::Vector2d> factors;
+    if (posterior != nullptr) {
+      alphas.reserve(times->size());
+      factors.reserve(times->size());
+    }
     Eigen::RowVector2d a(1.0 - p.share, p.share);
     const double b1 = 1.0 / p.tau1, b2 = 1.0 / p.tau2;
     const double log_norm = std::log(p.sigma * std::sqrt(2.0 * M_PI));
@@ -127,82 +155,54 @@ struct RegimeProblem {
           const double z = (std::log(r.t_s) - p.m - (st == 1 ? p.log_scale : 0.0)) / p.sigma;
           log_f[st] += r.failed ? -0.5 * z * z - log_norm - std::log(r.t_s) : log_normal_sf(z);
         }
+        if constexpr (kLaws) {
+          const Interval& r = (*repairs)[i];
+          log_f[st] += log_mixture(p.law[st], r.t_s, r.failed);
+        }
       }
       const double top = std::max(log_f[0], log_f[1]);
-      a[0] *= std::exp(log_f[0] - top);
-      a[1] *= std::exp(log_f[1] - top);
+      const Eigen::Vector2d factor(std::exp(log_f[0] - top), std::exp(log_f[1] - top));
+      a[0] *= factor[0];
+      a[1] *= factor[1];
       const double sum = a.sum();
       ll += top + std::log(sum);
       a /= sum;
+      if (posterior != nullptr) {
+        alphas.push_back(a);
+        factors.push_back(factor);
+      }
       prev = t;
     }
     propagate(a, span - prev);
     ll += std::log(a.sum());
+    if (posterior != nullptr && std::isfinite(ll)) {
+      // beta_i: the chance of everything after fault i given its state (normalised), so the
+      // state at fault i is alpha_i beta_i normalised.
+      const size_t n = times->size();
+      posterior->assign(n, 0.0);
+      Eigen::Vector2d beta(1.0, 1.0);
+      for (size_t i = n; i-- > 0;) {
+        propagate_back(beta, (i + 1 < n ? (*times)[i + 1] : span) - (*times)[i]);
+        beta /= beta.sum();
+        const double lo = alphas[i][0] * beta[0], hi = alphas[i][1] * beta[1];
+        (*posterior)[i] = hi / (lo + hi);
+        beta = beta.cwiseProduct(factors[i]);
+        beta /= beta.sum();
+      }
+    }
     return std::isfinite(ll) ? ll : -kInf;
   }
   double operator()(const Theta& th) const { return log_likelihood(params(th)); }
 };
 
+// Fills `out` from the maximum `th` (log-likelihood ll) of `f`: the parameters, the AIC gain over
+// a model of AIC `reference_aic`, and 95% delta-method intervals.
 template <int N>
-RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Interval>& repairs,
-                     double span_s, double min_delay_s, const HawkesFit& start) {
+void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double reference_aic,
+              double span_s, double min_delay_s, RegimeFit& out) {
   using Problem = RegimeProblem<N>;
   using Theta = Vec<N>;
   constexpr int kParams = N;
-  RegimeFit out;
-  out.with_repairs = Problem::kRepairs;
-  out.kernels.scales = 2;
-  out.kernels.events = static_cast<int64_t>(times_s.size());
-  if (times_s.size() < 2 || (Problem::kRepairs && repairs.size() != times_s.size()) ||
-      !(span_s > 2 * min_delay_s) || !(min_delay_s > 0) || !start.converged) {
-    return out;
-  }
-  const auto d = static_cast<double>(times_s.size());
-  out.kernels.poisson_log_likelihood = d * std::log(d / span_s) - d;
-  // Repairs of (nearly) one length make the lognormal's likelihood degenerate (sigma -> 0); the
-  // repair-law candidates stop at the same shape (0.05), and so does this model.
-  LawFit iid;
-  if constexpr (Problem::kRepairs) {
-    iid = fit_lognormal(repairs);
-    if (!iid.converged || !(iid.a >= 0.05)) return out;
-    out.iid_repair_log_likelihood = iid.log_likelihood;
-  }
-  const Problem f{&times_s, &repairs, span_s, min_delay_s};
-
-  // Start from the two-scale fit's kernels and the independent repair law, over a grid of
-  // regimes (a few high spells of days to months, a few rate ratios and repair scales).
-  Theta th = Theta::Zero();
-  double ll = -kInf;
-  constexpr double kDay = 86400.0;
-  for (const double share : {0.05, 0.15, 0.3}) {
-    for (const double ratio : {2.0, 4.0, 8.0}) {
-      for (const double high_days : {7.0, 30.0}) {
-        for (const double scale :
-             Problem::kRepairs ? std::vector<double>{1.0, 2.0} : std::vector<double>{1.0}) {
-          RegimeParams p;
-          p.mu = start.mu_per_s;
-          p.n1 = std::max(1e-3, start.branching);
-          p.n2 = std::max(1e-3, start.slow_branching);
-          p.tau1 = std::clamp(start.mean_delay_s, min_delay_s * 1.01, span_s * 0.4);
-          p.tau2 = std::clamp(start.slow_mean_delay_s, p.tau1 * 1.01, span_s * 0.9);
-          p.share = share;
-          p.ratio = ratio;
-          p.high_s = std::clamp(high_days * kDay, min_delay_s * 1.5, span_s * 0.5);
-          p.log_scale = std::log(scale);
-          p.m = iid.b;
-          p.sigma = Problem::kRepairs ? iid.a : 1.0;
-          const Theta c = f.coordinate(p);
-          const double l = f(c);
-          if (l > ll) {
-            ll = l;
-            th = c;
-          }
-        }
-      }
-    }
-  }
-  if (!std::isfinite(ll)) return out;
-  out.converged = newton_maximise<kParams>(f, th, ll, d);
   const RegimeParams p = f.params(th);
   out.log_likelihood = ll;
   HawkesFit& k = out.kernels;
@@ -213,12 +213,9 @@ RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Inter
   k.mean_delay_s = p.tau1;
   k.slow_branching = p.n2;
   k.slow_mean_delay_s = p.tau2;
-  // Against independent faults (a Poisson process, 1 parameter); with repairs, also against
-  // independent repairs (one lognormal, 2 more parameters).
-  k.delta_aic = Problem::kRepairs
-                    ? (2.0 * kParams - 2.0 * ll) -
-                          (2.0 * 3 - 2.0 * (k.poisson_log_likelihood + iid.log_likelihood))
-                    : (2.0 * kParams - 2.0 * ll) - (2.0 * 1 - 2.0 * k.poisson_log_likelihood);
+  // Against `reference_aic`: independent faults (a Poisson process, 1 parameter), with repairs
+  // also independent repairs (one lognormal, 2 more; or one RepairMixture, 5 more).
+  k.delta_aic = (2.0 * kParams - 2.0 * ll) - reference_aic;
   k.ks_distance = k.ks_p = std::numeric_limits<double>::quiet_NaN();
   out.high_share = p.share;
   out.rate_ratio = p.ratio;
@@ -314,16 +311,193 @@ RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Inter
   } else {
     out.repair_scale_lo = out.repair_scale_hi = 1.0;
   }
+  if constexpr (Problem::kLaws) {
+    out.state_repairs = true;
+    f.log_likelihood(p, &out.high_posterior);
+    const std::vector<Interval>& rep = *f.repairs;
+    for (size_t i = 0; i < rep.size() && i < out.high_posterior.size(); ++i) {
+      out.state_values_s[out.high_posterior[i] > 0.5 ? 1 : 0].push_back(rep[i].t_s);
+    }
+    for (int st = 0; st < 2; ++st) {
+      if (!out.state_values_s[st].empty() || out.high_posterior.empty()) continue;
+      // No repair is more probable in this state: it replays the one most probable in it.
+      size_t best = 0;
+      for (size_t i = 1; i < out.high_posterior.size(); ++i) {
+        const double a = st == 1 ? out.high_posterior[i] : 1 - out.high_posterior[i];
+        const double b = st == 1 ? out.high_posterior[best] : 1 - out.high_posterior[best];
+        if (a > b) best = i;
+      }
+      out.state_values_s[st].push_back(rep[best].t_s);
+    }
+    for (auto& v : out.state_values_s) std::sort(v.begin(), v.end());
+    for (int st = 0; st < 2; ++st) {
+      RepairMixture& r = out.state_repair[st];
+      const Mixture& x = p.law[st];
+      r.converged = out.converged;
+      r.short_share = x.p;
+      r.short_median_s = std::exp(x.m1);
+      r.short_sigma = x.s1;
+      r.long_median_s = std::exp(x.m2);
+      r.long_sigma = x.s2;
+      auto mean = [st](const RegimeParams& q) {
+        const Mixture& y = q.law[st];
+        return y.p * std::exp(y.m1 + 0.5 * y.s1 * y.s1) +
+               (1 - y.p) * std::exp(y.m2 + 0.5 * y.s2 * y.s2);
+      };
+      r.mean_s = mean(p);
+      interval([st](const RegimeParams& q) { return q.law[st].p; }, logit, sigmoid, 0.0, 1.0,
+               r.short_share_lo, r.short_share_hi);
+      interval([st](const RegimeParams& q) { return std::exp(q.law[st].m1); }, ln, ex, 0.0, kInf,
+               r.short_median_lo_s, r.short_median_hi_s);
+      interval([st](const RegimeParams& q) { return std::exp(q.law[st].m2); }, ln, ex, 0.0, kInf,
+               r.long_median_lo_s, r.long_median_hi_s);
+      interval(mean, ln, ex, 0.0, kInf, r.mean_lo_s, r.mean_hi_s);
+    }
+  }
+}
+
+template <int N>
+RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Interval>& repairs,
+                     double span_s, double min_delay_s, const HawkesFit& start) {
+  using Problem = RegimeProblem<N>;
+  using Theta = Vec<N>;
+  constexpr int kParams = N;
+  RegimeFit out;
+  out.with_repairs = Problem::kRepairs;
+  out.kernels.scales = 2;
+  out.kernels.events = static_cast<int64_t>(times_s.size());
+  if (times_s.size() < 2 || (Problem::kRepairs && repairs.size() != times_s.size()) ||
+      !(span_s > 2 * min_delay_s) || !(min_delay_s > 0) || !start.converged) {
+    return out;
+  }
+  const auto d = static_cast<double>(times_s.size());
+  out.kernels.poisson_log_likelihood = d * std::log(d / span_s) - d;
+  // Repairs of (nearly) one length make the lognormal's likelihood degenerate (sigma -> 0); the
+  // repair-law candidates stop at the same shape (0.05), and so does this model.
+  LawFit iid;
+  if constexpr (Problem::kRepairs) {
+    iid = fit_lognormal(repairs);
+    if (!iid.converged || !(iid.a >= 0.05)) return out;
+    out.iid_repair_log_likelihood = iid.log_likelihood;
+  }
+  const Problem f{&times_s, &repairs, span_s, min_delay_s};
+
+  // Start from the two-scale fit's kernels and the independent repair law, over a grid of
+  // regimes (a few high spells of days to months, a few rate ratios and repair scales).
+  Theta th = Theta::Zero();
+  double ll = -kInf;
+  constexpr double kDay = 86400.0;
+  for (const double share : {0.05, 0.15, 0.3}) {
+    for (const double ratio : {2.0, 4.0, 8.0}) {
+      for (const double high_days : {7.0, 30.0}) {
+        for (const double scale :
+             Problem::kRepairs ? std::vector<double>{1.0, 2.0} : std::vector<double>{1.0}) {
+          RegimeParams p;
+          p.mu = start.mu_per_s;
+          p.n1 = std::max(1e-3, start.branching);
+          p.n2 = std::max(1e-3, start.slow_branching);
+          p.tau1 = std::clamp(start.mean_delay_s, min_delay_s * 1.01, span_s * 0.4);
+          p.tau2 = std::clamp(start.slow_mean_delay_s, p.tau1 * 1.01, span_s * 0.9);
+          p.share = share;
+          p.ratio = ratio;
+          p.high_s = std::clamp(high_days * kDay, min_delay_s * 1.5, span_s * 0.5);
+          p.log_scale = std::log(scale);
+          p.m = iid.b;
+          p.sigma = Problem::kRepairs ? iid.a : 1.0;
+          const Theta c = f.coordinate(p);
+          const double l = f(c);
+          if (l > ll) {
+            ll = l;
+            th = c;
+          }
+        }
+      }
+    }
+  }
+  if (!std::isfinite(ll)) return out;
+  out.converged = newton_maximise<kParams>(f, th, ll, d);
+  const double reference_aic =
+      Problem::kRepairs ? 2.0 * 3 - 2.0 * (out.kernels.poisson_log_likelihood + iid.log_likelihood)
+                        : 2.0 * 1 - 2.0 * out.kernels.poisson_log_likelihood;
+  complete<N>(f, th, ll, reference_aic, span_s, min_delay_s, out);
+  return out;
+}
+
+// The arrivals of `start` (a converged times-only fit) with a repair law per state: each
+// state's mixture starts as the posterior-weighted fit of the repairs, repeated while the
+// posteriors (now with the repair laws) move, then Newton's method on all 18 parameters.
+RegimeFit fit_regime_laws(const std::vector<double>& times_s, const std::vector<Interval>& repairs,
+                          double span_s, double min_delay_s, const RegimeFit& start) {
+  using Problem = RegimeProblem<18>;
+  RegimeFit out;
+  out.kernels.scales = 2;
+  out.kernels.events = static_cast<int64_t>(times_s.size());
+  if (!start.converged || repairs.size() != times_s.size() || times_s.size() < 10) return out;
+  out.iid_repairs = fit_repair_mixture(repairs);
+  if (!out.iid_repairs.converged) return out;
+  const auto d = static_cast<double>(times_s.size());
+  out.kernels.poisson_log_likelihood = d * std::log(d / span_s) - d;
+  const Problem f{&times_s, &repairs, span_s, min_delay_s};
+  RegimeParams p;
+  p.mu = start.kernels.mu_per_s;
+  p.n1 = start.kernels.branching;
+  p.tau1 = start.kernels.mean_delay_s;
+  p.n2 = start.kernels.slow_branching;
+  p.tau2 = start.kernels.slow_mean_delay_s;
+  p.share = start.high_share;
+  p.ratio = start.rate_ratio;
+  p.high_s = start.high_mean_s;
+  const RepairMixture& iid = out.iid_repairs;
+  const Mixture one{iid.short_share, std::log(iid.short_median_s), iid.short_sigma,
+                    std::log(iid.long_median_s), iid.long_sigma};
+  p.law[0] = p.law[1] = one;
+  // Kept inside the coordinates' ranges (a fit at a bound maps to an infinite coordinate).
+  auto keep = [&](RegimeParams& q) {
+    const double lo_n = 1e-6, hi_n = kMaxBranching * (1 - 1e-6);
+    q.n1 = std::clamp(q.n1, lo_n, hi_n);
+    q.n2 = std::clamp(q.n2, lo_n, hi_n - q.n1);
+    q.tau1 = std::clamp(q.tau1, min_delay_s * (1 + 1e-6), span_s * (1 - 1e-3));
+    q.tau2 = std::clamp(q.tau2, q.tau1 * (1 + 1e-6), span_s * (1 - 1e-6));
+    q.share = std::clamp(q.share, 1e-6, 1 - 1e-6);
+    q.ratio = std::max(q.ratio, 1 + 1e-6);
+    q.high_s = std::clamp(q.high_s, min_delay_s * (1 + 1e-6), span_s * (1 - 1e-6));
+  };
+  keep(p);
+  std::vector<double> logs, posterior, w(repairs.size());
+  for (const Interval& r : repairs) {
+    logs.push_back(std::log(std::max(r.t_s, kShortestRepairS / 2)));
+  }
+  for (int round = 0; round < 20; ++round) {
+    if (!std::isfinite(f.log_likelihood(p, &posterior))) break;
+    for (int st = 0; st < 2; ++st) {
+      for (size_t i = 0; i < w.size(); ++i) w[i] = st == 1 ? posterior[i] : 1.0 - posterior[i];
+      Mixture x = p.law[st];
+      em_mixture(logs, w, x);
+      p.law[st] = x;
+    }
+  }
+  Vec<18> th = f.coordinate(p);
+  double ll = f(th);
+  if (!std::isfinite(ll)) return out;
+  out.converged = newton_maximise<18>(f, th, ll, d);
+  complete<18>(f, th, ll, 2.0 * 6 - 2.0 * (out.kernels.poisson_log_likelihood + iid.log_likelihood),
+               span_s, min_delay_s, out);
   return out;
 }
 
 }  // namespace
 
+RegimeFit fit_hawkes_regime_repairs(const std::vector<double>& times_s,
+                                    const std::vector<Interval>& repairs, double span_s,
+                                    double min_delay_s, const RegimeFit& start) {
+  return fit_regime_laws(times_s, repairs, span_s, min_delay_s, start);
+}
+
 RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,
                             const std::vector<Interval>& repairs, double span_s, double min_delay_s,
                             const HawkesFit& start, bool with_repairs) {
   return with_repairs ? fit_regime<11>(times_s, repairs, span_s, min_delay_s, start)
-                      : fit_regime<9>(times_s, repairs, span_s, min_delay_s, start);
+                      : fit_regime<8>(times_s, repairs, span_s, min_delay_s, start);
 }
 
 }  // namespace ntpsim::sim

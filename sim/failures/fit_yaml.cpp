@@ -1,6 +1,7 @@
 // fitted_failures_yaml: a TraceFit as an includable scenario fragment (fit.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/base/time.h"
@@ -87,18 +88,22 @@ std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
 
+// An empirical repair law of `values` as the value of a key (starting after it), at `indent`.
+std::string empirical_yaml(const std::vector<double>& values, const std::string& indent) {
+  std::string y = "\n" + indent + "distribution: empirical\n" + indent + "values: [";
+  for (size_t i = 0; i < values.size(); ++i) {
+    y += (i == 0 ? "" : (i % 6 == 0 ? ",\n" + indent + "         " : ", ")) + duration(values[i]);
+  }
+  return y + "]\n";
+}
+
 // A kind's repair law as the value of `repair:` (starting after the key), nested at `indent`.
 std::string repair_yaml(const KindFit& k, const std::string& indent) {
   std::string y;
   if (k.repair_law == "fixed") {
     y += fmt::format(" {{distribution: fixed, mean: {}}}\n", duration(k.repair_median_s));
   } else if (k.repair_law == "empirical") {
-    y += "\n" + indent + "distribution: empirical\n" + indent + "values: [";
-    for (size_t i = 0; i < k.repair_values_s.size(); ++i) {
-      y += (i == 0 ? "" : (i % 6 == 0 ? ",\n" + indent + "         " : ", ")) +
-           duration(k.repair_values_s[i]);
-    }
-    y += "]\n";
+    y += empirical_yaml(k.repair_values_s, indent);
   } else {
     const LawFit& r = k.repair[static_cast<size_t>(k.repair_choice)];
     y += fmt::format(" {{distribution: {}, mean: {}", r.law, duration(r.mean_s));
@@ -258,6 +263,38 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
                          : std::string(),
           h.mu_per_s * kSecondsPerDay, h.delta_aic + pf.lemon_gain, h.chosen ? "  <- chosen" : "");
     }
+    const RegimeFit& gr = pf.regime_repairs;
+    if (!gr.converged) {
+      y += "#   pooled hawkes with regimes and a repair law per state: did not converge\n";
+    } else {
+      const RepairMixture& m = gr.iid_repairs;
+      y += fmt::format(
+          "#   pooled hawkes with regimes and a repair law per state (two lognormal parts each): "
+          "AIC {:+.1f} over independent\n#     faults and independent repairs (one law: short "
+          "{:.3g} of them, median {:.3g} h, sigma {:.3g}; long median {:.3g} d, sigma {:.3g}; "
+          "mean {:.3g} d); with the node choice below: AIC {:+.1f}{}\n#     high state {:.3g} of "
+          "the time (95% CI {:.3g}-{:.3g}) in spells of {:.3g} d (95% CI {:.3g}-{:.3g}), "
+          "immigrants {:.3g}x (95% CI {:.3g}-{:.3g}) the low state's\n",
+          gr.kernels.delta_aic, m.short_share, m.short_median_s / 3600.0, m.short_sigma,
+          m.long_median_s / kSecondsPerDay, m.long_sigma, m.mean_s / kSecondsPerDay,
+          gr.kernels.delta_aic + pf.lemon_gain, gr.kernels.chosen ? "  <- chosen" : "",
+          gr.high_share, gr.high_share_lo, gr.high_share_hi, gr.high_mean_s / kSecondsPerDay,
+          gr.high_mean_lo_s / kSecondsPerDay, gr.high_mean_hi_s / kSecondsPerDay, gr.rate_ratio,
+          gr.rate_ratio_lo, gr.rate_ratio_hi);
+      const char* names[2] = {"low ", "high"};
+      for (int st = 0; st < 2; ++st) {
+        const RepairMixture& r = gr.state_repair[st];
+        y += fmt::format(
+            "#     {} state repairs: short {:.3g} (95% CI {:.3g}-{:.3g}), median {:.3g} h (95% CI "
+            "{:.3g}-{:.3g}), sigma {:.3g}; long median {:.3g} d (95% CI {:.3g}-{:.3g}), sigma "
+            "{:.3g}; mean {:.3g} d (95% CI {:.3g}-{:.3g})\n",
+            names[st], r.short_share, r.short_share_lo, r.short_share_hi, r.short_median_s / 3600.0,
+            r.short_median_lo_s / 3600.0, r.short_median_hi_s / 3600.0, r.short_sigma,
+            r.long_median_s / kSecondsPerDay, r.long_median_lo_s / kSecondsPerDay,
+            r.long_median_hi_s / kSecondsPerDay, r.long_sigma, r.mean_s / kSecondsPerDay,
+            r.mean_lo_s / kSecondsPerDay, r.mean_hi_s / kSecondsPerDay);
+      }
+    }
     const LemonFit& l = pf.lemons;
     y += fmt::format(
         "#   which node (pooled faults per node): {:.3g} of nodes at {:.3g}x the rate; LR {:.3g}, "
@@ -310,8 +347,27 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
                          g.low_repair_scale, g.high_repair_scale);
       }
       y += "}\n";
+    } else if (pf.regime_repairs_chosen) {
+      const RegimeFit& g = pf.regime_repairs;
+      y += fmt::format(
+          "      regime:\n        high_share: {:.6g}\n        rate_ratio: {:.6g}\n"
+          "        high_mean_duration: {}\n",
+          g.high_share, g.rate_ratio, duration(g.high_mean_s));
+      const char* keys[2] = {"low_repair", "high_repair"};
+      for (int st = 0; st < 2; ++st) {
+        const RepairMixture& r = g.state_repair[st];
+        y += fmt::format(
+            "        # {}: the log's {} repairs more probable in this state (fitted law: "
+            "mean {})\n        {}:",
+            keys[st], g.state_values_s[st].size(), days(r.mean_s), keys[st]);
+        y += empirical_yaml(g.state_values_s[st], "          ");
+      }
     }
     y += "      kinds:\n";
+    if (pf.regime_repairs_chosen) {
+      y += "        # each kind's own repair law, for reference: the regime's laws per state "
+           "replace them\n";
+    }
     for (size_t i = 0; i < fit.kinds.size(); ++i) {
       y += fmt::format("        - name: {}\n          share: {:.6g}\n", quoted(fit.kinds[i].name),
                        pf.shares[i]);

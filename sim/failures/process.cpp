@@ -49,6 +49,29 @@ void choose_subset(Stream& s, int64_t units, int64_t count, std::vector<uint64_t
 
 }  // namespace
 
+RepairSampler repair_sampler(const RepairDist& d) {
+  RepairSampler r;
+  r.mean_s = d.mean_s;
+  if (d.distribution == "fixed") {
+    r.dist = RepairSampler::Dist::kFixed;
+  } else if (d.distribution == "exponential") {
+    r.dist = RepairSampler::Dist::kExponential;
+  } else if (d.distribution == "lognormal") {
+    r.dist = RepairSampler::Dist::kLognormal;
+    r.sigma = d.sigma;
+    r.mu = lognormal_mu_for_mean(r.mean_s, r.sigma);
+  } else if (d.distribution == "weibull") {
+    r.dist = RepairSampler::Dist::kWeibull;
+    r.shape = d.shape;
+    r.scale = weibull_scale_for_mean(r.mean_s, r.shape);
+  } else {
+    NTPSIM_CHECK(d.distribution == "empirical" && !d.values_s.empty());
+    r.dist = RepairSampler::Dist::kEmpirical;
+    r.values_s = d.values_s;
+  }
+  return r;
+}
+
 double RepairSampler::draw(Stream& s) const {
   switch (dist) {
     case Dist::kFixed: return mean_s;
@@ -104,26 +127,7 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
     cumulative += k.share;
     kind.cumulative_share = cumulative;
     kind.interrupts = k.interrupts;
-    RepairSampler& r = kind.repair;
-    r.mean_s = k.repair.mean_s;
-    const std::string& d = k.repair.distribution;
-    if (d == "fixed") {
-      r.dist = RepairSampler::Dist::kFixed;
-    } else if (d == "exponential") {
-      r.dist = RepairSampler::Dist::kExponential;
-    } else if (d == "lognormal") {
-      r.dist = RepairSampler::Dist::kLognormal;
-      r.sigma = k.repair.sigma;
-      r.mu = lognormal_mu_for_mean(r.mean_s, r.sigma);
-    } else if (d == "weibull") {
-      r.dist = RepairSampler::Dist::kWeibull;
-      r.shape = k.repair.shape;
-      r.scale = weibull_scale_for_mean(r.mean_s, r.shape);
-    } else {
-      NTPSIM_CHECK(d == "empirical" && !k.repair.values_s.empty());
-      r.dist = RepairSampler::Dist::kEmpirical;
-      r.values_s = k.repair.values_s;
-    }
+    kind.repair = repair_sampler(k.repair);
     kinds_.push_back(std::move(kind));
   }
   NTPSIM_CHECK(!kinds_.empty());
@@ -173,6 +177,10 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       state_mean_s_[0] = p.regime_high_mean_s * (1.0 - share) / share;
       repair_scale_[0] = p.regime_low_repair_scale;
       repair_scale_[1] = p.regime_high_repair_scale;
+      state_repairs_ = p.regime_state_repairs;
+      for (int st = 0; st < 2 && state_repairs_; ++st) {
+        state_repair_[st] = repair_sampler(p.regime_repair[st]);
+      }
       state_ = regime_stream_.bernoulli(share) ? 1 : 0;
       switch_at_s_ = regime_stream_.exponential(state_mean_s_[state_]);
     }
@@ -339,7 +347,12 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
   const Kind& kind = kinds_[k];
   const Time when = Time::at(micros_of(t_s));
   auto add = [&](int64_t u) {
-    double repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+    double repair_s = 0.0;
+    if (state_repairs_) {  // the law of the state the failure starts in
+      repair_s = std::max(0.0, state_repair_[state_].draw(repair_stream_));
+    } else {
+      repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+    }
     if (regime_) repair_s *= repair_scale_[state_];  // the state the failure starts in
     up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
     FailureEvent e;

@@ -29,6 +29,8 @@ struct RepairSampler {
 
   double draw(Stream& s) const;
 };
+// The sampler of a validated repair law.
+RepairSampler repair_sampler(const RepairDist& d);
 
 // Common interface: the time of the next batch (Time::never() when exhausted) and popping it.
 class EventGenerator {
@@ -107,6 +109,10 @@ class ProcessGenerator final : public EventGenerator {
   double state_rate_[2] = {0.0, 0.0};
   double state_mean_s_[2] = {0.0, 0.0};
   double repair_scale_[2] = {1.0, 1.0};
+  // Repair laws per state (state_repairs_): each failure's repair from its state's law instead
+  // of its kind's.
+  bool state_repairs_ = false;
+  RepairSampler state_repair_[2];
   Stream regime_stream_;
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
 

@@ -62,6 +62,10 @@ YAML::Node process_yaml(const FailureProcess& p) {
       g["high_mean_duration"] = units::format_duration_exact(p.regime_high_mean_s);
       g["low_repair_scale"] = num(p.regime_low_repair_scale);
       g["high_repair_scale"] = num(p.regime_high_repair_scale);
+      if (p.regime_state_repairs) {  // absent: the kinds' laws, the form above unchanged
+        g["low_repair"] = repair_yaml(p.regime_repair[0]);
+        g["high_repair"] = repair_yaml(p.regime_repair[1]);
+      }
       n["regime"] = g;
     }
   }
@@ -348,6 +352,17 @@ json to_json(const Scenario& s) {
         processes.back()["regime_high_mean_s"] = p.regime_high_mean_s;
         processes.back()["regime_low_repair_scale"] = p.regime_low_repair_scale;
         processes.back()["regime_high_repair_scale"] = p.regime_high_repair_scale;
+        if (p.regime_state_repairs) {
+          json laws = json::array();
+          for (const RepairDist& r : p.regime_repair) {
+            laws.push_back({{"distribution", r.distribution},
+                            {"mean_s", r.mean_s},
+                            {"sigma", r.sigma},
+                            {"shape", r.shape},
+                            {"values_s", r.values_s}});
+          }
+          processes.back()["regime_state_repairs"] = laws;
+        }
       }
     }
   }

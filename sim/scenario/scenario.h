@@ -92,6 +92,12 @@ struct FailureProcess {
   double regime_high_mean_s = 0.0;
   double regime_low_repair_scale = 1.0;
   double regime_high_repair_scale = 1.0;
+  // Optional repair laws per state (regime.low_repair and regime.high_repair, both or neither;
+  // any repair law a kind may have): a failure's repair is drawn from the law of the state it
+  // starts in, whatever its kind (the kinds' own repair laws are then not sampled), times that
+  // state's repair scale.
+  bool regime_state_repairs = false;  // whether regime_repair holds the laws
+  RepairDist regime_repair[2];        // [0] low state, [1] high state
   std::vector<FailureKind> kinds;   // at least one; shares sum to 1
   double lemon_fraction = 0.0;      // share of units whose rate is multiplied by lemon_multiplier
   double lemon_multiplier = 1.0;

@@ -225,6 +225,22 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
         g->number("low_repair_scale", out.regime_low_repair_scale, false, 1e-6, 1e6));
     NTPSIM_RETURN_IF_ERROR(
         g->number("high_repair_scale", out.regime_high_repair_scale, false, 1e-6, 1e6));
+    // Repair laws per state come as a pair: a law for one state only would leave the other's
+    // repairs undefined.
+    const bool low = g->has("low_repair"), high = g->has("high_repair");
+    if (low != high) {
+      return g->error(low ? "low_repair" : "high_repair",
+                      "repair laws per state need both low_repair and high_repair");
+    }
+    if (low) {
+      out.regime_state_repairs = true;
+      const char* keys[2] = {"low_repair", "high_repair"};
+      for (int st = 0; st < 2; ++st) {
+        NTPSIM_RETURN_IF_ERROR(read_repair(g->child(keys[st]),
+                                           join_path(join_path(path, "regime"), keys[st]), ctx,
+                                           out.regime_repair[st]));
+      }
+    }
     NTPSIM_RETURN_IF_ERROR(g->finish());
   }
 
