@@ -81,6 +81,10 @@ struct AnalyticStepModel::MicroCost {
   double tp_bwd = 0;                // TP collectives of the backward with nothing to overlap
   double tp_recompute = 0;          // TP collectives of a recomputed forward: exposed
   std::vector<Overlap> overlapped;  // backward collectives overlapping a GEMM
+  // Context-parallel K/V exchanges of the forward and of the backward (recompute included),
+  // each hidden behind the attention compute in `gemm` (0: exposed).
+  std::vector<Overlap> cp_fwd;
+  std::vector<Overlap> cp_bwd;
 
   void add(const MicroCost& o, double times) {
     scaled_fwd += times * o.scaled_fwd;
@@ -93,6 +97,14 @@ struct AnalyticStepModel::MicroCost {
     for (Overlap x : o.overlapped) {
       x.count *= times;
       overlapped.push_back(x);
+    }
+    for (Overlap x : o.cp_fwd) {
+      x.count *= times;
+      cp_fwd.push_back(x);
+    }
+    for (Overlap x : o.cp_bwd) {
+      x.count *= times;
+      cp_bwd.push_back(x);
     }
   }
   // Backward TP time exposed at GEMM speed-up `speed`: the recomputed forward's collectives, the
@@ -120,8 +132,12 @@ AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const H
       options_(options),
       gemm_(h, w.dtype == DType::kFP8),
       power_(h) {
-  NTPSIM_CHECK(l.tp >= 1 && l.pp >= 1 && l.dp >= 1 && l.virtual_stages >= 1);
+  NTPSIM_CHECK(l.tp >= 1 && l.pp >= 1 && l.dp >= 1 && l.virtual_stages >= 1 && l.cp >= 1);
   NTPSIM_CHECK(w.layers >= 1 && w.hidden >= 1 && w.heads >= 1 && w.seq_len >= 1);
+  // Context parallelism splits the sequence into 2 x CP chunks and runs on fused attention
+  // (Megatron-LM's CP needs Transformer Engine's attention).
+  NTPSIM_CHECK(check_context_split(w, l).field.empty());
+  NTPSIM_CHECK(l.cp == 1 || options.flash_attention);
   const double per_replica = static_cast<double>(w.global_batch) / l.dp;
   microbatches_ = std::max(1.0, per_replica / std::max(1, w.micro_batch));
   const int fit = models::min_tp(w, l, h, options.flash_attention);
@@ -154,14 +170,36 @@ double AnalyticStepModel::comm_sm_share(int tp) const {
   return std::min(1.0, static_cast<double>(tp_fabric(tp).comm_sms) / hw_.gemm.sm_count);
 }
 
+const Fabric& AnalyticStepModel::cp_fabric(int tp) const {
+  // Megatron-LM orders ranks tp-cp-dp-pp: a CP group is C TP groups of consecutive GPUs, inside
+  // one scale-up domain when TP x C fits in it.
+  const int64_t span = int64_t{tp} * layout_.cp;
+  return hw_.gpus_per_domain > 0 && span > hw_.gpus_per_domain ? hw_.scale_out : hw_.scale_up;
+}
+
+double AnalyticStepModel::cp_sm_share(int tp) const {
+  return std::min(1.0, static_cast<double>(cp_fabric(tp).comm_sms) / hw_.gemm.sm_count);
+}
+
+double AnalyticStepModel::cp_exposed_s(const MicroCost& c, double speed, int tp,
+                                       bool backward) const {
+  double t = 0;
+  for (const MicroCost::Overlap& x : backward ? c.cp_bwd : c.cp_fwd) {
+    t += x.count * overlap_exposed_s(x.comm, x.gemm / speed, cp_sm_share(tp));
+  }
+  return t;
+}
+
 LayerTimes AnalyticStepModel::layer_times(int tp) const {
   NTPSIM_CHECK(tp >= 1 && tp <= layout_.tp);
   const MicroCost c =
-      layer_cost(tp, static_cast<double>(workload_.micro_batch) * workload_.seq_len);
+      layer_cost(tp, static_cast<double>(workload_.micro_batch) * workload_.seq_len / layout_.cp);
   LayerTimes t;
-  t.forward_s = c.scaled_fwd + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap);
+  t.forward_s = c.scaled_fwd + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap) +
+                cp_exposed_s(c, 1.0, tp, false);
   t.backward_s = c.scaled_bwd + c.memory_bwd +
-                 c.tp_backward_exposed(1.0, comm_sm_share(tp), options_.tp_backward_overlap);
+                 c.tp_backward_exposed(1.0, comm_sm_share(tp), options_.tp_backward_overlap) +
+                 cp_exposed_s(c, 1.0, tp, true);
   return t;
 }
 
@@ -203,6 +241,10 @@ AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) con
                   (kLayerKernelsBwd + dropout * kDropoutKernelsBwd) * kernel;
   const MicroCost before_attention = c;
   add_attention(s, n, c);
+  if (layout_.cp > 1) {
+    add_cp_exchange(s, n, c.scaled_fwd - before_attention.scaled_fwd,
+                    c.scaled_bwd - before_attention.scaled_bwd, c);
+  }
   if (tp > 1) {
     // Megatron's schedule of the two TP regions (attention, MLP) of a layer:
     // without SP, forward all-reduces the row-parallel outputs (exposed); backward all-reduces
@@ -233,14 +275,45 @@ AnalyticStepModel::MicroCost AnalyticStepModel::layer_cost(int tp, double n) con
     // Repeat the attention-core forward (scores, softmax, P·V) in backward: no collectives.
     c.scaled_bwd += c.scaled_fwd - before_attention.scaled_fwd;
     c.memory_bwd += c.memory_fwd - before_attention.memory_fwd;
+    c.cp_bwd.insert(c.cp_bwd.end(), c.cp_fwd.begin(), c.cp_fwd.end());
   } else if (w.recompute == Recompute::kFull) {
     // Repeat the whole forward, its collectives included, right before the backward: nothing
     // runs beside them.
     c.scaled_bwd += c.scaled_fwd;
     c.memory_bwd += c.memory_fwd;
     c.tp_recompute += c.tp_fwd;
+    c.cp_bwd.insert(c.cp_bwd.end(), c.cp_fwd.begin(), c.cp_fwd.end());
   }
   return c;
+}
+
+void AnalyticStepModel::add_cp_exchange(const TpShard& s, double n, double attention_fwd,
+                                        double attention_bwd, MicroCost& c) const {
+  // `n` tokens are this rank's two chunks; its K and V for them: kv_heads x head_dim per token
+  // each (GQA keeps the exchange small beside the hidden size), in bf16.
+  const int cp = layout_.cp;
+  const Fabric& f = cp_fabric(s.tp);
+  const double kv_bytes = kAct * 2.0 * s.kv_heads * s.head_dim * n;
+  if (options_.cp_exchange == StepOptions::CpExchange::kAllGather) {
+    // Gather every rank's K and V before attending the local queries (nothing to hide it
+    // behind); backward gathers them again (only the local chunk is kept) and reduce-scatters
+    // their gradients to the owners.
+    const double ag = collective_time_s(f, Collective::kAllGather, cp, cp * kv_bytes);
+    const double rs = collective_time_s(f, Collective::kReduceScatter, cp, cp * kv_bytes);
+    c.cp_fwd.push_back({ag, 0.0, 1.0});
+    c.cp_bwd.push_back({ag + rs, 0.0, 1.0});
+    return;
+  }
+  // Ring: C attention steps of equal work (the load-balanced chunks make every step two
+  // chunk-pairs of the causal mask); the K/V block for step k + 1 travels while step k
+  // computes, so C - 1 hops hide behind C - 1 steps. Backward circulates K, V and the partial
+  // gradients dK, dV the same way; the last step's gradients go home after it, exposed.
+  const double hop = collective_time_s(f, Collective::kSendRecv, 2, kv_bytes);
+  const double grad_hop = collective_time_s(f, Collective::kSendRecv, 2, 2.0 * kv_bytes);
+  const double hidden = (cp - 1.0) / cp;
+  c.cp_fwd.push_back({(cp - 1.0) * hop, hidden * attention_fwd, 1.0});
+  c.cp_bwd.push_back({(cp - 1.0) * grad_hop, hidden * attention_bwd, 1.0});
+  c.cp_bwd.push_back({hop, 0.0, 1.0});
 }
 
 void AnalyticStepModel::add_attention(const TpShard& s, double n, MicroCost& c) const {
@@ -350,7 +423,8 @@ AnalyticStepModel::MicroCost AnalyticStepModel::stage_cost(const StageCosts& c, 
 double AnalyticStepModel::micro_s(const MicroCost& c, double speed, int tp) const {
   return c.scaled_fwd / speed + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap) +
          c.scaled_bwd / speed + c.memory_bwd +
-         c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
+         c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap) +
+         cp_exposed_s(c, speed, tp, false) + cp_exposed_s(c, speed, tp, true);
 }
 
 AnalyticStepModel::Stage AnalyticStepModel::busiest_stage(const StageCosts& c, double speed,
@@ -387,8 +461,8 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   if (options_.power_speeds_all_phases && power_ratio != 1.0) {
     StepBreakdown b = breakdown(tp, batch_share, 1.0);
     const double speed = power_.speedup(power_ratio);
-    for (double* t : {&b.compute_s, &b.tp_comm_s, &b.pp_comm_s, &b.bubble_s, &b.dp_comm_s,
-                      &b.optimizer_s, &b.iteration_s}) {
+    for (double* t : {&b.compute_s, &b.tp_comm_s, &b.cp_comm_s, &b.pp_comm_s, &b.bubble_s,
+                      &b.dp_comm_s, &b.optimizer_s, &b.iteration_s}) {
       *t /= speed;
     }
     b.power_ratio = power_ratio;
@@ -403,7 +477,8 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   b.power_ratio = power_ratio;
   b.microbatches = static_cast<int>(std::ceil(microbatches_ - 1e-9));
   b.microbatch_tokens = batch_share * w.micro_batch * w.seq_len;
-  const double n = b.microbatch_tokens;
+  b.rank_tokens = b.microbatch_tokens / layout_.cp;
+  const double n = b.rank_tokens;
   const double speed = power_.speedup(power_ratio);
   const StageCosts parts = stage_costs(tp, n);
   const Stage busiest = busiest_stage(parts, speed, tp);
@@ -413,6 +488,8 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const double compute_b = c.scaled_bwd / speed + c.memory_bwd;
   const double tp_f = c.tp_fwd * (1.0 - options_.tp_overlap);
   const double tp_b = c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
+  const double cp_f = cp_exposed_s(c, speed, tp, false);
+  const double cp_b = cp_exposed_s(c, speed, tp, true);
   const int p = layout_.pp;
   const double v = layout_.virtual_stages;
   double p2p = 0;
@@ -432,6 +509,7 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const double m = microbatches_;
   b.compute_s = m * (compute_f + compute_b);
   b.tp_comm_s = m * (tp_f + tp_b);
+  b.cp_comm_s = m * (cp_f + cp_b);
   b.pp_comm_s = m * p2p;
   if (p > 1) {
     // Fill and drain of the 1F1B / interleaved schedule (Narayanan et al. 2021, section 2.2).
@@ -451,15 +529,18 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
 
   const double params = stage_params(tp, busiest);
   const int r = layout_.dp;
-  if (r > 1) b.dp_comm_s = dp_exposed_s(params, compute_f + tp_f, compute_b + tp_b);
-  const double shard = options_.distributed_optimizer ? params / r : params;
+  const int grad_ranks = layout_.dp * layout_.cp;  // gradients reduce over DP x CP
+  if (grad_ranks > 1) {
+    b.dp_comm_s = dp_exposed_s(params, compute_f + tp_f + cp_f, compute_b + tp_b + cp_b);
+  }
+  const double shard = options_.distributed_optimizer ? params / grad_ranks : params;
   b.optimizer_s =
       gemm_.memory_time_s(kAdamBytesPerParam * shard + kGradBufferBytesPerParam * params);
-  b.iteration_s =
-      b.compute_s + b.tp_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_s + b.optimizer_s;
+  b.iteration_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_s +
+                  b.optimizer_s;
   b.reshard_s = plain_reshard_s(tp);
 
-  const double gpus = static_cast<double>(tp) * layout_.pp;
+  const double gpus = static_cast<double>(tp) * layout_.cp * layout_.pp;
   b.model_flops = model_flops_per_iteration(w) / r * batch_share;
   b.mfu = b.model_flops / (b.iteration_s * gpus * gemm_.peak_flops());
   b.tokens_per_s_per_gpu = w.tokens_per_iteration() / r * batch_share / (b.iteration_s * gpus);
@@ -472,8 +553,10 @@ double AnalyticStepModel::dp_collective_s(Collective kind, double bytes) const {
   // crosses the spine once per leaf in each direction while every rank under a leaf runs its
   // own DP ring at once: the leaf's uplinks (downlinks / oversubscription) carry
   // L/R of the leaf's traffic, slowing the ring by max(1, oversubscription × L / R).
+  // The group is the R x C data- and context-parallel ranks of one (TP rank, stage); together
+  // with the TP x PP GPUs that each holds a copy of, they make up the job.
   const Fabric& f = hw_.scale_out;
-  const int r = layout_.dp;
+  const int r = layout_.dp * layout_.cp;
   const double replica = static_cast<double>(layout_.tp) * layout_.pp;
   double factor = 1.0;
   if (f.domains_per_leaf > 0 && hw_.gpus_per_domain > 0) {
@@ -492,7 +575,7 @@ double AnalyticStepModel::dp_exposed_s(double params, double fwd_window, double 
   // produces them, so the traffic hides behind that backward except the last bucket; the
   // weight all-gather of each bucket is issued ahead of the first micro-batch's forward, the
   // first bucket exposed. Not overlapped: all of it is exposed.
-  const int r = layout_.dp;
+  const int r = layout_.dp * layout_.cp;
   const double bucket =
       std::min(params, std::max(kMinBucketParams, kBucketParamsPerRank * static_cast<double>(r)));
   auto exposed = [&](Collective kind, double bytes_per_param, bool overlap, double window) {
@@ -527,7 +610,8 @@ double AnalyticStepModel::plain_reshard_s(int tp) const {
   if (tp == big_t) return 0.0;
   // Each of the T - t extra ranks sends its whole gradient shard; each core rank receives
   // (T - t)/t of one. The busier side sets the time; once before and once after the DP sync.
-  const double nominal_tokens = static_cast<double>(workload_.micro_batch) * workload_.seq_len;
+  const double nominal_tokens =
+      static_cast<double>(workload_.micro_batch) * workload_.seq_len / layout_.cp;
   const StageCosts parts = stage_costs(big_t, nominal_tokens);
   const double shard_bytes =
       stage_params(big_t, busiest_stage(parts, 1.0, big_t)) * options_.grad_bytes;

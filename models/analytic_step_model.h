@@ -1,5 +1,5 @@
-// The analytic step-time model of a dense decoder transformer under Megatron-style TP × PP × DP
-// (DESIGN.md §4). Implements StepModel and also exposes the full breakdown.
+// The analytic step-time model of a dense decoder transformer under Megatron-style
+// TP × CP × PP × DP (DESIGN.md §4). Implements StepModel and also exposes the full breakdown.
 //
 // Per micro-batch on the busiest GPU of the busiest pipeline stage (the slowest of the first
 // stage: its layers + the embedding, a middle stage, and the last stage: its layers + the LM
@@ -22,16 +22,28 @@
 //    so it adds max(comm - gemm, comm x comm_sms / sm_count);
 //  - recompute: selective adds the attention-core forward to backward, full a whole forward
 //    whose collectives overlap nothing;
+//  - CP (context parallelism, degree C): every rank of a CP group works on s/C tokens of each
+//    sequence (2C chunks, rank i holding chunks i and 2C-1-i, so each rank does 1/C of the
+//    causal attention work): GEMMs, memory-bound kernels, TP collectives, the LM head and the
+//    PP boundary tensors all scale with s/C; attention exchanges the local K and V (kv_heads x
+//    head_dim per token and TP rank, not hidden: GQA) over the CP group (scale-up when the TP x
+//    C ranks fit in one domain, else scale-out), as StepOptions::cp_exchange says: Transformer
+//    Engine's ring (C-1 send/recv hops forward, each hidden behind one of the C equal attention
+//    steps, what exceeds them exposed; backward C-1 hops of K, V and their gradients behind
+//    the backward steps plus the last gradient hop exposed), or an all-gather of K and V
+//    (exposed) forward and again backward plus a reduce-scatter of their gradients (exposed);
+//    a recomputed attention repeats the forward exchange;
 //  - PP: one send/recv of the b·s·h/t boundary activations per chunk each way (scale-out; plus
 //    the receiver's all-gather without SP); the fill and drain add 1/v of all the work outside
 //    the busiest stage (other stages' layers, and the LM head where it is not on it; the
 //    embedding gather is negligible) forward and backward and 2(p-1) send/recv hops, independent of
 //    m: bubble (p-1)/(v·m) of the layer work for evenly split layers;
 //  - DP: distributed-optimizer reduce-scatter of fp32 gradients and all-gather of bf16 weights,
-//    or a plain all-reduce, over the R replicas on the scale-out network (rail-aligned, slowed
-//    by leaf oversubscription when the ring spans leaves); with Megatron's bucketed overlap
-//    all but the last gradient bucket hide behind the last micro-batch's backward and all but
-//    the first weight bucket behind the first forward;
+//    or a plain all-reduce, over the R x C ranks (Megatron reduces gradients and shards the
+//    optimizer over data- and context-parallel ranks together) on the scale-out network
+//    (rail-aligned, slowed by leaf oversubscription when the ring spans leaves); with Megatron's
+//    bucketed overlap all but the last gradient bucket hide behind the last micro-batch's backward
+//    and all but the first weight bucket behind the first forward;
 //  - optimizer step: Adam, master-to-model copy and gradient norm over the optimizer shard,
 //    gradient scaling and zeroing over every local parameter, as HBM traffic;
 //  - non-layer work: embedding gather and gradient, LM head GEMMs and Megatron's fp32
@@ -78,6 +90,12 @@ struct StepOptions {
   // PowerModel::speedup, the implicit assumption of a perf-per-GPU-work argument such as the
   // NTP paper's (kept to test against it, not a physical setting).
   bool power_speeds_all_phases = false;
+  // How attention exchanges K and V among the context-parallel ranks (unused at CP 1).
+  // kRing: Transformer Engine's point-to-point ring (Megatron-LM's default, --cp-comm-type
+  // p2p), overlapped with the attention steps. kAllGather: all-gather K and V, then attend the
+  // local queries, the exchange exposed (Llama 3's choice, arXiv 2407.21783 §3.3.2).
+  enum class CpExchange { kRing, kAllGather };
+  CpExchange cp_exchange = CpExchange::kRing;
 };
 
 // One iteration of one DP replica, seconds unless named otherwise.
@@ -87,8 +105,10 @@ struct StepBreakdown {
   double power_ratio = 1.0;
   int microbatches = 0;             // m per replica (rounded up)
   double microbatch_tokens = 0;     // tokens in one micro-batch (after the batch share)
+  double rank_tokens = 0;           // of them, what one context-parallel rank works on
   double compute_s = 0;             // GEMMs, attention, memory-bound kernels, over m micro-batches
   double tp_comm_s = 0;             // exposed TP collectives
+  double cp_comm_s = 0;             // exposed context-parallel K/V exchange
   double pp_comm_s = 0;             // pipeline send/recv
   double bubble_s = 0;              // pipeline fill and drain
   double dp_comm_s = 0;             // exposed DP reduce-scatter + all-gather
@@ -97,13 +117,13 @@ struct StepBreakdown {
   double reshard_s = 0;             // NTP reshard the healthy replicas add when tp < nominal
   double model_flops = 0;           // model FLOPs of this replica's share of the iteration
   double mfu = 0;                   // model_flops / (iteration_s × GPUs in use × peak)
-  double tokens_per_s_per_gpu = 0;  // over the GPUs in use (tp × pp)
+  double tokens_per_s_per_gpu = 0;  // over the GPUs in use (tp × cp × pp)
 };
 
 // One transformer layer for one micro-batch on the busiest GPU, at TDP.
 struct LayerTimes {
-  double forward_s = 0;   // compute + exposed forward TP communication
-  double backward_s = 0;  // compute, recompute, exposed backward TP communication
+  double forward_s = 0;   // compute + exposed forward TP and CP communication
+  double backward_s = 0;  // compute, recompute, exposed backward TP and CP communication
 };
 
 class AnalyticStepModel final : public StepModel {
@@ -121,7 +141,8 @@ class AnalyticStepModel final : public StepModel {
 
   // REQUIRES: 1 <= tp <= nominal_tp(), batch_share in (0, 1], power_ratio > 0.
   StepBreakdown breakdown(int tp, double batch_share, double power_ratio) const;
-  // One layer of one full micro-batch at degree tp. REQUIRES: 1 <= tp <= nominal_tp().
+  // One layer of one full micro-batch (a CP rank's share of it) at degree tp.
+  // REQUIRES: 1 <= tp <= nominal_tp().
   LayerTimes layer_times(int tp) const;
   // The degree a replica with `tp` usable GPUs runs at (see above). REQUIRES: 1 <= tp <= T.
   int effective_tp(int tp) const;
@@ -135,6 +156,13 @@ class AnalyticStepModel final : public StepModel {
   enum class Stage { kFirst, kMiddle, kLast };
   MicroCost layer_cost(int tp, double tokens) const;
   void add_attention(const TpShard& s, double tokens, MicroCost& c) const;
+  // The K/V exchange among the CP ranks around a layer's attention (after add_attention).
+  void add_cp_exchange(const TpShard& s, double tokens, double attention_fwd, double attention_bwd,
+                       MicroCost& c) const;
+  const Fabric& cp_fabric(int tp) const;
+  double cp_sm_share(int tp) const;
+  // Exposed CP exchange of `c` forward and backward at GEMM speed-up `speed`.
+  double cp_exposed_s(const MicroCost& c, double speed, int tp, bool backward) const;
   // The one home of the non-layer work: the LM head and loss (last stage) and the embedding
   // (first stage), per micro-batch.
   MicroCost head_cost(int tp, double tokens) const;

@@ -58,11 +58,14 @@ double layer_activation_bytes(const Workload& w, int tp, double tokens, bool fla
 
 MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProfile& h, int tp,
                           bool flash_attention, OptimizerCopies copies) {
-  NTPSIM_CHECK(tp >= 1 && l.pp >= 1 && l.dp >= 1);
+  NTPSIM_CHECK(tp >= 1 && l.pp >= 1 && l.dp >= 1 && l.cp >= 1);
   const StageLayers layers = stage_layers(w, l);
   const double layer_params = layer_params_per_gpu(w, tp);
   const double vocab_params = vocab_params_per_gpu(w, tp);
-  const double mb_tokens = static_cast<double>(w.micro_batch) * w.seq_len;
+  // A context-parallel rank holds s/C tokens of each sequence: activations and logits divide
+  // by C; the distributed optimizer shards over the DP x CP ranks.
+  const double mb_tokens = static_cast<double>(w.micro_batch) * w.seq_len / l.cp;
+  const double shards = static_cast<double>(l.dp) * l.cp;
   const int m = microbatches(w, l);
   const int v = std::max(1, l.virtual_stages);
   const double per_layer_act = layer_activation_bytes(w, tp, mb_tokens, flash_attention);
@@ -73,8 +76,8 @@ MemoryBreakdown memory_at(const Workload& w, const Layout& l, const HardwareProf
     b.gradients_bytes = kGradBytes * params;
     b.optimizer_bytes = copies == OptimizerCopies::kReplicated ? kOptimizerBytes * params
                         : copies == OptimizerCopies::kShardedPeerCopy
-                            ? 2.0 * kOptimizerBytes * params / l.dp
-                            : kOptimizerBytes * params / l.dp;
+                            ? 2.0 * kOptimizerBytes * params / shards
+                            : kOptimizerBytes * params / shards;
     b.activations_bytes = activations;
     b.total_bytes = b.weights_bytes + b.gradients_bytes + b.optimizer_bytes + b.activations_bytes;
     return b;

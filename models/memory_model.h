@@ -17,6 +17,8 @@
 //    interleaved, 2(p-1) + (v-1)p + 1 chunks of 1/v of its layers, at most all m·v chunks
 //    (the last stage: one micro-batch under 1F1B, (v-1)p + 1 chunks interleaved);
 //  - the last stage adds fp32 logits 4·s·b·V/t.
+// With context parallelism C every rank holds s/C tokens (activations and logits ÷ C) and the
+// distributed optimizer shards over D x C ranks (Megatron's data-and-context-parallel group).
 // Usable memory = hbm × usable_fraction − reserved. Pure functions; thread-safe.
 #pragma once
 

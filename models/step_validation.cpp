@@ -226,17 +226,20 @@ std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100)
     p.measured_mfu = r.mfu;
     const Workload w = llama3_405b_table4(r.seq);
     p.microbatches = w.global_batch / r.dp;
-    p.modelled = r.cp == 1;
-    if (p.modelled) {
-      Layout l{8, 16, r.dp, 8};
-      l.account_for_embedding = true;
-      l.account_for_loss = true;
-      const AnalyticStepModel m(w, l, h100);
-      const StepBreakdown b = m.breakdown(8, 1.0, 1.0);
-      p.predicted_s = b.iteration_s;
-      p.predicted_tflops = b.model_flops / (b.iteration_s * 8 * 16) * 1e-12;
-      p.predicted_tokens_per_s = b.tokens_per_s_per_gpu;
-    }
+    Layout l{8, 16, r.dp, 8};
+    l.account_for_embedding = true;
+    l.account_for_loss = true;
+    l.cp = r.cp;
+    // Section 3.3.2: Meta's CP all-gathers K and V (then attends the local queries) rather than
+    // passing them around a ring, the exchange exposed; 2 x CP chunks as Megatron-LM balances.
+    StepOptions o;
+    o.cp_exchange = StepOptions::CpExchange::kAllGather;
+    const AnalyticStepModel m(w, l, h100, o);
+    const StepBreakdown b = m.breakdown(8, 1.0, 1.0);
+    p.predicted_s = b.iteration_s;
+    p.predicted_tflops = b.model_flops / (b.iteration_s * l.replica_gpus()) * 1e-12;
+    p.predicted_tokens_per_s = b.tokens_per_s_per_gpu;
+    p.predicted_cp_comm_s = b.cp_comm_s;
     out.push_back(p);
   }
   return out;

@@ -244,16 +244,16 @@ Result<Workload> read_workload(const YAML::Node& node, const std::string& path,
 
 Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
                            const YamlContext& ctx) {
-  NTPSIM_RETURN_IF_ERROR(
-      reject_unknown_keys(node, path, ctx,
-                          {"tp", "pp", "dp", "virtual_stages",
-                           "account_for_embedding_in_pipeline_split",
-                           "account_for_loss_in_pipeline_split", "decoder_first_pipeline_num_layers",
-                           "decoder_last_pipeline_num_layers"}));
+  NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(
+      node, path, ctx,
+      {"tp", "cp", "pp", "dp", "virtual_stages", "account_for_embedding_in_pipeline_split",
+       "account_for_loss_in_pipeline_split", "decoder_first_pipeline_num_layers",
+       "decoder_last_pipeline_num_layers"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   Layout l;
   NTPSIM_RETURN_IF_ERROR(r->integer("tp", l.tp, true, 1, kMaxDegree));
+  NTPSIM_RETURN_IF_ERROR(r->integer("cp", l.cp, false, 1, kMaxDegree));
   NTPSIM_RETURN_IF_ERROR(r->integer("pp", l.pp, false, 1, kMaxDegree));
   NTPSIM_RETURN_IF_ERROR(r->integer("dp", l.dp, true, 1, kMaxDp));
   NTPSIM_RETURN_IF_ERROR(
@@ -267,8 +267,14 @@ Result<Layout> read_layout(const YAML::Node& node, const std::string& path,
   NTPSIM_RETURN_IF_ERROR(
       r->integer("decoder_last_pipeline_num_layers", l.last_stage_layers, false, 1, kMaxLayers));
   NTPSIM_RETURN_IF_ERROR(r->finish());
-  const int64_t gpus = static_cast<int64_t>(l.tp) * l.pp * l.dp;
+  const int64_t gpus = static_cast<int64_t>(l.tp) * l.cp * l.pp * l.dp;
   if (gpus > kMaxLayoutGpus) {
+    if (l.cp > 1) {
+      return r->error_here(
+          fmt::format("TP {} x CP {} x PP {} x DP {} = {} GPUs is more than the {} this "
+                      "simulator accepts",
+                      l.tp, l.cp, l.pp, l.dp, gpus, kMaxLayoutGpus));
+    }
     return r->error_here(
         fmt::format("TP {} x PP {} x DP {} = {} GPUs is more than the {} this "
                     "simulator accepts",
@@ -300,6 +306,7 @@ YAML::Node to_yaml(const Workload& w) {
 YAML::Node to_yaml(const Layout& l) {
   YAML::Node n(YAML::NodeType::Map);
   n["tp"] = l.tp;
+  if (l.cp > 1) n["cp"] = l.cp;  // omitted at 1 so that layouts without CP print as before
   n["pp"] = l.pp;
   n["dp"] = l.dp;
   n["virtual_stages"] = l.virtual_stages;
@@ -392,6 +399,17 @@ SplitError check_pipeline_split(const Workload& w, const Layout& l) {
   if (p * v > layers) {
     return {"pp", fmt::format("PP {} x {} virtual stages exceeds the workload's {} layers", p, v,
                               layers)};
+  }
+  return {};
+}
+
+SplitError check_context_split(const Workload& w, const Layout& l) {
+  if (l.cp <= 1) return {};
+  const int64_t chunks = 2 * int64_t{l.cp};
+  if (w.seq_len % chunks != 0) {
+    return {"cp", fmt::format("CP {} splits each sequence into {} chunks (2 x CP, causal load "
+                              "balance); the sequence length {} does not divide into them",
+                              l.cp, chunks, w.seq_len)};
   }
   return {};
 }

@@ -1,7 +1,8 @@
 // The training job's model and its parallel layout (DESIGN.md §3.1, §4).
 //
 // `Workload` describes a dense decoder transformer and its batch; `Layout` the Megatron-style
-// parallelism (TP inside a scale-up domain, PP and DP across domains). Both are plain values read
+// parallelism (TP inside a scale-up domain, CP, PP and DP across domains; the world is
+// TP x CP x PP x DP, Megatron-LM's order tp-cp-dp-pp). Both are plain values read
 // from YAML (inline, or a file under models/workloads/) by `read_workload` / `read_layout`.
 // Thread safety: plain values.
 #pragma once
@@ -61,8 +62,16 @@ struct Layout {
   bool account_for_loss = false;
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  // Context-parallel degree C (Megatron-LM --context-parallel-size): each sequence is cut into
+  // 2C chunks and rank i holds chunks i and 2C-1-i (causal load balance), so a rank works on
+  // s/C tokens; attention exchanges K and V among the C ranks. The C ranks of a CP group are
+  // adjacent after TP (TP x C consecutive GPUs). REQUIRES seq_len divisible by 2C.
+  // Last in the struct so that positional initialisers {tp, pp, dp, v} keep their meaning.
+  int cp = 1;
 
-  int gpus() const { return tp * pp * dp; }
+  int gpus() const { return tp * cp * pp * dp; }
+  // GPUs of one data-parallel replica (TP x CP x PP).
+  int replica_gpus() const { return tp * cp * pp; }
 };
 
 // Transformer layers on the first, each middle and the last pipeline stage (all equal to the
@@ -90,6 +99,10 @@ struct SplitError {
   std::string message;
 };
 SplitError check_pipeline_split(const Workload& w, const Layout& l);
+
+// Megatron-LM's rule for context parallelism: the sequence splits into 2 x cp equal chunks
+// (causal load balance). Returns field "cp" and a message, or an empty field when valid.
+SplitError check_context_split(const Workload& w, const Layout& l);
 
 // Reads `workload:` — a map of fields, or a string naming a file (path, or name resolved in
 // `search_dirs` as <name>.yaml). Validates ranges and consistency (kv_heads divides heads,...).

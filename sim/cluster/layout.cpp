@@ -7,14 +7,16 @@ namespace ntpsim::sim {
 Result<JobLayout> JobLayout::make(const Scenario& s) {
   JobLayout l;
   l.tp = s.layout.tp;
-  l.pp = s.layout.pp;
+  l.pp = s.layout.pp * s.layout.cp;
+  l.cp = s.layout.cp;
   l.dp = s.layout.dp;
   l.gpus_per_domain = s.cluster.gpus_per_domain;
   l.job_domains = s.cluster.domains;
   l.spare_domains = s.cluster.spare_domains;
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1) {
-    return Error::bad_input(fmt::format("layout: tp, pp and dp must be >= 1 (got {}, {}, {})",
-                                        l.tp, l.pp, l.dp));
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) {
+    return Error::bad_input(
+        fmt::format("layout: tp, cp, pp and dp must be >= 1 (got {}, {}, {}, {})", l.tp, l.cp,
+                    s.layout.pp, l.dp));
   }
   if (l.gpus_per_domain < 1 || l.job_domains < 1 || l.spare_domains < 0) {
     return Error::bad_input("cluster: domains and gpus_per_domain must be >= 1");

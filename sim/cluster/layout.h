@@ -3,8 +3,9 @@
 // A domain of G GPUs holds floor(G/T) TP groups (GPUs [i*T, (i+1)*T) of the domain form group i)
 // and G mod T idle GPUs at its end (in-domain spares). Groups are numbered domain-major, so group g
 // lives in domain g / groups_per_domain; the spare domains are the last ones (topology.h). A DP
-// replica is P TP groups (its pipeline stages); the job needs R*P groups, which must fit in the
-// job (non-spare) domains.
+// replica is P TP groups (its pipeline stages times its context-parallel ranks: losing any of
+// them stalls the replica alike); the job needs R*P groups, which must fit in the job
+// (non-spare) domains.
 // Thread safety: plain value.
 #pragma once
 
@@ -17,7 +18,8 @@ namespace ntpsim::sim {
 
 struct JobLayout {
   int tp = 1;                  // T: nominal TP degree
-  int pp = 1;                  // P: pipeline stages = TP groups per replica
+  int pp = 1;                  // P: TP groups per replica = pipeline stages x CP
+  int cp = 1;                  // C: context-parallel ranks per stage (P counts them)
   int dp = 1;                  // R: data-parallel replicas
   int gpus_per_domain = 1;     // G
   int groups_per_domain = 1;   // floor(G / T)

@@ -79,11 +79,15 @@ static std::string interval_cell(const RunResult& r, const StrategyRun& st) {
 
 std::string run_table(const Scenario& s, const RunResult& r) {
   const bool per_strategy = intervals_differ(r);
+  const std::string degrees =
+      r.layout.cp > 1 ? fmt::format("TP {} x CP {} x PP {} x DP {}", r.layout.tp, r.layout.cp,
+                                    r.layout.pp / r.layout.cp, r.layout.dp)
+                      : fmt::format("TP {} x PP {} x DP {}", r.layout.tp, r.layout.pp, r.layout.dp);
   std::string out = fmt::format(
-      "{}: {} GPUs ({} in the job: TP {} x PP {} x DP {}), {} model, {:.1f} days x {} "
+      "{}: {} GPUs ({} in the job: {}), {} model, {:.1f} days x {} "
       "replications, {}\n",
-      s.name, r.layout.cluster_gpus, r.layout.job_gpus, r.layout.tp, r.layout.pp, r.layout.dp,
-      r.step_model, r.horizon_s / 86400.0, r.replications,
+      s.name, r.layout.cluster_gpus, r.layout.job_gpus, degrees, r.step_model,
+      r.horizon_s / 86400.0, r.replications,
       per_strategy ? std::string("checkpoint interval per strategy (ckpt s; none: no rollback, "
                                  "none written)")
                    : fmt::format("checkpoint every {:.0f} s", r.checkpoint_interval_s));

@@ -165,6 +165,7 @@ struct Searcher {
     if (!probe.ok()) return fallback;
     models::LayoutSearch search{0, probe->cluster.gpus_per_domain, d, probe->layout.virtual_stages};
     search.exact_gpus = false;
+    search.cp = probe->layout.cp;  // the base's CP is kept; the candidates vary TP, PP, DP
     const auto best = models::fastest_layout(probe->workload, probe->hardware, search);
     if (!best) return fallback;
     return {best->layout.tp, best->layout.pp, best->layout.dp, best->layout.virtual_stages};

@@ -108,8 +108,15 @@ Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenar
                  fmt::format("TP {} exceeds the workload's FFN size {}", l.tp, w.ffn));
   }
   const int64_t per_domain = cl.gpus_per_domain / l.tp;
-  const int64_t needed = static_cast<int64_t>(l.pp) * l.dp;
+  const int64_t needed = static_cast<int64_t>(l.pp) * l.cp * l.dp;
   const int64_t available = per_domain * cl.domains;
+  if (needed > available && l.cp > 1) {
+    return cross(root, ctx, "layout.dp",
+                 fmt::format("CP {} x PP {} x DP {} needs {} TP groups of {} GPUs; the cluster's "
+                             "{} non-spare domains of {} GPUs hold {} ({} per domain)",
+                             l.cp, l.pp, l.dp, needed, l.tp, cl.domains, cl.gpus_per_domain,
+                             available, per_domain));
+  }
   if (needed > available) {
     return cross(root, ctx, "layout.dp",
                  fmt::format("PP {} x DP {} needs {} TP groups of {} GPUs; the cluster's {} "
@@ -118,6 +125,9 @@ Status check_layout(const YAML::Node& root, const YamlContext& ctx, const Scenar
                              per_domain));
   }
   if (const models::SplitError e = models::check_pipeline_split(w, l); !e.field.empty()) {
+    return cross(root, ctx, "layout." + e.field, e.message);
+  }
+  if (const models::SplitError e = models::check_context_split(w, l); !e.field.empty()) {
     return cross(root, ctx, "layout." + e.field, e.message);
   }
   if (static_cast<int64_t>(l.dp) * w.micro_batch > w.global_batch) {

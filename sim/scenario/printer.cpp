@@ -277,6 +277,7 @@ json layout_json(const models::Layout& l) {
             {"dp", l.dp},
             {"virtual_stages", l.virtual_stages},
             {"gpus", l.gpus()}};
+  if (l.cp > 1) j["cp"] = l.cp;
   // Megatron-LM's split options, only where set (layouts without them print as before).
   if (l.account_for_embedding) j["account_for_embedding_in_pipeline_split"] = true;
   if (l.account_for_loss) j["account_for_loss_in_pipeline_split"] = true;
@@ -407,16 +408,17 @@ std::string scenario_hash(const Scenario& s) {
 std::string check_text(const Scenario& s) {
   const auto& cl = s.cluster;
   const auto& l = s.layout;
-  const int64_t job_gpus = static_cast<int64_t>(l.tp) * l.pp * l.dp;
+  const int64_t job_gpus = l.gpus();
   std::string out;
   out += fmt::format("# ntpsim check: scenario \"{}\" is valid\n", s.name);
   out += fmt::format("# hash: {}\n", scenario_hash(s));
   out += fmt::format("# cluster: {} GPUs ({} domains + {} spare domains, {} GPUs each)\n",
                      cl.total_gpus(), cl.domains, cl.spare_domains, cl.gpus_per_domain);
   out += fmt::format(
-      "# job: {} GPUs = TP {} x PP {} x DP {}; per domain {} TP group(s) and {} "
+      "# job: {} GPUs = TP {}{} x PP {} x DP {}; per domain {} TP group(s) and {} "
       "idle GPU(s)\n",
-      job_gpus, l.tp, l.pp, l.dp, cl.gpus_per_domain / l.tp, cl.gpus_per_domain % l.tp);
+      job_gpus, l.tp, l.cp > 1 ? fmt::format(" x CP {}", l.cp) : std::string(), l.pp, l.dp,
+      cl.gpus_per_domain / l.tp, cl.gpus_per_domain % l.tp);
   out += fmt::format("# workload: {} parameters, {} tokens per iteration\n",
                      units::format_count(s.workload.parameters()),
                      units::format_count(s.workload.tokens_per_iteration()));

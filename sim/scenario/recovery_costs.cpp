@@ -205,7 +205,7 @@ std::string recovery_cost_summary(const Scenario& s, double job_gpus) {
 }
 
 std::string recovery_cost_lines(const Scenario& s) {
-  const double job_gpus = static_cast<double>(s.layout.tp) * s.layout.pp * s.layout.dp;
+  const double job_gpus = static_cast<double>(s.layout.gpus());
   const auto at_job = [&](double v, const CostScaling& c) {
     if (!c.scales()) return std::string();
     return fmt::format(" at {:.0f} GPUs x (GPUs / {:.0f})^{:.3g}: {} at this job's {:.0f} GPUs",

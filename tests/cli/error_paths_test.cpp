@@ -352,6 +352,13 @@ void step_rows(std::vector<Row>& t) {
   t.push_back({"step_dp_over_batch", flags + " --dp 4096", {}, 2,
                {"--dp 4096 replicas need at least 4096 sequences per iteration (one micro-batch "
                 "of 1 each); the global batch is 2048"}});
+  t.push_back({"step_cp_not_dividing_sequence", flags + " --dp 1 --cp 3", {}, 2,
+               {"--cp 3: CP 3 splits each sequence into 6 chunks (2 x CP, causal load balance); "
+                "the sequence length 8192 does not divide into them"}});
+  t.push_back({"step_cp_unfused_attention", flags + " --dp 1 --cp 2 --unfused-attention", {}, 2,
+               {"--unfused-attention: context parallelism (CP 2) runs on fused attention only"}});
+  t.push_back({"step_context_parallel_size_zero", flags + " --dp 1 --context-parallel-size 0", {},
+               2, {"--cp: Value 0 not in range 1 to 65536"}});
   t.push_back({"step_micro_over_global", flags + " --dp 1 --micro-batch-size 4096", {}, 2,
                {"micro-batch 4096 exceeds the global batch 2048"}});
   t.push_back({"step_set_without_scenario", flags + " --dp 1 --set seed=3", {}, 2,

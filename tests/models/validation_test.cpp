@@ -153,17 +153,15 @@ TEST(Validation, PublishedLayoutsFit) {
 // micro-batches per replica halve) within 2 points of the measured -7.0%. Known difference
 // (docs/VALIDATION.md, "Where ntpsim differs"): the level is 20-40% above the measured TFLOP/s
 // at both points, the work per micro-batch being faster than measured; a change that moves it
-// outside that band must revisit the explanation. The context-parallel row is not modelled.
+// outside that band must revisit the explanation. The context-parallel row is a known
+// difference too (its bounds below).
 TEST(Validation, Llama3On16kH100) {
   const auto points = llama3_step_validation(profile("h100-sxm"));
   ASSERT_EQ(points.size(), 3u);
   for (const auto& p : points) {
     std::printf("%-26s m %3d measured %.0f TFLOP/s predicted %.1f (%+.1f%%)\n", p.name.c_str(),
-                p.microbatches, p.measured_tflops, p.predicted_tflops,
-                p.modelled ? 100 * p.error() : 0.0);
+                p.microbatches, p.measured_tflops, p.predicted_tflops, 100 * p.error());
   }
-  ASSERT_TRUE(points[0].modelled && points[1].modelled);
-  EXPECT_FALSE(points[2].modelled);
   EXPECT_EQ(points[0].microbatches, 32);
   EXPECT_EQ(points[1].microbatches, 16);
   const double measured = points[1].measured_tflops / points[0].measured_tflops - 1.0;
@@ -173,6 +171,16 @@ TEST(Validation, Llama3On16kH100) {
     EXPECT_GT(points[i].error(), 0.20) << points[i].name;
     EXPECT_LT(points[i].error(), 0.40) << points[i].name;
   }
+  // Context parallelism (CP 16, DP 8, sequence 131,072; K and V all-gathered as Meta does):
+  // on ntpsim's FLOP count, whose attention scores (counted in full) are most of the work at
+  // this length, the same too-fast level and more; the exposed exchange is a small part.
+  const Llama3StepPoint& x = points[2];
+  EXPECT_EQ(x.cp, 16);
+  EXPECT_EQ(x.microbatches, 16);
+  EXPECT_GT(x.error(), 0.40);
+  EXPECT_LT(x.error(), 0.75);
+  EXPECT_GT(x.predicted_cp_comm_s, 0.0);
+  EXPECT_LT(x.predicted_cp_comm_s, 0.1 * x.predicted_s);
   // Without the interleaved schedule the fill and drain of 16 stages dominate at m = 16: the
   // response would be several times the measured one.
   Workload w;
@@ -214,6 +222,19 @@ TEST(Validation, Llama3FlopCounts) {
     EXPECT_LT(p.error_on(f.six_n), p.error_on(f.causal)) << p.name;
     EXPECT_GT(p.error_on(f.six_n), 0.20) << p.name;
   }
+  // The context-parallel row at sequence 131,072, where the attention scores are most of the
+  // work and the counts differ most.
+  const Llama3StepPoint& x = points[2];
+  const FlopCounts g = training_flops_per_token(llama3_405b_table4(x.seq_len));
+  std::printf(
+      "%s: %+.1f%% (ntpsim's count), %+.1f%% (causal), %+.1f%% (6N); CP exchange %.3f s "
+      "of %.3f s\n",
+      x.name.c_str(), 100 * x.error_on(g.full), 100 * x.error_on(g.causal),
+      100 * x.error_on(g.six_n), x.predicted_cp_comm_s, x.predicted_s);
+  EXPECT_NEAR(x.error_on(g.full), x.error(), 1e-9);
+  EXPECT_GT(x.error_on(g.causal), 0.05);
+  EXPECT_LT(x.error_on(g.causal), 0.20);
+  EXPECT_LT(x.error_on(g.six_n), -0.20);
 }
 
 }  // namespace

@@ -66,6 +66,24 @@ TEST(LoaderTest, MinimalFillsDefaults) {
   EXPECT_EQ(s.seed, 3u);
 }
 
+// Context parallelism: CP x PP x DP TP groups; printed and hashed only when set, so a layout
+// without it keeps its text and hash; the resolved text loads again to the same layout.
+TEST(LoaderTest, ContextParallelLayout) {
+  const Scenario plain = load_ok(good("minimal"), {"layout.dp=1"});
+  const Scenario cp1 = load_ok(good("minimal"), {"layout.dp=1", "layout.cp=1"});
+  EXPECT_EQ(scenario_hash(plain), scenario_hash(cp1));
+  EXPECT_EQ(to_yaml_text(plain).find("cp:"), std::string::npos);
+  const Scenario cp2 = load_ok(good("minimal"), {"layout.dp=1", "layout.cp=2"});
+  EXPECT_EQ(cp2.layout.cp, 2);
+  EXPECT_EQ(cp2.layout.gpus(), 32);
+  EXPECT_NE(scenario_hash(cp2), scenario_hash(plain));
+  ScratchDir dir;
+  const std::string file = dir.write("cp.yaml", to_yaml_text(cp2));
+  const Scenario again = load_ok(file);
+  EXPECT_EQ(again.layout.cp, 2);
+  EXPECT_EQ(scenario_hash(again), scenario_hash(cp2));
+}
+
 TEST(LoaderTest, IncludeMergesMapsAndReplacesLists) {
   const Scenario s = load_ok(good("derived"));
   EXPECT_EQ(s.name, "derived");

@@ -113,9 +113,9 @@ class RunCommand final : public Command {
     // GPUs: said in the table, the results and the report, with both MFUs; the scenario's
     // layout is kept (the study may need it, e.g. TP spanning a rack for NTP).
     if (s.step_model == "analytic") {
-      const models::LayoutSearch search{
-          static_cast<int64_t>(s.layout.tp) * s.layout.pp * s.layout.dp, s.cluster.gpus_per_domain,
-          s.cluster.domains, s.layout.virtual_stages};
+      models::LayoutSearch search{s.layout.gpus(), s.cluster.gpus_per_domain, s.cluster.domains,
+                                  s.layout.virtual_stages};
+      search.cp = s.layout.cp;
       if (std::string note = models::layout_gap_note(s.workload, s.hardware, s.layout, search);
           !note.empty()) {
         result->warnings.push_back(std::move(note));

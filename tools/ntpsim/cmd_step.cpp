@@ -50,7 +50,7 @@ struct Row {
   double power_for_full = 0;        // least power ratio for the full share (> max when impossible)
   double perf_per_watt = 0;         // perf/W at power_for_full relative to TDP (when reachable)
   double memory_bytes = 0;          // busiest GPU
-  double tokens_per_s_per_gpu = 0;  // full share, TDP, over the tp x pp GPUs of the replica
+  double tokens_per_s_per_gpu = 0;  // full share, TDP, over the tp x cp x pp GPUs of a replica
 };
 
 struct Setup {
@@ -73,6 +73,13 @@ class StepCommand final : public Command {
     sub->add_option("--profile", profile_, "Hardware profile name (models/profiles) or YAML file");
     sub->add_option("--tp,--tensor-model-parallel-size", tp_, "Tensor-parallel degree T")
         ->check(CLI::Range(1, 1 << 16));
+    sub->add_option("--cp,--context-parallel-size", cp_,
+                    "Context-parallel degree (each rank holds 1/CP of every sequence; default 1)")
+        ->check(CLI::Range(1, 1 << 16));
+    sub->add_option("--cp-comm-type", cp_comm_,
+                    "How attention exchanges K and V among the CP ranks: p2p (ring, overlapped; "
+                    "Megatron-LM's default) | allgather (exposed; Llama 3's)")
+        ->check(CLI::IsMember({"p2p", "allgather"}));
     sub->add_option("--pp,--pipeline-model-parallel-size", pp_, "Pipeline stages")
         ->check(CLI::Range(1, 1 << 16));
     sub->add_option("--dp,--data-parallel-size", dp_, "Data-parallel replicas")
@@ -144,6 +151,13 @@ class StepCommand final : public Command {
     options_.overlap_grad_reduce = !no_dp_overlap_;
     options_.overlap_param_gather = !no_dp_overlap_;
     options_.distributed_optimizer = !no_dist_opt_;
+    options_.cp_exchange = cp_comm_ == "allgather" ? models::StepOptions::CpExchange::kAllGather
+                                                   : models::StepOptions::CpExchange::kRing;
+    if (unfused_ && setup->layout.cp > 1) {
+      return report_error(Error::bad_input(fmt::format(
+          "--unfused-attention: context parallelism (CP {}) runs on fused attention only",
+          setup->layout.cp)));
+    }
     if (!model_.empty()) setup->model = model_;
     auto rows = compute(*setup);
     if (!rows.ok()) return report_error(rows.error());
@@ -154,8 +168,8 @@ class StepCommand final : public Command {
     // The fastest layout of the same GPUs (TP inside the profile's scale-up domain).
     if (setup->model == "analytic" && setup->hardware.gpus_per_domain > 0) {
       const models::Layout& l = setup->layout;
-      const models::LayoutSearch search{static_cast<int64_t>(l.tp) * l.pp * l.dp,
-                                        setup->hardware.gpus_per_domain, 0, l.virtual_stages};
+      models::LayoutSearch search{l.gpus(), setup->hardware.gpus_per_domain, 0, l.virtual_stages};
+      search.cp = l.cp;
       const std::string note =
           models::layout_gap_note(setup->workload, setup->hardware, l, search, options_);
       if (!note.empty()) fmt::print(stderr, "note: {}\n", note);
@@ -175,7 +189,8 @@ class StepCommand final : public Command {
     const bool shape = micro_batch_ > 0 || global_batch_ > 0 || seq_len_ > 0 ||
                        !recompute_.empty() || sp_on_ || sp_off_ || hidden_dropout_ >= 0 ||
                        attention_dropout_ >= 0 || layers_per_chunk_ > 0 || vp_ != 1 ||
-                       account_embedding_ || account_loss_ || first_layers_ > 0 || last_layers_ > 0;
+                       account_embedding_ || account_loss_ || first_layers_ > 0 ||
+                       last_layers_ > 0 || cp_ > 0;
     const bool flags =
         !workload_.empty() || !profile_.empty() || tp_ > 0 || pp_ > 0 || dp_ > 0 || shape;
     if (!scenario_.empty()) {
@@ -208,6 +223,7 @@ class StepCommand final : public Command {
     s.workload = *w;
     s.hardware = *h;
     s.layout.tp = tp_;
+    s.layout.cp = std::max(1, cp_);
     s.layout.pp = pp_;
     s.layout.dp = dp_;
     s.layout.virtual_stages = vp_;
@@ -267,6 +283,9 @@ class StepCommand final : public Command {
     if (const models::SplitError e = models::check_pipeline_split(wl, l); !e.field.empty()) {
       return Error::bad_input(fmt::format("pipeline split ({}): {}", e.field, e.message));
     }
+    if (const models::SplitError e = models::check_context_split(wl, l); !e.field.empty()) {
+      return Error::bad_input(fmt::format("--cp {}: {}", l.cp, e.message));
+    }
     return s;
   }
 
@@ -305,7 +324,7 @@ class StepCommand final : public Command {
       r.memory_bytes =
           models::memory_at(s.workload, s.layout, s.hardware, t, options_.flash_attention)
               .total_bytes;
-      const double gpus = static_cast<double>(t) * s.layout.pp;
+      const double gpus = static_cast<double>(t) * s.layout.cp * s.layout.pp;
       r.tokens_per_s_per_gpu =
           s.workload.tokens_per_iteration() / s.layout.dp / (r.iteration_s * std::max(1.0, gpus));
       rows.push_back(r);
@@ -334,7 +353,8 @@ class StepCommand final : public Command {
         const std::pair<const char*, double> parts[] = {{"exposed TP communication", b.tp_comm_s},
                                                         {"pipeline bubble", b.bubble_s},
                                                         {"exposed DP communication", b.dp_comm_s},
-                                                        {"pipeline send/recv", b.pp_comm_s}};
+                                                        {"pipeline send/recv", b.pp_comm_s},
+                                                        {"exposed CP K/V exchange", b.cp_comm_s}};
         const auto* worst =
             std::max_element(std::begin(parts), std::end(parts),
                              [](const auto& a, const auto& c) { return a.second < c.second; });
@@ -382,8 +402,9 @@ class StepCommand final : public Command {
     if (l.last_stage_layers > 0) {
       pipeline.push_back(fmt::format("{} layers on the last stage", l.last_stage_layers));
     }
-    fmt::print("ntpsim step: {} on {} ({}), TP{} x PP{} x DP{}{}, {} model\n", s.workload.name,
-               s.hardware.name, s.hardware.origin, l.tp, l.pp, l.dp,
+    fmt::print("ntpsim step: {} on {} ({}), TP{}{} x PP{} x DP{}{}, {} model\n", s.workload.name,
+               s.hardware.name, s.hardware.origin, l.tp,
+               l.cp > 1 ? fmt::format(" x CP{}", l.cp) : std::string(), l.pp, l.dp,
                pipeline.empty() ? "" : fmt::format(" ({})", fmt::join(pipeline, ", ")), s.model);
     fmt::print(
         "memory at TP{}: {:.1f} GB of {:.1f} GB usable per GPU{}; reduced degrees down to TP{}\n",
@@ -400,6 +421,13 @@ class StepCommand final : public Command {
       } else {
         fmt::print("healthy: {:.3f} s/iteration, {:.0f} tokens/s/GPU\n", h.iteration_s,
                    h.tokens_per_s_per_gpu);
+      }
+      if (h.breakdown && l.cp > 1) {
+        fmt::print(
+            "context parallel: CP{} ({}), {:.0f} tokens per rank and micro-batch, exposed K/V "
+            "exchange {:.3f} s/iteration (in iter_s, not in the columns below)\n",
+            l.cp, cp_comm_ == "allgather" ? "all-gather" : "ring", h.breakdown->rank_tokens,
+            h.breakdown->cp_comm_s);
       }
     }
     fmt::print(
@@ -484,6 +512,10 @@ class StepCommand final : public Command {
                             {"mfu", b.mfu},
                             {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu},
                             {"microbatches", b.microbatches}};
+        if (s.layout.cp > 1) {
+          row["breakdown"]["cp_comm_s"] = b.cp_comm_s;
+          row["breakdown"]["rank_tokens"] = b.rank_tokens;
+        }
       }
       out.push_back(row);
     }
@@ -496,6 +528,8 @@ class StepCommand final : public Command {
   std::string workload_;
   std::string profile_;
   int tp_ = 0;
+  int cp_ = 0;  // 0: not given (1)
+  std::string cp_comm_ = "p2p";
   int pp_ = 0;
   int dp_ = 0;
   int vp_ = 1;
