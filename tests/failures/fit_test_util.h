@@ -1,5 +1,6 @@
-// Helpers for the failure-model fit tests (fit_test.cpp, regime_test.cpp): fitting an ntpsim CSV
-// log, writing events as one, loading a scenario that includes a fitted model, gap statistics.
+// Helpers for the failure-model fit tests (fit_test.cpp, regime_test.cpp, regime_repairs_test.cpp):
+// fitting an ntpsim CSV log, writing events as one, loading a scenario that includes a fitted
+// model, gap statistics.
 #pragma once
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "failure_test_util.h"
 #include "sim/failures/failure_source.h"
 #include "sim/failures/fit.h"
 #include "sim/failures/trace.h"
@@ -81,6 +83,25 @@ inline std::string csv_log_with_kinds(const std::vector<FailureEvent>& ev, doubl
     csv += fmt::format("{:.9f},{:.9f},n{},k{}\n", start_h, end_h, e.unit, e.kind);
   }
   return csv;
+}
+
+// The failure source's events over `days` on the scenario's own topology.
+inline std::vector<FailureEvent> events(const Scenario& s, uint64_t seed, uint64_t rep,
+                                        double days) {
+  auto topo = Topology::build(s.cluster);
+  EXPECT_TRUE(topo.ok());
+  return collect(s, *topo, seed, rep, days * kDay);
+}
+
+// The events' repairs as intervals, censored at the span.
+inline std::vector<Interval> repairs_of(const std::vector<FailureEvent>& ev, double span_s) {
+  std::vector<Interval> out;
+  for (const FailureEvent& e : ev) {
+    const double start = e.time.seconds(), r = std::max(1.0, e.repair.seconds());
+    const bool open = start + r > span_s;
+    out.push_back({open ? std::max(1.0, span_s - start) : r, !open, open ? span_s - start : 1e300});
+  }
+  return out;
 }
 
 }  // namespace ntpsim::sim::testing

@@ -23,7 +23,9 @@
 namespace ntpsim::sim {
 namespace {
 
+using testing::events;
 using testing::kDay;
+using testing::repairs_of;
 
 // A two-lognormal law: with probability short_share lognormal of median short_median_s and
 // log-sd short_sigma, else of median long_median_s and log-sd long_sigma.
@@ -50,7 +52,7 @@ RepairDist as_empirical(const Law& l) {
   return r;
 }
 
-constexpr int kNodes = 400;  // domains of one 8-GPU node each
+constexpr int kStateNodes = 400;  // domains of one 8-GPU node each
 
 struct Spec {
   double share = 0.2, ratio = 6.0, high_s = 5 * kDay;
@@ -60,7 +62,7 @@ struct Spec {
 
 Scenario state_scenario(double rate_per_node_s, double n1, double n2, const Spec& g,
                         int kinds = 1) {
-  Scenario s = testing::scenario_with(kNodes, 8, 8);
+  Scenario s = testing::scenario_with(kStateNodes, 8, 8);
   FailureProcess p = testing::process(Component::kNode, rate_per_node_s, "hawkes");
   p.branching = n1;
   p.excitation_mean_s = 3600.0;
@@ -80,22 +82,6 @@ Scenario state_scenario(double rate_per_node_s, double n1, double n2, const Spec
   }
   s.failures.processes = {p};
   return s;
-}
-
-std::vector<FailureEvent> events(const Scenario& s, uint64_t seed, uint64_t rep, double days) {
-  auto topo = Topology::build(s.cluster);
-  EXPECT_TRUE(topo.ok());
-  return testing::collect(s, *topo, seed, rep, days * kDay);
-}
-
-std::vector<Interval> repairs_of(const std::vector<FailureEvent>& ev, double span_s) {
-  std::vector<Interval> out;
-  for (const FailureEvent& e : ev) {
-    const double start = e.time.seconds(), r = std::max(1.0, e.repair.seconds());
-    const bool open = start + r > span_s;
-    out.push_back({open ? std::max(1.0, span_s - start) : r, !open, open ? span_s - start : 1e300});
-  }
-  return out;
 }
 
 double law_mean(const Law& l) {
@@ -244,7 +230,7 @@ TEST(RegimeRepairs, LogWithRepairsByStateIsFittedAndTheEngineReproducesIt) {
   const double days = 730, rate = 2e-4 / 3600.0;
   const Spec g;
   const auto ev = events(state_scenario(rate, 0.2, 0.1, g, 2), 9, 0, days);
-  const TraceFit f = testing::fit_csv(testing::csv_log_with_kinds(ev, days), kNodes);
+  const TraceFit f = testing::fit_csv(testing::csv_log_with_kinds(ev, days), kStateNodes);
   ASSERT_EQ(f.kinds.size(), 2u);
   EXPECT_TRUE(f.pooled.regime_repairs_chosen)
       << "regime " << f.pooled.regime.kernels.delta_aic << ", with repairs "
@@ -254,7 +240,7 @@ TEST(RegimeRepairs, LogWithRepairsByStateIsFittedAndTheEngineReproducesIt) {
   EXPECT_NE(yaml.find("high_repair:\n"), std::string::npos) << yaml;
 
   const std::string dir = ::testing::TempDir() + "fit_regime_repairs_" + std::to_string(::getpid());
-  auto s = testing::load_with_fitted(dir, yaml, kNodes);
+  auto s = testing::load_with_fitted(dir, yaml, kStateNodes);
   ASSERT_TRUE(s.ok()) << s.error().message;
   const std::string text = to_yaml_text(*s);
   EXPECT_NE(text.find("low_repair"), std::string::npos) << text;
@@ -285,7 +271,7 @@ TEST(RegimeRepairs, LogWithRepairsByStateIsFittedAndTheEngineReproducesIt) {
   Spec same = g;
   same.high = same.low;  // one repair law in both states
   const auto plain = events(state_scenario(rate, 0.2, 0.1, same, 2), 9, 0, days);
-  const TraceFit fp = testing::fit_csv(testing::csv_log_with_kinds(plain, days), kNodes);
+  const TraceFit fp = testing::fit_csv(testing::csv_log_with_kinds(plain, days), kStateNodes);
   EXPECT_FALSE(fp.pooled.regime_repairs_chosen)
       << "regime " << fp.pooled.regime.kernels.delta_aic << ", with repairs "
       << fp.pooled.regime_repairs.kernels.delta_aic;

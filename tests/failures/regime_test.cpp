@@ -20,9 +20,11 @@
 namespace ntpsim::sim {
 namespace {
 
+using testing::events;
 using testing::kDay;
+using testing::repairs_of;
 
-constexpr int kNodes = 400;  // domains of one 8-GPU node each
+constexpr int kRegimeNodes = 400;  // domains of one 8-GPU node each
 
 struct RegimeSpec {
   double share = 0.15, ratio = 6.0, high_s = 15 * kDay, low_scale = 0.8, high_scale = 2.4;
@@ -30,7 +32,7 @@ struct RegimeSpec {
 
 Scenario regime_scenario(double rate_per_node_s, double n1, double tau1_s, double n2, double tau2_s,
                          const RegimeSpec& g, std::vector<FailureKind> kinds) {
-  Scenario s = testing::scenario_with(kNodes, 8, 8);
+  Scenario s = testing::scenario_with(kRegimeNodes, 8, 8);
   FailureProcess p = testing::process(Component::kNode, rate_per_node_s, "hawkes");
   p.branching = n1;
   p.excitation_mean_s = tau1_s;
@@ -44,23 +46,6 @@ Scenario regime_scenario(double rate_per_node_s, double n1, double tau1_s, doubl
   p.kinds = std::move(kinds);
   s.failures.processes = {p};
   return s;
-}
-
-std::vector<FailureEvent> events(const Scenario& s, uint64_t seed, uint64_t rep, double days) {
-  auto topo = Topology::build(s.cluster);
-  EXPECT_TRUE(topo.ok());
-  return testing::collect(s, *topo, seed, rep, days * kDay);
-}
-
-// The events' repairs as intervals, censored at the span.
-std::vector<Interval> repairs_of(const std::vector<FailureEvent>& ev, double span_s) {
-  std::vector<Interval> out;
-  for (const FailureEvent& e : ev) {
-    const double start = e.time.seconds(), r = std::max(1.0, e.repair.seconds());
-    const bool open = start + r > span_s;
-    out.push_back({open ? std::max(1.0, span_s - start) : r, !open, open ? span_s - start : 1e300});
-  }
-  return out;
 }
 
 // Asymptotic variance per second of the count of a two-state MMPP with rates a (low), b (high),
@@ -95,7 +80,7 @@ TEST(Regime, EngineSamplesTheStatedRatesSharesAndRepairScales) {
   const double n = static_cast<double>(ev.size());
   const double pl = 1.0 - g.share, ph = g.share;
   const double q = 1.0 / g.high_s + (1.0 / g.high_s) * ph / pl;
-  const double total = rate * kNodes;
+  const double total = rate * kRegimeNodes;
   const double low_rate = total / (pl + ph * g.ratio), high_rate = low_rate * g.ratio;
   const double t = days * kDay;
   testing::expect_within_5_sigma(
@@ -187,7 +172,7 @@ TEST(Regime, LogWithRegimesIsFittedAndTheEngineReproducesIt) {
   const RegimeSpec g;
   const auto ev = events(regime_scenario(rate, 0.2, 3600.0, 0.2, kDay, g, {a, b}), 9, 0, days);
   const std::vector<double> log_times = testing::times_of(ev);
-  const TraceFit f = testing::fit_csv(testing::csv_log_with_kinds(ev, days), kNodes);
+  const TraceFit f = testing::fit_csv(testing::csv_log_with_kinds(ev, days), kRegimeNodes);
   ASSERT_EQ(f.kinds.size(), 2u);
   // Its repairs are scaled by the state, so the regimes may come with a repair law per state.
   EXPECT_TRUE(f.pooled.regime_chosen || f.pooled.regime_repairs_chosen)
@@ -196,7 +181,7 @@ TEST(Regime, LogWithRegimesIsFittedAndTheEngineReproducesIt) {
   EXPECT_NE(yaml.find("high_share:"), std::string::npos) << yaml;
 
   const std::string dir = ::testing::TempDir() + "fit_regime_" + std::to_string(::getpid());
-  auto s = testing::load_with_fitted(dir, yaml, kNodes);
+  auto s = testing::load_with_fitted(dir, yaml, kRegimeNodes);
   ASSERT_TRUE(s.ok()) << s.error().message;
   const std::string text = to_yaml_text(*s);
   EXPECT_NE(text.find("high_mean_duration"), std::string::npos) << text;
@@ -225,7 +210,7 @@ TEST(Regime, LogWithRegimesIsFittedAndTheEngineReproducesIt) {
   }
   const double pl = 1.0 - g.share, ph = g.share;
   const double q = 1.0 / g.high_s + (1.0 / g.high_s) * ph / pl;
-  const double mu = rate * kNodes * (1 - n);
+  const double mu = rate * kRegimeNodes * (1 - n);
   const double low = mu / (pl + ph * g.ratio);
   const double sd =
       std::sqrt(mmpp_variance_rate(low, low * g.ratio, pl, ph, q) * days * kDay) / (1 - n);
@@ -243,7 +228,7 @@ TEST(Regime, LogWithRegimesIsFittedAndTheEngineReproducesIt) {
   none.high_scale = none.low_scale = 1.0;
   const auto plain =
       events(regime_scenario(rate, 0.2, 3600.0, 0.2, kDay, none, {a, b}), 9, 0, days);
-  const TraceFit fp = testing::fit_csv(testing::csv_log_with_kinds(plain, days), kNodes);
+  const TraceFit fp = testing::fit_csv(testing::csv_log_with_kinds(plain, days), kRegimeNodes);
   EXPECT_FALSE(fp.pooled.regime_chosen)
       << "two " << fp.pooled.two.delta_aic << ", regime " << fp.pooled.regime.kernels.delta_aic;
 }
