@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "sim/failures/fit.h"
 #include "sim/failures/trace.h"
 #include "sim/scenario/loader.h"
+#include "sim/scenario/printer.h"
 
 namespace ntpsim::sim::testing {
 
@@ -83,6 +85,26 @@ inline std::string csv_log_with_kinds(const std::vector<FailureEvent>& ev, doubl
     csv += fmt::format("{:.9f},{:.9f},n{},k{}\n", start_h, end_h, e.unit, e.kind);
   }
   return csv;
+}
+
+// Loads the fitted model `fitted_yaml` as load_with_fitted does (in a fresh directory named
+// `name` under the test's temp dir, removed afterwards), checks that the printed scenario names
+// `printed_key` and that loading the printed text again gives the same scenario hash.
+inline Result<Scenario> load_fitted_round_trip(const std::string& name,
+                                               const std::string& fitted_yaml, int nodes,
+                                               const std::string& printed_key) {
+  const std::string dir = ::testing::TempDir() + name + "_" + std::to_string(::getpid());
+  auto s = load_with_fitted(dir, fitted_yaml, nodes);
+  if (s.ok()) {
+    const std::string text = to_yaml_text(*s);
+    EXPECT_NE(text.find(printed_key), std::string::npos) << text;
+    std::ofstream(dir + "/again.yaml") << text;
+    auto again = load_scenario(dir + "/again.yaml");
+    EXPECT_TRUE(again.ok()) << again.error().message;
+    if (again.ok()) EXPECT_EQ(scenario_hash(*again), scenario_hash(*s));
+  }
+  std::filesystem::remove_all(dir);
+  return s;
 }
 
 // The failure source's events over `days` on the scenario's own topology.

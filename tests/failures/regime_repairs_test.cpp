@@ -239,16 +239,8 @@ TEST(RegimeRepairs, LogWithRepairsByStateIsFittedAndTheEngineReproducesIt) {
   const std::string yaml = fitted_failures_yaml(f);
   EXPECT_NE(yaml.find("high_repair:\n"), std::string::npos) << yaml;
 
-  const std::string dir = ::testing::TempDir() + "fit_regime_repairs_" + std::to_string(::getpid());
-  auto s = testing::load_with_fitted(dir, yaml, kStateNodes);
+  auto s = testing::load_fitted_round_trip("fit_regime_repairs", yaml, kStateNodes, "low_repair");
   ASSERT_TRUE(s.ok()) << s.error().message;
-  const std::string text = to_yaml_text(*s);
-  EXPECT_NE(text.find("low_repair"), std::string::npos) << text;
-  std::ofstream(dir + "/again.yaml") << text;
-  auto again = load_scenario(dir + "/again.yaml");
-  ASSERT_TRUE(again.ok()) << again.error().message;
-  EXPECT_EQ(scenario_hash(*again), scenario_hash(*s));
-  std::filesystem::remove_all(dir);
   ASSERT_EQ(s->failures.processes.size(), 1u);
   ASSERT_TRUE(s->failures.processes[0].regime_state_repairs);
   EXPECT_EQ(s->failures.processes[0].regime_repair[1].values_s.size(),
