@@ -267,9 +267,9 @@ Workload llama3_405b_table4(int seq_len) {
 FlopCounts training_flops_per_token(const Workload& w) {
   FlopCounts c;
   c.full = model_flops_per_iteration(w) / w.tokens_per_iteration();
-  // The attention scores (Q·K^T and P·V) in full: 4·s·(heads x head_dim) = 4·s·h forward per
-  // token and layer, three times for training (transformer_shapes.cpp); causal counts half.
-  const double scores = 3.0 * w.layers * 4.0 * w.seq_len * static_cast<double>(w.hidden);
+  // The attention scores in full, forward and backward (three forwards) in every layer; causal
+  // counts half.
+  const double scores = 3.0 * w.layers * attention_scores_forward_flops_per_token(w);
   c.causal = c.full - 0.5 * scores;
   c.six_n = 6.0 * w.parameters();
   return c;

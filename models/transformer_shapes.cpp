@@ -40,14 +40,18 @@ double vocab_params_per_gpu(const Workload& w, int tp) {
   return shard_at(w, tp).vocab * w.hidden;
 }
 
+double attention_scores_forward_flops_per_token(const Workload& w) {
+  const double q = w.heads * (static_cast<double>(w.hidden) / w.heads);
+  return 4.0 * w.seq_len * q;  // 2 FLOPs per MAC, full s x s
+}
+
 double layer_forward_flops_per_token(const Workload& w) {
   const double h = w.hidden;
   const double d = h / w.heads;
   const double q = w.heads * d;
   const double kv = kv_heads_of(w) * d;
   const double gemm_params = h * (q + 2 * kv) + q * h + (w.gated_ffn ? 3.0 : 2.0) * h * w.ffn;
-  const double scores = 4.0 * w.seq_len * q;  // Q·K^T and P·V, 2 FLOPs per MAC, full s x s
-  return 2.0 * gemm_params + scores;
+  return 2.0 * gemm_params + attention_scores_forward_flops_per_token(w);
 }
 
 double head_forward_flops_per_token(const Workload& w) {

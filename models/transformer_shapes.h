@@ -30,6 +30,8 @@ double layer_params_per_gpu(const Workload& w, int tp);
 // Embedding (input table) or LM-head weights per GPU at `tp` (vocabulary-parallel).
 double vocab_params_per_gpu(const Workload& w, int tp);
 
+// Forward FLOPs per token of one layer's attention scores (Q·K^T and P·V over the full s x s).
+double attention_scores_forward_flops_per_token(const Workload& w);
 // Forward FLOPs per token of one full (unsharded) layer, and of the LM head.
 double layer_forward_flops_per_token(const Workload& w);
 double head_forward_flops_per_token(const Workload& w);
