@@ -19,6 +19,8 @@ namespace ntpsim::models {
 struct CollectiveFit {
   double alpha_s = 5e-6;    // per-step latency
   double bus_bw_Bps = 0.0;  // achievable bus bandwidth (nccl-tests definition)
+
+  friend bool operator==(const CollectiveFit&, const CollectiveFit&) = default;
 };
 
 // Alpha-beta cost of one collective on one fabric: time = alpha_s * steps + bytes_on_wire / bw.
@@ -28,6 +30,8 @@ struct CollectiveParams {
   // Optional per-group-size values (measured); the collective model interpolates between sizes
   // (linear in log n) and uses alpha_s / bus_bw_Bps outside the measured range.
   std::map<int, CollectiveFit> by_group_size;
+
+  friend bool operator==(const CollectiveParams&, const CollectiveParams&) = default;
 };
 
 struct Fabric {
@@ -44,12 +48,16 @@ struct Fabric {
   // Optional per-collective overrides ("all_reduce", "all_gather", "reduce_scatter",
   // "all_to_all", "send_recv", "broadcast"), e.g. from calibration.
   std::map<std::string, CollectiveParams> collectives;
+
+  friend bool operator==(const Fabric&, const Fabric&) = default;
 };
 
 // One measured GEMM throughput point (from `ntpcal gemm` via `ntpsim fit`).
 struct GemmPoint {
   double m = 0, n = 0, k = 0;  // C[m x n] = A[m x k] · B[k x n]
   double flops_per_s = 0.0;    // achieved, dense
+
+  friend bool operator==(const GemmPoint&, const GemmPoint&) = default;
 };
 
 // Parameters of the GEMM efficiency model (models/gemm_model.h).
@@ -63,17 +71,23 @@ struct GemmParams {
   double hbm_efficiency = 0.8;        // achievable share of hbm_bw for streaming kernels
   // Measured table: when non-empty, efficiency is interpolated from it instead of the tile model.
   std::vector<GemmPoint> table;
+
+  friend bool operator==(const GemmParams&, const GemmParams&) = default;
 };
 
 // Parameters of the power model beyond the top-level elasticity / ceiling (models/power_model.h).
 struct PowerParams {
   double comm_power_fraction = 0.6;  // power during communication-bound phases, share of TDP
+
+  friend bool operator==(const PowerParams&, const PowerParams&) = default;
 };
 
 // Parameters of the memory model (models/memory_model.h).
 struct MemoryParams {
   double usable_fraction = 0.92;  // share of HBM the framework can allocate
   double reserved_bytes = 3e9;    // CUDA context, NCCL buffers, allocator slack per GPU
+
+  friend bool operator==(const MemoryParams&, const MemoryParams&) = default;
 };
 
 // Where a measured profile came from and how well its fit matched (written by `ntpsim fit`).
@@ -84,6 +98,8 @@ struct MeasuredInfo {
   double collective_max_rel_error = 0;
   double collective_r2 = 0;
   int points = 0;  // measurements used
+
+  friend bool operator==(const MeasuredInfo&, const MeasuredInfo&) = default;
 };
 
 struct HardwareProfile {
@@ -118,6 +134,9 @@ struct HardwareProfile {
   MeasuredInfo measured;           // `measured:` section (fitted profiles: origin != "spec")
 
   double peak_flops(bool fp8) const { return fp8 ? peak_fp8_flops : peak_bf16_flops; }
+
+  // Member by member (a cache compares whole values to reuse what was built from them).
+  friend bool operator==(const HardwareProfile&, const HardwareProfile&) = default;
 };
 
 // Reads `hardware:` — an inline map of the keys below, a string naming a YAML file (a path,

@@ -44,6 +44,9 @@ struct Workload {
   // Parameters of the model (embeddings counted once, untied LM head counted).
   double parameters() const;
   double tokens_per_iteration() const { return static_cast<double>(global_batch) * seq_len; }
+
+  // Member by member (a cache compares whole values to reuse what was built from them).
+  friend bool operator==(const Workload&, const Workload&) = default;
 };
 
 struct Layout {
@@ -72,6 +75,9 @@ struct Layout {
   int gpus() const { return tp * cp * pp * dp; }
   // GPUs of one data-parallel replica (TP x CP x PP).
   int replica_gpus() const { return tp * cp * pp; }
+
+  // Member by member (a cache compares whole values to reuse what was built from them).
+  friend bool operator==(const Layout&, const Layout&) = default;
 };
 
 // Transformer layers on the first, each middle and the last pipeline stage (all equal to the

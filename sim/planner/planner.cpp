@@ -57,9 +57,9 @@ struct Searcher {
   const Plan& plan;
   const PlanOptions& opts;
   PlanResult out;
-  // The confirmations' topologies (screen_all's threads keep their own): finalists of one
-  // cluster share it instead of rebuilding it.
-  TopologyCache topologies;
+  // The confirmations' topologies and step models (screen_all's threads keep their own):
+  // finalists of one cluster or layout share them instead of rebuilding them.
+  PrepareCache prepared;
   int finished = 0;                 // finalist confirmations done (run or recorded)
   bool recorded = false;            // the last confirmation came from the progress file
 
@@ -227,7 +227,7 @@ struct Searcher {
     std::vector<std::string> failed(workers);  // what escaped a worker (bad_alloc), by worker
     auto work = [&](size_t w) {
       try {
-        TopologyCache cache;
+        PrepareCache cache;
         for (size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) load_and_screen(i, cache);
       } catch (const std::exception& e) {
         failed[w] = e.what();
@@ -258,7 +258,7 @@ struct Searcher {
   }
 
   // Loads and screens candidate i.
-  void load_and_screen(size_t i, TopologyCache& cache) {
+  void load_and_screen(size_t i, PrepareCache& cache) {
     Candidate& c = out.candidates[i];
     auto s = load_candidate(c);
     if (!s.ok()) {
@@ -270,7 +270,7 @@ struct Searcher {
     screen(c, *s, cache);
   }
 
-  void screen(Candidate& c, const Scenario& s, TopologyCache& cache) {
+  void screen(Candidate& c, const Scenario& s, PrepareCache& cache) {
     auto r = screen_candidate(s, &cache);
     if (!r.ok()) {
       c.status = CandidateStatus::kInvalid;
@@ -359,7 +359,7 @@ struct Searcher {
     const Scenario& s = *loaded;
     const PlanTarget& t = plan.target;
     // Prepared once; every batch below runs on it.
-    auto sim = Simulation::prepare(s, &topologies);
+    auto sim = Simulation::prepare(s, &prepared);
     if (!sim.ok()) return sim.error();
     int n = plan.confirm.min_replications;
     while (true) {

@@ -15,9 +15,9 @@
 
 namespace ntpsim::sim {
 
-Result<Screen> screen_candidate(const Scenario& s, TopologyCache* topologies) {
+Result<Screen> screen_candidate(const Scenario& s, PrepareCache* cache) {
   NTPSIM_CHECK(s.strategies.size() == 1);
-  auto sim = Simulation::prepare(s, topologies, StrategyUse::kScreen);
+  auto sim = Simulation::prepare(s, cache, StrategyUse::kScreen);
   if (!sim.ok()) return sim.error();
   return screen_candidate(**sim);
 }

@@ -25,9 +25,10 @@ struct Screen {
   double power_w = 0;              // cluster power when healthy and running (for energy)
 };
 
-// REQUIRES: s has exactly one strategy. Prepares the Simulation (its topology from `topologies`
-// when not null: the same result); errors are its errors, as run_monte_carlo would give them.
-Result<Screen> screen_candidate(const Scenario& s, TopologyCache* topologies = nullptr);
+// REQUIRES: s has exactly one strategy. Prepares the Simulation (its topology and step model
+// from `cache` when not null: the same result); errors are its errors, as run_monte_carlo would
+// give them.
+Result<Screen> screen_candidate(const Scenario& s, PrepareCache* cache = nullptr);
 // The same on a prepared Simulation of a one-strategy scenario.
 Result<Screen> screen_candidate(const Simulation& sim);
 

@@ -39,7 +39,7 @@ Result<int> state_copy_min_tp(const Scenario& s, const StrategyConfig& sc, const
 
 }  // namespace
 
-Result<std::shared_ptr<const Topology>> TopologyCache::get(const ClusterConfig& c) {
+Result<std::shared_ptr<const Topology>> PrepareCache::topology(const ClusterConfig& c) {
   const bool same =
       topology_ != nullptr && c.domains == config_.domains &&
       c.gpus_per_domain == config_.gpus_per_domain && c.spare_domains == config_.spare_domains &&
@@ -52,10 +52,24 @@ Result<std::shared_ptr<const Topology>> TopologyCache::get(const ClusterConfig& 
   return topology_;
 }
 
+Result<std::shared_ptr<const models::StepModel>> PrepareCache::step_model(const Scenario& s) {
+  const bool same = model_ != nullptr && s.step_model == model_kind_ && s.layout == layout_ &&
+                    s.workload == workload_ && s.hardware == hardware_;
+  if (same) return model_;
+  auto model = make_scenario_step_model(s);
+  if (!model.ok()) return model.error();
+  model_kind_ = s.step_model;
+  workload_ = s.workload;
+  layout_ = s.layout;
+  hardware_ = s.hardware;
+  model_ = std::move(*model);
+  return model_;
+}
+
 Simulation::~Simulation() = default;
 
 Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& scenario,
-                                                              TopologyCache* topologies,
+                                                              PrepareCache* cache,
                                                               StrategyUse use) {
   // Not make_shared: the constructor is private.
   std::shared_ptr<Simulation> sim(new Simulation());
@@ -65,13 +79,14 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
   auto layout = JobLayout::make(s);
   if (!layout.ok()) return layout.error();
   sim->layout_ = *layout;
-  TopologyCache own;  // no cache given: a topology built for this simulation alone
-  auto topo = (topologies != nullptr ? *topologies : own).get(s.cluster);
+  PrepareCache own;  // no cache given: a topology and a step model for this simulation alone
+  PrepareCache& parts = cache != nullptr ? *cache : own;
+  auto topo = parts.topology(s.cluster);
   if (!topo.ok()) return topo.error();
   sim->topology_ = std::move(*topo);
-  auto model = make_scenario_step_model(s);
+  auto model = parts.step_model(s);
   if (!model.ok()) return model.error();
-  sim->model_ = std::move(*model);
+  sim->model_ = *model;
   if (s.failures.trace) {
     auto trace = load_trace(*s.failures.trace);
     if (!trace.ok()) return trace.error();

@@ -30,20 +30,31 @@
 
 namespace ntpsim::sim {
 
-// The last Topology built, kept for the next prepare() of the same cluster (a Topology depends on
-// ClusterConfig alone: the five sizes compared here). The planner prepares one Simulation per
-// candidate and enumerates the cluster (hardware, domains, spare domains) in its outer loops, so
-// one kept entry serves every candidate of a cluster while memory stays one topology.
+// What the last prepare() built from a few of its scenario's inputs, kept for the next prepare()
+// with the same ones: the Topology (it depends on the five ClusterConfig sizes compared here)
+// and the step model (on the model kind, workload, layout and hardware profile, compared whole).
+// Both are immutable, so the kept one is the value a new build would give. The planner prepares
+// one Simulation per candidate, enumerates clusters in its outer loops and checkpoint intervals
+// and strategies in its inner ones, so one kept entry of each serves most candidates while
+// memory stays one of each.
 // Thread safety: none; one thread uses a cache at a time.
-class TopologyCache {
+class PrepareCache {
  public:
   // The kept topology when `c` has its sizes, else a newly built one (then kept instead). Errors
   // are Topology::build's, never kept.
-  Result<std::shared_ptr<const Topology>> get(const ClusterConfig& c);
+  Result<std::shared_ptr<const Topology>> topology(const ClusterConfig& c);
+  // The kept step model when `s` has its kind, workload, layout and hardware, else a newly made
+  // one (then kept instead). Errors are make_scenario_step_model's, never kept.
+  Result<std::shared_ptr<const models::StepModel>> step_model(const Scenario& s);
 
  private:
   ClusterConfig config_;
   std::shared_ptr<const Topology> topology_;
+  std::string model_kind_;
+  models::Workload workload_;
+  models::Layout layout_;
+  models::HardwareProfile hardware_;
+  std::shared_ptr<const models::StepModel> model_;
 };
 
 class Simulation {
@@ -52,13 +63,13 @@ class Simulation {
   // an unknown step model or one with no positive healthy iteration time, an unreadable trace, a
   // bad checkpoint or budget setting, no strategy or a bad strategy parameter, bad failure
   // process parameters.
-  // With `topologies`, the topology comes from that cache (identical to a newly built one: the
-  // same ClusterConfig gives the same tables); null builds one for this simulation alone.
+  // With `cache`, the topology and the step model come from it (identical to newly built ones:
+  // the same inputs give the same tables); null builds both for this simulation alone.
   // `use` kScreen builds the strategies for the planner's closed-form screen only (strategy.h,
   // StrategyUse): every value above is the same, and errors are the same, but such a simulation
   // cannot run replications.
   static Result<std::shared_ptr<const Simulation>> prepare(const Scenario& scenario,
-                                                           TopologyCache* topologies = nullptr,
+                                                           PrepareCache* cache = nullptr,
                                                            StrategyUse use = StrategyUse::kRun);
 
   Simulation(const Simulation&) = delete;
@@ -105,8 +116,8 @@ class Simulation {
   StrategyUse use_ = StrategyUse::kRun;
   Scenario scenario_;
   JobLayout layout_;
-  std::shared_ptr<const Topology> topology_;  // shared with a TopologyCache, never null
-  std::unique_ptr<models::StepModel> model_;
+  std::shared_ptr<const Topology> topology_;  // shared with a PrepareCache, never null
+  std::shared_ptr<const models::StepModel> model_;
   std::shared_ptr<const TraceData> trace_;
   EngineConfig config_;
   std::vector<std::unique_ptr<Strategy>> strategies_;

@@ -150,9 +150,10 @@ void expect_same_topology(const Topology& a, const Topology& b, const std::strin
   }
 }
 
-// The planner screens with one TopologyCache across candidates: each candidate's topology and
-// screen equal those of a fresh Simulation, also when consecutive candidates differ only in one
-// of the cluster sizes the cache compares (a stale topology would show in units or radii).
+// The planner screens with one PrepareCache across candidates: each candidate's topology, step
+// model and screen equal those of a fresh Simulation, also when consecutive candidates differ
+// only in one of the cluster sizes the cache compares (a stale topology would show in units or
+// radii) or in one input of the step model (a stale model in the iteration time).
 TEST_F(PlanFiles, SharedTopologyScreensAsAFreshOne) {
   const std::string base = (dir_ / "train.yaml").string();
   const std::vector<std::vector<std::string>> candidates = {
@@ -169,9 +170,15 @@ TEST_F(PlanFiles, SharedTopologyScreensAsAFreshOne) {
       {"cluster.domains=3", "layout.dp=3", "strategies=[dp_drop]"},
       {"strategies=[{name: ntp_power_boost, max_power: 0.3}]"},
       {"strategies=[spares_then_ntp]"},
+      {"model=analytic"},
+      {"model=analytic", "strategies=[ntp]"},  // the same model again: served from the cache
+      {"model=analytic", "layout.tp=4", "layout.dp=8"},
+      {"model=analytic", "layout.tp=4", "layout.dp=8", "hardware=h200-sxm"},
+      {"model=analytic", "layout.tp=4", "layout.dp=8", "hardware=h200-sxm"},
   };
-  TopologyCache cache;
+  PrepareCache cache;
   const Topology* previous = nullptr;
+  const models::StepModel* previous_model = nullptr;
   ClusterConfig previous_cluster;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string what = fmt::format("candidate {}", i);
@@ -190,10 +197,23 @@ TEST_F(PlanFiles, SharedTopologyScreensAsAFreshOne) {
                               c.gpus_per_node == previous_cluster.gpus_per_node &&
                               c.domains_per_pod == previous_cluster.domains_per_pod;
     EXPECT_EQ(&(*shared)->topology() == previous, same_cluster) << what;
-    EXPECT_EQ(same_cluster, i == 1 || i == 6 || i == 10) << what;
+    EXPECT_EQ(same_cluster, i == 1 || i == 6 || i >= 10) << what;
     previous = &(*shared)->topology();
     previous_cluster = c;
     EXPECT_EQ((*shared)->interruption_rate_per_s(), (*fresh)->interruption_rate_per_s()) << what;
+    // The step model is shared exactly when its kind, workload, layout and hardware did not
+    // change (the strategy, the cluster's spares and nodes are not its inputs).
+    const bool same_model = (i >= 1 && i <= 7) || i == 10 || i == 12 || i == 15;
+    EXPECT_EQ(&(*shared)->step_model() == previous_model, same_model) << what;
+    previous_model = &(*shared)->step_model();
+    EXPECT_EQ((*shared)->healthy_iteration_s(), (*fresh)->healthy_iteration_s()) << what;
+    EXPECT_EQ((*shared)->step_model().name(), (*fresh)->step_model().name()) << what;
+    EXPECT_EQ((*shared)->step_model().min_tp(), (*fresh)->step_model().min_tp()) << what;
+    for (int t = (*fresh)->step_model().min_tp(); t <= (*fresh)->step_model().nominal_tp(); ++t) {
+      EXPECT_EQ((*shared)->step_model().replica_iteration_s(t, 0.7, 1.1),
+                (*fresh)->step_model().replica_iteration_s(t, 0.7, 1.1))
+          << what << " TP " << t;
+    }
 
     // The screen prepares its simulation for the screen alone (no per-degree strategy tables);
     // on one prepared to run replications it gives the same values.
@@ -223,7 +243,7 @@ TEST_F(PlanFiles, SharedTopologyScreensAsAFreshOne) {
   bad.domains = 4;
   bad.gpus_per_domain = 8;
   bad.gpus_per_node = 3;
-  auto err = cache.get(bad);
+  auto err = cache.topology(bad);
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.error().message, Topology::build(bad).error().message);
 }
