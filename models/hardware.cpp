@@ -256,10 +256,13 @@ Result<HardwareProfile> read_map(const YAML::Node& node, const std::string& path
 }
 
 // The file a string value names: an existing path (as given, or relative to the directory of the
-// file that holds the value), else <dir>/<name>.yaml in the search dirs.
+// file that holds the value), else <dir>/<name>.yaml in the search dirs. Errors are located at
+// `node`, whose location is asked only then (a load of a copied tree takes its outcome only when
+// it asked none; yaml_reader.h, gave_unmarked_location).
 Result<std::string> resolve_profile(const std::string& value, const std::string& holder_file,
                                     const std::vector<std::string>& search_dirs,
-                                    const SourceLocation& where, const std::string& path) {
+                                    const YAML::Node& node, const YamlContext& ctx,
+                                    const std::string& path) {
   std::error_code ec;
   const bool looks_like_path =
       value.find('/') != std::string::npos || value.ends_with(".yaml") || value.ends_with(".yml");
@@ -273,10 +276,10 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
     if (fs::is_regular_file(st)) return found.string();
     if (!fs::exists(st)) {
       return Error::at(
-          where, path,
+          ctx.locate(node, path), path,
           fmt::format("hardware profile file \"{}\" not found", clip_for_message(value)));
     }
-    return Error::at(where, path,
+    return Error::at(ctx.locate(node, path), path,
                      fmt::format("hardware profile file \"{}\" is {}, not a YAML file",
                                  clip_for_message(value), file_kind(st)));
   }
@@ -294,7 +297,7 @@ Result<std::string> resolve_profile(const std::string& value, const std::string&
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
   const std::string near = nearest_key(value, known);
   return Error::at(
-      where, path,
+      ctx.locate(node, path), path,
       fmt::format("unknown hardware profile \"{}\"{}; known profiles: {}", clip_for_message(value),
                   near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near),
                   list.empty() ? "(none found in the search directories)" : list));
@@ -360,8 +363,7 @@ Result<HardwareProfile> read_hardware(const YAML::Node& node, const std::string&
         ctx.locate(node, path), path,
         fmt::format("expected a profile name, a file path or a map, got {}", yaml_kind(node)));
   }
-  auto file =
-      resolve_profile(node.Scalar(), ctx.file_for(path), search_dirs, ctx.locate(node, path), path);
+  auto file = resolve_profile(node.Scalar(), ctx.file_for(path), search_dirs, node, ctx, path);
   if (!file.ok()) return file.error();
   // A profile file read before with the same bytes (a planner loads its base scenario once per
   // candidate) is not parsed again (file_memo.h); its reading depends on the file alone.

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -30,27 +31,35 @@ class FileMemo {
   // load_yaml_file(file) would.
   template <class Read>
   Result<T> get(const std::string& file, const std::string& key, Read&& read) {
-    auto text = read_yaml_file_text(file);
-    if (!text.ok()) return text.error();
     const std::pair<std::string, std::string> id{file, key};
+    std::shared_ptr<const Entry> kept;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       const auto it = kept_.find(id);
-      if (it != kept_.end() && it->second.first == *text) return it->second.second;
+      if (it != kept_.end()) kept = it->second;
     }
+    // Compared in place: no copy of the file per call.
+    if (kept != nullptr && file_has_bytes(file, kept->text)) return kept->value;
+    auto text = read_yaml_file_text(file);
+    if (!text.ok()) return text.error();
     Result<T> value = read(*text);
     if (value.ok()) {
+      auto entry = std::make_shared<const Entry>(Entry{std::move(*text), *value});
       const std::lock_guard<std::mutex> lock(mutex_);
       if (kept_.size() >= capacity_) kept_.clear();
-      kept_[id] = {std::move(*text), *value};
+      kept_[id] = std::move(entry);
     }
     return value;
   }
 
  private:
+  struct Entry {
+    std::string text;  // the bytes `value` was read from
+    T value;
+  };
   size_t capacity_;
   std::mutex mutex_;
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, T>> kept_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const Entry>> kept_;
 };
 
 }  // namespace ntpsim

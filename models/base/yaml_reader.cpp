@@ -2,20 +2,21 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
 
 #include "models/base/units.h"
 #include "models/base/utf8.h"
@@ -30,25 +31,39 @@ std::string clip_for_message(std::string_view text, size_t max_bytes) {
   return fmt::format("{}... ({} bytes in all)", text.substr(0, cut), text.size());
 }
 
-const std::string& YamlContext::file_for(const std::string& path) const {
-  const std::string* best = &default_file_;
+namespace {
+
+// The entry of `by_prefix` whose key is the longest field-path prefix of `path` ("" matches
+// every path); null when none is.
+template <class T>
+const T* longest_prefix(const std::map<std::string, T>& by_prefix, const std::string& path) {
+  const T* best = nullptr;
   size_t best_len = 0;
-  for (const auto& [prefix, file] : origins_) {
+  for (const auto& [prefix, value] : by_prefix) {
     const bool match = prefix.empty() || path == prefix ||
                        (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
                         (path[prefix.size()] == '.' || path[prefix.size()] == '['));
-    if (match && prefix.size() >= best_len) {
-      best = &file;
+    if (match && (best == nullptr || prefix.size() >= best_len)) {
+      best = &value;
       best_len = prefix.size();
     }
   }
-  return *best;
+  return best;
+}
+
+}  // namespace
+
+const std::string& YamlContext::file_for(const std::string& path) const {
+  const std::string* file = longest_prefix(origins_, path);
+  return file != nullptr ? *file : default_file_;
 }
 
 SourceLocation YamlContext::locate(const YAML::Node& node, const std::string& path) const {
   SourceLocation loc;
   loc.file = file_for(path);
   if (node.IsDefined()) {
+    const bool* marked = longest_prefix(marked_, path);
+    if (marked != nullptr && !*marked) *unmarked_ = true;
     const YAML::Mark m = node.Mark();
     if (m.line >= 0) {
       loc.line = m.line + 1;
@@ -308,11 +323,36 @@ Result<std::string> read_yaml_file_text(const std::string& path) {
   if (size > kMaxYamlBytes) {
     return Error::bad_input(fmt::format("{}: {} bytes is too large for a YAML file (limit 64 MiB)", path, size));
   }
-  std::ifstream in(path, std::ios::binary);
+  // Read in one call of the stat size (the planner checks its files' bytes once per candidate),
+  // then to the end of the file, which may have grown since.
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
+                                                           &std::fclose);
   if (!in) return Error::bad_input(fmt::format("{}: cannot open for reading", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text(static_cast<size_t>(size), '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), in.get()));
+  char more[4096];
+  for (size_t n; (n = std::fread(more, 1, sizeof more, in.get())) > 0;) text.append(more, n);
+  if (std::ferror(in.get()) != 0) {
+    return Error::bad_input(fmt::format("{}: cannot read: read error", path));
+  }
+  return text;
+}
+
+bool file_has_bytes(const std::string& path, std::string_view bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<uintmax_t>(st.st_size) != bytes.size()) {
+    return false;
+  }
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
+                                                           &std::fclose);
+  if (!in) return false;
+  char block[4096];
+  size_t at = 0;
+  for (size_t n; (n = std::fread(block, 1, sizeof block, in.get())) > 0; at += n) {
+    if (n > bytes.size() - at || std::memcmp(block, bytes.data() + at, n) != 0) return false;
+  }
+  return std::ferror(in.get()) == 0 && at == bytes.size();
 }
 
 namespace {

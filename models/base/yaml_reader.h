@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -31,12 +32,25 @@ class YamlContext {
   // Fields at `path` and below came from `file` (longest prefix wins).
   void set_origin(const std::string& path, const std::string& file) { origins_[path] = file; }
   const std::string& file_for(const std::string& path) const;
+  // Whether the nodes of fields at `path` and below carry their line/column marks (longest
+  // prefix wins; `set_marked("", false)` for a whole tree). A copied tree's nodes do not
+  // (yaml-cpp's Clone gives every node line 1, column 1), a parsed one's do.
+  void set_marked(const std::string& path, bool marked) { marked_[path] = marked; }
+  // The node's file (file_for(path)) with its line and column. For a field whose nodes carry no
+  // marks the line and column are not the file's, which this context and its copies remember
+  // (gave_unmarked_location).
   SourceLocation locate(const YAML::Node& node, const std::string& path) const;
   const std::string& default_file() const { return default_file_; }
+  // Whether locate() was asked, through this context or a copy of it, for a field whose nodes
+  // carry no marks. While it stays false, reading a copied tree gave every message and location
+  // that reading the parsed files would give: the two differ in marks only.
+  bool gave_unmarked_location() const { return *unmarked_; }
 
  private:
   std::string default_file_;
   std::map<std::string, std::string> origins_;
+  std::map<std::string, bool> marked_;
+  std::shared_ptr<bool> unmarked_ = std::make_shared<bool>(false);
 };
 
 // Loads one YAML file. Errors: missing/unreadable file, a directory or device, YAML syntax (with
@@ -46,6 +60,9 @@ Result<YAML::Node> load_yaml_file(const std::string& path);
 // unreadable, not a regular file, over 64 MiB): load_yaml_string(text, path) of the result is
 // load_yaml_file(path).
 Result<std::string> read_yaml_file_text(const std::string& path);
+// Whether `path` is a regular file holding exactly `bytes` (compared a block at a time, without a
+// copy of the file); false when it differs or cannot be read.
+bool file_has_bytes(const std::string& path, std::string_view bytes);
 // Parses YAML text; `name` is used in messages. Beyond YAML syntax it refuses what yaml-cpp would
 // accept by accident: a quoted string without its closing quote, a second document after "---",
 // a NUL byte, nesting deeper than 1000 levels; a leading UTF-8 byte order mark is skipped. Every

@@ -226,14 +226,26 @@ Status optional_section(MapReader& r, std::string_view key, Fn&& read) {
   return read(n);
 }
 
-// The scenario read from `tree`, the merged tree of `path` (its overrides still to apply).
-Result<Scenario> load_from(ScenarioTree tree, const std::string& path, const LoadOptions& options) {
+// How apply_overrides applies them: parsing each (every node marked), or reusing the nodes an
+// identical earlier override parsed (unmarked copies; tree.h, apply_override_reusing). The
+// outcome is the same; only the marks differ.
+enum class Overrides { kParse, kReuse };
+
+Status apply_overrides(ScenarioTree& tree, const LoadOptions& options, Overrides how) {
   for (size_t i = 0; i < options.overrides.size(); ++i) {
-    NTPSIM_RETURN_IF_ERROR(apply_override(
-        tree, options.overrides[i],
-        i < options.override_locations.size() ? options.override_locations[i] : SourceLocation{}));
+    const SourceLocation at =
+        i < options.override_locations.size() ? options.override_locations[i] : SourceLocation{};
+    NTPSIM_RETURN_IF_ERROR(how == Overrides::kReuse
+                               ? apply_override_reusing(tree, options.overrides[i], at)
+                               : apply_override(tree, options.overrides[i], at));
   }
-  const YamlContext ctx = tree.context();
+  return Status::Ok();
+}
+
+// The scenario read from `tree`, the merged tree of `path` with its overrides applied, through
+// `ctx` (tree.context()).
+Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
+                           const std::string& path, const LoadOptions& options) {
   const YAML::Node& root = tree.root;
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, top_keys()));
   auto r = MapReader::make(root, "", ctx);
@@ -317,16 +329,25 @@ Result<Scenario> load_from(ScenarioTree tree, const std::string& path, const Loa
 
 Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   // A tree kept from an earlier load of the same bytes is copied instead of parsed again
-  // (tree.h, kept_tree). The copy has no line marks, so only a scenario read from it without
-  // error and holding no source location (a trace's field_at) is taken; any other outcome is
-  // loaded again from the files, so that its messages name the file, line and column.
-  if (auto kept = kept_tree(path)) {
-    auto s = load_from(std::move(*kept), path, options);
-    if (s.ok() && !s->failures.trace) return s;
+  // (tree.h, kept_tree). The copy lacks the line/column marks, so its outcome (a scenario or an
+  // error) is taken only where the reading needed no location from an unmarked node: it is then
+  // the outcome of reading the parsed files. First with the overrides' nodes reused (unmarked
+  // too), then with them parsed (an error at an override's value is then located there), and
+  // else from the files, so that every message names the file, line and column. The overrides'
+  // own errors do not depend on marks.
+  for (const Overrides how : {Overrides::kReuse, Overrides::kParse}) {
+    auto kept = kept_tree(path);
+    if (!kept) break;
+    NTPSIM_RETURN_IF_ERROR(apply_overrides(*kept, options, how));
+    const YamlContext ctx = kept->context();
+    auto s = read_tree(*kept, ctx, path, options);
+    if (!ctx.gave_unmarked_location()) return s;
   }
   auto tree = load_tree(path);
   if (!tree.ok()) return tree.error();
-  return load_from(std::move(*tree), path, options);
+  NTPSIM_RETURN_IF_ERROR(apply_overrides(*tree, options, Overrides::kParse));
+  const YamlContext ctx = tree->context();
+  return read_tree(*tree, ctx, path, options);
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 namespace ntpsim::sim::scenario_internal {
@@ -194,7 +196,9 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 YamlContext ScenarioTree::context() const {
-  return context_of(file, origins);
+  YamlContext ctx = context_of(file, origins);
+  for (const auto& [path, m] : marked) ctx.set_marked(path, m);
+  return ctx;
 }
 
 namespace {
@@ -206,29 +210,28 @@ class TreeMemo {
   void keep(const ScenarioTree& tree, std::vector<std::pair<std::string, std::string>> read) {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = kept_.find(tree.file);
-    if (it != kept_.end() && it->second.read == read) return;  // kept already
+    if (it != kept_.end() && it->second->read == read) return;  // kept already
     if (kept_.size() >= kCapacity && it == kept_.end()) kept_.clear();
-    kept_[tree.file] = {clone(tree), std::move(read)};
+    kept_[tree.file] = std::make_shared<const Entry>(Entry{clone(tree), std::move(read)});
   }
 
   std::optional<ScenarioTree> copy(const std::string& file) {
-    std::vector<std::pair<std::string, std::string>> read;
+    std::shared_ptr<const Entry> entry;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       const auto it = kept_.find(file);
       if (it == kept_.end()) return std::nullopt;
-      read = it->second.read;
+      entry = it->second;
     }
-    // The files are read outside the lock; the copy is made under it, from the entry as it is
-    // then, and only when that entry was read from these very bytes.
-    for (auto& [f, bytes] : read) {
-      auto now = read_yaml_file_text(f);
-      if (!now.ok() || *now != bytes) return std::nullopt;
+    // The files are compared outside the lock; the copy is made under it, and only while the
+    // entry compared is still the kept one.
+    for (const auto& [f, bytes] : entry->read) {
+      if (!file_has_bytes(f, bytes)) return std::nullopt;
     }
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = kept_.find(file);
-    if (it == kept_.end() || it->second.read != read) return std::nullopt;
-    return clone(it->second.tree);
+    if (it == kept_.end() || it->second != entry) return std::nullopt;
+    return clone(entry->tree);
   }
 
  private:
@@ -238,10 +241,10 @@ class TreeMemo {
     std::vector<std::pair<std::string, std::string>> read;
   };
   static ScenarioTree clone(const ScenarioTree& t) {
-    return ScenarioTree{YAML::Clone(t.root), t.file, t.origins};
+    return ScenarioTree{YAML::Clone(t.root), t.file, t.origins, {{"", false}}};
   }
   std::mutex mutex_;
-  std::map<std::string, Entry> kept_;
+  std::map<std::string, std::shared_ptr<const Entry>> kept_;
 };
 
 TreeMemo& tree_memo() {
@@ -267,8 +270,42 @@ std::optional<ScenarioTree> kept_tree(const std::string& file) {
   return tree_memo().copy(file);
 }
 
-Status apply_override(ScenarioTree& tree, const std::string& assignment,
-                      const SourceLocation& written_at) {
+namespace {
+
+// What the override texts parsed to, per thread, for apply_override_reusing: the planner applies
+// the same few assignments (a cluster size, a TP degree, a strategy) to thousands of candidates,
+// and yaml-cpp's parse of even one word costs about as much as reading the rest of a candidate.
+// Handed out as copies, so no tree shares a node with another. Only successful parses are kept.
+// Bounded: when full, the memo starts over.
+class ParsedTexts {
+ public:
+  // `field` names the value's field ("" for a key or a map): load_yaml_value's and
+  // load_yaml_string's results depend on (text, origin, field) only.
+  template <class Parse>
+  Result<YAML::Node> get(const std::string& text, const std::string& origin,
+                         const std::string& field, Parse&& parse) {
+    Key key{text, origin, field};
+    if (const auto it = kept_.find(key); it != kept_.end()) return YAML::Clone(it->second);
+    auto node = parse();
+    if (!node.ok()) return node;
+    if (kept_.size() >= kCapacity) kept_.clear();
+    kept_.emplace(std::move(key), YAML::Clone(*node));
+    return node;
+  }
+
+ private:
+  static constexpr size_t kCapacity = 4096;
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, YAML::Node> kept_;
+};
+
+ParsedTexts& parsed_texts() {
+  thread_local ParsedTexts memo;
+  return memo;
+}
+
+Status apply(ScenarioTree& tree, const std::string& assignment, const SourceLocation& written_at,
+             bool reuse) {
   const bool in_file = !written_at.file.empty();
   const std::string origin = in_file ? written_at.file : "--set " + assignment;
   // "file:line:col: field: what" for an override written in a file; "--set a=v: field: what" for
@@ -295,8 +332,16 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment,
   auto steps = parse_path(path);
   if (!steps.ok()) return fail("", steps.error().message);
   if (text.empty()) return fail(path, "empty value");
+  // A parse of `yaml` (a value of field `path` when `value`, else a key or an empty map).
+  const auto parse = [&](const std::string& yaml, bool value) -> Result<YAML::Node> {
+    const auto fresh = [&] {
+      return value ? load_yaml_value(yaml, origin, path) : load_yaml_string(yaml, origin);
+    };
+    if (!reuse) return fresh();
+    return parsed_texts().get(yaml, origin, value ? path : std::string(), fresh);
+  };
   const size_t value_offset = assignment.find(text, eq + 1);
-  auto value = load_yaml_value(placed(text, value_offset), origin, path);
+  auto value = parse(placed(text, value_offset), true);
   if (!value.ok()) return value.error();
 
   YAML::Node cur;
@@ -323,8 +368,8 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment,
     if (cur.IsScalar() && walked.starts_with("strategies[") &&
         walked.find('.') == std::string::npos) {
       // A strategy given by name alone ("- ntp") takes parameters once it is a map.
-      auto as_map = load_yaml_string(placed("{}", 0), origin);
-      auto name_key = load_yaml_string(placed("name", 0), origin);
+      auto as_map = parse(placed("{}", 0), false);
+      auto name_key = parse(placed("name", 0), false);
       if (!as_map.ok() || !name_key.ok()) return fail(path, "internal error");
       as_map->force_insert(*name_key, YAML::Node(cur.Scalar()));
       cur = *as_map;
@@ -338,13 +383,13 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment,
     const YAML::Node existing = ccur[step.key];
     if (last) {
       if (existing.IsDefined()) cur.remove(step.key);
-      auto key = load_yaml_string(placed(step.key, 0), origin);
+      auto key = parse(placed(step.key, 0), false);
       if (!key.ok()) return key.error();
       cur.force_insert(*key, *value);
     } else if (!existing.IsDefined() || existing.IsNull()) {
       // A new map, parsed so that it carries a line/column mark; its origin is this override.
-      auto fresh = load_yaml_string(placed("{}", 0), origin);
-      auto key = load_yaml_string(placed(step.key, 0), origin);
+      auto fresh = parse(placed("{}", 0), false);
+      auto key = parse(placed(step.key, 0), false);
       if (!fresh.ok() || !key.ok()) return fail(path, "bad path");
       if (existing.IsDefined()) cur.remove(step.key);
       cur.force_insert(*key, *fresh);
@@ -362,7 +407,24 @@ Status apply_override(ScenarioTree& tree, const std::string& assignment,
   }
   tree.origins[path] = origin;
   for (const auto& c : created) tree.origins[c] = origin;
+  for (auto it = tree.marked.begin(); it != tree.marked.end();) {
+    it = is_below(it->first, path) ? tree.marked.erase(it) : std::next(it);
+  }
+  tree.marked[path] = !reuse;  // reused nodes are copies
+  for (const auto& c : created) tree.marked[c] = !reuse;
   return Status::Ok();
+}
+
+}  // namespace
+
+Status apply_override(ScenarioTree& tree, const std::string& assignment,
+                      const SourceLocation& written_at) {
+  return apply(tree, assignment, written_at, false);
+}
+
+Status apply_override_reusing(ScenarioTree& tree, const std::string& assignment,
+                              const SourceLocation& written_at) {
+  return apply(tree, assignment, written_at, true);
 }
 
 }  // namespace ntpsim::sim::scenario_internal

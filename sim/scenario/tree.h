@@ -30,8 +30,11 @@ struct ScenarioTree {
   YAML::Node root;   // the merged top-level map, without `include` keys
   std::string file;  // the top-level file: the origin of everything not in `origins`
   std::map<std::string, std::string> origins;  // field path -> file (or override) it came from
+  // Field path -> whether its nodes carry their line/column marks (longest prefix wins; absent:
+  // they do). A copy (kept_tree) has none, except below the overrides parsed into it since.
+  std::map<std::string, bool> marked;
 
-  // The origins as a YamlContext for MapReader (longest path prefix wins).
+  // The origins and marks as a YamlContext for MapReader (longest path prefix wins).
   YamlContext context() const;
 };
 
@@ -44,8 +47,9 @@ Result<ScenarioTree> load_tree(const std::string& file);
 // A copy of the tree load_tree(file) last gave, when every file it was read from still has the
 // same bytes; nullopt otherwise (never loaded, or a file changed or cannot be read). Reading the
 // files costs a fraction of parsing them, which is what the planner's thousands of loads of one
-// base scenario save. The copy has the loaded tree's values, key order, tags and origins but no
-// line/column marks (yaml-cpp's Clone drops them): nothing read from it may report a location.
+// base scenario save. The copy has the loaded tree's values, key order, tags and origins but not
+// its line/column marks (yaml-cpp's Clone gives every node line 1, column 1), and `marked` says
+// so: a location a reader asks of it is recorded (YamlContext::gave_unmarked_location).
 // Bounded: a few trees are kept; when full, the memo starts over.
 // Thread safety: load_tree and kept_tree may be called from many threads at once.
 std::optional<ScenarioTree> kept_tree(const std::string& file);
@@ -57,5 +61,13 @@ std::optional<ScenarioTree> kept_tree(const std::string& file);
 // file, line and column. Empty (the command line): the origin is the text "--set a.b=value".
 Status apply_override(ScenarioTree& tree, const std::string& assignment,
                       const SourceLocation& written_at = {});
+
+// As apply_override, with the same outcome and values, but the value and key nodes may be copies
+// of those an identical earlier assignment on this thread parsed: copies lack their line/column
+// marks. For a tree whose reading is taken only where it needed no location from an unmarked
+// node (YamlContext::gave_unmarked_location); the planner's thousands of candidates apply the
+// same few assignments.
+Status apply_override_reusing(ScenarioTree& tree, const std::string& assignment,
+                              const SourceLocation& written_at = {});
 
 }  // namespace ntpsim::sim::scenario_internal

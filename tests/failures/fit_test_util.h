@@ -101,7 +101,9 @@ inline Result<Scenario> load_fitted_round_trip(const std::string& name,
     std::ofstream(dir + "/again.yaml") << text;
     auto again = load_scenario(dir + "/again.yaml");
     EXPECT_TRUE(again.ok()) << again.error().message;
-    if (again.ok()) EXPECT_EQ(scenario_hash(*again), scenario_hash(*s));
+    if (again.ok()) {
+      EXPECT_EQ(scenario_hash(*again), scenario_hash(*s));
+    }
   }
   std::filesystem::remove_all(dir);
   return s;

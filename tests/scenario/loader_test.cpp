@@ -440,6 +440,54 @@ TEST(LoaderTest, ErrorsOfALoadAgainNameTheirFileLineAndColumn) {
                 "(use e.g. \"90s\", \"30min\", \"3h\", \"5d\", \"1y\")");
 }
 
+// Loads again with the same overrides reuse the nodes the first parsed (unmarked copies;
+// tree.h, apply_override_reusing): the scenario is the same, and a message located at an
+// override, or at a value of the base file, is the first load's, file, line and column included.
+TEST(LoaderTest, OverridesAppliedAgainGiveTheFirstLoadsScenarioAndMessages) {
+  ScratchDir dir;
+  const std::string top = dir.write("top.yaml", "include: " + good("minimal") + "\nseed: 5\n");
+  const std::vector<std::string> overrides{"cluster.domains=8",
+                                           "layout.dp=4",
+                                           "strategies=[ntp, {name: dp_drop}]",
+                                           "strategies[1].keep_global_batch=false",
+                                           "failures.processes[0].kinds[1].share=30%",
+                                           "failures.processes[0].kinds[0].share=70%",
+                                           "checkpoint.interval=2h"};
+  const Scenario first = load_ok(top, overrides);
+  for (int i = 0; i < 3; ++i) {
+    const Scenario again = load_ok(top, overrides);
+    EXPECT_EQ(to_yaml_text(again), to_yaml_text(first)) << i;
+    EXPECT_EQ(scenario_hash(again), scenario_hash(first)) << i;
+  }
+  // A bad value given by an override: located at the override (line 1, its value's column).
+  const std::vector<std::string> too_wide{"layout.tp=16"};
+  const std::string e1 = load_error(top, too_wide);
+  EXPECT_EQ(
+      e1.rfind("--set layout.tp=16:1:1: layout.tp: TP 16 does not fit in a domain of 8 GPUs", 0),
+      0u)
+      << e1;
+  // A bad value of the base file made wrong by an override: located in the base file.
+  const std::vector<std::string> too_many{"cluster.gpus_per_domain=4"};
+  const std::string e2 = load_error(top, too_many);
+  EXPECT_EQ(e2.rfind(good("minimal") + ":14:", 0), 0u) << e2;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(load_error(top, too_wide), e1) << i;
+    EXPECT_EQ(load_error(top, too_many), e2) << i;
+    EXPECT_EQ(to_yaml_text(load_ok(top, overrides)), to_yaml_text(first)) << i;
+  }
+  // An override written in a file (a plan's `overrides:`) keeps that file's line and column
+  // however often it is applied.
+  LoadOptions in_file;
+  in_file.overrides = too_wide;
+  in_file.override_locations = {SourceLocation{"plan.yaml", 7, 5}};
+  for (int i = 0; i < 3; ++i) {
+    auto s = load_scenario(top, in_file);
+    ASSERT_FALSE(s.ok()) << i;
+    EXPECT_EQ(s.error().message.rfind("plan.yaml:7:15: layout.tp: TP 16 does not fit", 0), 0u)
+        << s.error().message;
+  }
+}
+
 TEST(LoaderTest, ATraceLoadedAgainKeepsWhereItsFieldsWereWritten) {
   const Scenario first = load_ok(good("with_trace"));
   const Scenario again = load_ok(good("with_trace"));
