@@ -12,7 +12,9 @@
 // evaluation.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 
 #include "sim/failures/fit.h"
 #include "sim/failures/fit_internal.h"
@@ -47,6 +49,41 @@ struct RegimeProblem {
   const std::vector<double>* times;
   const std::vector<Interval>* repairs;
   double span = 0.0, tau_min = 0.0;
+
+  // With a repair law per state, each state's repair term of every fault (log_mixture of the
+  // state's law) for the last laws seen. The derivatives' central differences move one or two
+  // coordinates at a time, so most evaluations repeat both states' laws, and these terms
+  // (erfc for the censored repairs) are most of an evaluation's cost. A law is matched by its
+  // bits, and the terms are the doubles log_mixture returns, so every result is unchanged.
+  // Memory: kCachedLaws x 2 x faults doubles. Not thread-safe (one problem per fit).
+  static constexpr int kCachedLaws = 16;
+  struct RepairTerms {
+    Mixture law;
+    std::vector<double> terms;
+  };
+  struct LawCache {
+    std::array<RepairTerms, kCachedLaws> entries;
+    int filled = 0, next = 0;  // entries in use; the one to replace next (the oldest)
+  };
+  mutable LawCache law_cache[2] = {};
+
+  const double* repair_terms(int st, const Mixture& x) const {
+    LawCache& c = law_cache[st];
+    for (int k = 0; k < c.filled; ++k) {
+      if (std::memcmp(&c.entries[k].law, &x, sizeof(Mixture)) == 0) {
+        return c.entries[k].terms.data();
+      }
+    }
+    RepairTerms& e = c.entries[c.next];
+    c.next = (c.next + 1) % kCachedLaws;
+    c.filled = std::min(c.filled + 1, kCachedLaws);
+    e.law = x;
+    e.terms.resize(repairs->size());
+    for (size_t i = 0; i < repairs->size(); ++i) {
+      e.terms[i] = log_mixture(x, (*repairs)[i].t_s, (*repairs)[i].failed);
+    }
+    return e.terms.data();
+  }
 
   // Unconstrained coordinates: ln mu; total branching 0.99 sigmoid, split by sigmoid; delays
   // ordered between the floor and the span (as fit_hawkes_two_scale); logit share; ln(ratio - 1)
@@ -134,6 +171,11 @@ struct RegimeProblem {
       alphas.reserve(times->size());
       factors.reserve(times->size());
     }
+    const double* law_terms[2] = {nullptr, nullptr};
+    if constexpr (kLaws) {
+      law_terms[0] = repair_terms(0, p.law[0]);
+      law_terms[1] = repair_terms(1, p.law[1]);
+    }
     Eigen::RowVector2d a(1.0 - p.share, p.share);
     const double b1 = 1.0 / p.tau1, b2 = 1.0 / p.tau2;
     const double log_norm = std::log(p.sigma * std::sqrt(2.0 * M_PI));
@@ -155,10 +197,7 @@ struct RegimeProblem {
           const double z = (std::log(r.t_s) - p.m - (st == 1 ? p.log_scale : 0.0)) / p.sigma;
           log_f[st] += r.failed ? -0.5 * z * z - log_norm - std::log(r.t_s) : log_normal_sf(z);
         }
-        if constexpr (kLaws) {
-          const Interval& r = (*repairs)[i];
-          log_f[st] += log_mixture(p.law[st], r.t_s, r.failed);
-        }
+        if constexpr (kLaws) log_f[st] += law_terms[st][i];
       }
       const double top = std::max(log_f[0], log_f[1]);
       const Eigen::Vector2d factor(std::exp(log_f[0] - top), std::exp(log_f[1] - top));

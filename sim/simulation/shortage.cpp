@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "sim/scenario/process_means.h"
+
 namespace ntpsim::sim {
 namespace {
 
@@ -37,13 +39,12 @@ void poisson_tail(double mean, int64_t k, double& p_over, double& e_over) {
 Shortage expected_shortage(const Scenario& s, const JobLayout& l) {
   Shortage r;
   // Share of GPUs down: a unit of each process's class is down (failed itself, or taken by a
-  // burst starting at another unit) at its mean rate x units per event x mean repair time.
+  // burst starting at another unit) at its mean rate x units per event x the mean repair the
+  // engine draws (regimes included: process_means.h).
   double down = 0;
   for (const auto& p : s.failures.processes) {
-    double repair = 0;
-    for (const auto& k : p.kinds) repair += k.share * k.repair.mean_s;
     down += p.mean_rate_per_unit_s(s.cluster.units(p.component)) * p.mean_units_per_event() *
-            repair;
+            mean_repair_s(p);
   }
   r.down_fraction = std::min(1.0, down);
 

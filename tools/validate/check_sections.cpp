@@ -7,6 +7,7 @@
 
 #include "sim/engine/checkpoint_interval.h"
 #include "sim/metrics/aggregate.h"
+#include "sim/scenario/process_means.h"
 #include "tools/validate/claims.h"
 #include "tools/validate/doc_builder.h"
 #include "tools/validate/studies.h"
@@ -61,8 +62,7 @@ Status little(Doc& doc) {
            fmt::format("{:.2f}", st.mean_failed), rel_diff(st.mean_failed, expected_failed),
            fmt::format("±{:.0f}%", pub::kLittleTol * 100),
            std::abs(st.mean_failed / expected_failed - 1) <= pub::kLittleTol});
-      double long_run = 0;
-      for (const auto& k : proc.kinds) long_run += k.share * k.repair.mean_s;
+      const double long_run = mean_repair_s(proc);
       b += fmt::format(
           "\nLong-run Little's law λ·N·E[repair] = {:.1f} failed GPUs (REFERENCES.md: "
           "about 37 with 3-day repair at 32,768 GPUs).\n\n",
