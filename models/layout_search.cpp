@@ -13,16 +13,22 @@ namespace ntpsim::models {
 namespace {
 
 // Every layout of one CP degree (the search's rules), keeping in `best` the first one with a
-// strictly higher rate than any before it: earlier candidates win ties.
+// strictly higher rate than any before it: earlier candidates win ties. `aligned`: skip a TP
+// degree whose CP groups fit in a domain but straddle two. A domain holds floor(G/TP) TP groups
+// and a CP group is CP consecutive ones, so unless CP divides floor(G/TP) some groups run part of
+// their K/V ring over the scale-out network, which the step model, costing every group whose
+// TP x CP fits in a domain on the scale-up fabric, would not charge.
 void search_at_cp(const Workload& w, const HardwareProfile& h, const LayoutSearch& search,
-                  const StepOptions& options, int cp, std::optional<LayoutChoice>& best,
-                  double& best_rate) {
+                  const StepOptions& options, int cp, bool aligned,
+                  std::optional<LayoutChoice>& best, double& best_rate) {
   if (!check_context_split(w, Layout{.cp = cp}).field.empty()) return;
   const int max_tp = std::min({search.domain_gpus, w.heads, w.ffn});
   for (int tp = 1; tp <= max_tp; ++tp) {
     // Megatron-LM splits heads and FFN evenly over the TP ranks.
     if (w.heads % tp != 0 || w.ffn % tp != 0) continue;
     if (search.exact_gpus && search.gpus % (int64_t{tp} * cp) != 0) continue;
+    const int groups_per_domain = search.domain_gpus / tp;
+    if (aligned && cp <= groups_per_domain && groups_per_domain % cp != 0) continue;
     // TP groups the domains hold, CP of them per pipeline stage of a replica.
     const int64_t fit_groups = search.domains > 0 ? (search.domain_gpus / tp) * search.domains / cp
                                                   : std::numeric_limits<int64_t>::max();
@@ -70,14 +76,15 @@ std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProf
   std::optional<LayoutChoice> best;
   double best_rate = 0;
   if (search.cp >= 1) {
-    search_at_cp(w, h, search, options, search.cp, best, best_rate);
+    search_at_cp(w, h, search, options, search.cp, false, best, best_rate);
     return best;
   }
   // CP chosen: every degree up to the GPUs a replica may span (TP 1) and half the sequence (two
-  // chunks per rank), ascending, so a tie keeps the smaller CP. Context parallelism runs on
-  // fused attention only.
+  // chunks per rank), ascending, so a tie keeps the smaller CP; CP groups that straddle domains
+  // while fitting in one are skipped (search_at_cp). Context parallelism runs on fused attention
+  // only.
   if (!options.flash_attention) {
-    search_at_cp(w, h, search, options, 1, best, best_rate);
+    search_at_cp(w, h, search, options, 1, false, best, best_rate);
     return best;
   }
   int64_t top = std::min<int64_t>(
@@ -87,7 +94,7 @@ std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProf
   top = std::max<int64_t>(top, 1);
   for (int64_t cp = 1; cp <= top; ++cp) {
     if (search.exact_gpus && search.gpus % cp != 0) continue;
-    search_at_cp(w, h, search, options, static_cast<int>(cp), best, best_rate);
+    search_at_cp(w, h, search, options, static_cast<int>(cp), true, best, best_rate);
   }
   return best;
 }

@@ -31,8 +31,9 @@ struct LayoutSearch {
   // Context-parallel degree of every candidate. >= 1: kept as given (the search varies TP, PP,
   // DP). 0: chosen as well, among the degrees Megatron-LM allows: load-balanced causal attention
   // splits each sequence into 2 x CP chunks, so 2 x CP must divide the sequence length (any such
-  // CP, not only powers of two); with exact_gpus CP also divides the GPUs. A long sequence's
-  // activations may fit only split over several ranks.
+  // CP, not only powers of two); with exact_gpus CP also divides the GPUs; and a CP group that
+  // fits in a domain lies inside one (CP divides the domain's floor(G/TP) TP groups), as the
+  // step model costs it. A long sequence's activations may fit only split over several ranks.
   int cp = 1;
   int max_cp = 0;  // with cp 0: the largest CP tried; 0: as large as the GPUs and sequence allow
 };

@@ -238,6 +238,31 @@ TEST(LayoutSearch, AFixedCpIsTheSearchOfThatCpAlone) {
   EXPECT_EQ(odd.seq_len % (2 * o->layout.cp), 0) << o->layout.cp;
 }
 
+TEST(LayoutSearch, ChosenCpGroupsDoNotStraddleDomains) {
+  // A GB200 NVL72 rack holds floor(72 / TP) TP groups (18 of TP 4): a CP group of 16 TP-4 groups
+  // fits in a rack but most such groups straddle two, running part of their K/V ring on the
+  // scale-out network that the step model costs as NVLink. A chosen CP either divides the rack's
+  // TP groups or spans racks outright.
+  const Workload w = long_context();
+  const HardwareProfile h = profile("gb200-nvl72");
+  LayoutSearch choose{0, 72, 8, 1};
+  choose.exact_gpus = false;
+  choose.cp = 0;
+  const auto best = fastest_layout(w, h, choose);
+  ASSERT_TRUE(best.has_value());
+  const Layout& l = best->layout;
+  const int groups = 72 / l.tp;
+  EXPECT_TRUE(l.cp > groups || groups % l.cp == 0) << l.tp << " " << l.cp;
+  // A fixed CP is searched as before (its callers' results unchanged): at CP 16 the straddling
+  // TP 4 layout is the fastest.
+  LayoutSearch at16 = choose;
+  at16.cp = 16;
+  const auto sixteen = fastest_layout(w, h, at16);
+  ASSERT_TRUE(sixteen.has_value());
+  EXPECT_EQ(sixteen->layout.cp, 16);
+  EXPECT_EQ(sixteen->layout.tp, 4);
+}
+
 TEST(LayoutSearch, FitNoteSuggestsALayoutThatFits) {
   const Workload w = long_context();
   const HardwareProfile h = profile("h100-sxm");
