@@ -131,10 +131,12 @@ std::string layout_fit_note(const Workload& w, const HardwareProfile& h, const L
                   layout_name(chosen), mem.total_bytes / 1e9, chosen.tp, mem.usable_bytes / 1e9);
   if (!best) {
     return fmt::format(
-        "{}; no layout of the same {} GPUs fits (TP inside a domain of {}, any PP, CP and DP{}): "
-        "give more GPUs{}",
+        "{}; no layout of the same {} GPUs fits (TP inside a domain of {}, any PP, {}): give "
+        "more GPUs{}",
         needs, search.gpus, search.domain_gpus,
-        search.max_cp > 0 ? fmt::format(", CP up to {}", search.max_cp) : "",
+        !options.flash_attention ? "DP and CP 1: context parallelism needs fused attention"
+        : search.max_cp > 0      ? fmt::format("CP up to {} and DP", search.max_cp)
+                                 : std::string("CP and DP"),
         w.recompute == Recompute::kFull ? " or a shorter sequence"
                                         : ", a shorter sequence or full activation recompute");
   }

@@ -286,7 +286,15 @@ TEST(LayoutSearch, FitNoteSuggestsALayoutThatFits) {
   // Nothing fits at any CP: said so. 405B on 8 GPUs.
   const Workload big = shipped("llama3-405b");
   const std::string none = layout_fit_note(big, h, Layout{8, 1, 1, 1}, LayoutSearch{8, 8, 0, 1});
-  EXPECT_NE(none.find("no layout of the same 8 GPUs fits"), std::string::npos) << none;
+  EXPECT_NE(none.find("no layout of the same 8 GPUs fits (TP inside a domain of 8, any PP, CP "
+                      "and DP)"),
+            std::string::npos)
+      << none;
+  // Unfused attention has no context parallelism, and the note says CP 1 was the only one tried.
+  StepOptions unfused;
+  unfused.flash_attention = false;
+  const std::string one = layout_fit_note(w, h, chosen, search, unfused);
+  EXPECT_NE(one.find("CP 1: context parallelism needs fused attention"), std::string::npos) << one;
 }
 
 }  // namespace
