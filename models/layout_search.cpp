@@ -10,20 +10,25 @@
 
 namespace ntpsim::models {
 
-std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProfile& h,
-                                           const LayoutSearch& search, const StepOptions& options) {
-  NTPSIM_CHECK(search.domain_gpus >= 1);
-  NTPSIM_CHECK(search.exact_gpus ? search.gpus >= 1 : search.domains >= 1);
-  NTPSIM_CHECK(search.cp >= 1);
-  std::optional<LayoutChoice> best;
-  const int cp = search.cp;
-  if (!check_context_split(w, Layout{.cp = cp}).field.empty()) return best;
-  double best_rate = 0;
+namespace {
+
+// Every layout of one CP degree (the search's rules), keeping in `best` the first one with a
+// strictly higher rate than any before it: earlier candidates win ties. `aligned`: skip a TP
+// degree whose CP groups fit in a domain but straddle two. A domain holds floor(G/TP) TP groups
+// and a CP group is CP consecutive ones, so unless CP divides floor(G/TP) some groups run part of
+// their K/V ring over the scale-out network, which the step model, costing every group whose
+// TP x CP fits in a domain on the scale-up fabric, would not charge.
+void search_at_cp(const Workload& w, const HardwareProfile& h, const LayoutSearch& search,
+                  const StepOptions& options, int cp, bool aligned,
+                  std::optional<LayoutChoice>& best, double& best_rate) {
+  if (!check_context_split(w, Layout{.cp = cp}).field.empty()) return;
   const int max_tp = std::min({search.domain_gpus, w.heads, w.ffn});
   for (int tp = 1; tp <= max_tp; ++tp) {
     // Megatron-LM splits heads and FFN evenly over the TP ranks.
     if (w.heads % tp != 0 || w.ffn % tp != 0) continue;
     if (search.exact_gpus && search.gpus % (int64_t{tp} * cp) != 0) continue;
+    const int groups_per_domain = search.domain_gpus / tp;
+    if (aligned && cp <= groups_per_domain && groups_per_domain % cp != 0) continue;
     // TP groups the domains hold, CP of them per pipeline stage of a replica.
     const int64_t fit_groups = search.domains > 0 ? (search.domain_gpus / tp) * search.domains / cp
                                                   : std::numeric_limits<int64_t>::max();
@@ -53,6 +58,44 @@ std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProf
       }
     }
   }
+}
+
+std::string layout_name(const Layout& l) {
+  return fmt::format("TP {}{} x PP {}{} x DP {}", l.tp,
+                     l.cp > 1 ? fmt::format(" x CP {}", l.cp) : "", l.pp,
+                     l.virtual_stages > 1 ? fmt::format(" (v {})", l.virtual_stages) : "", l.dp);
+}
+
+}  // namespace
+
+std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProfile& h,
+                                           const LayoutSearch& search, const StepOptions& options) {
+  NTPSIM_CHECK(search.domain_gpus >= 1);
+  NTPSIM_CHECK(search.exact_gpus ? search.gpus >= 1 : search.domains >= 1);
+  NTPSIM_CHECK(search.cp >= 0 && search.max_cp >= 0);
+  std::optional<LayoutChoice> best;
+  double best_rate = 0;
+  if (search.cp >= 1) {
+    search_at_cp(w, h, search, options, search.cp, false, best, best_rate);
+    return best;
+  }
+  // CP chosen: every degree up to the GPUs a replica may span (TP 1) and half the sequence (two
+  // chunks per rank), ascending, so a tie keeps the smaller CP; CP groups that straddle domains
+  // while fitting in one are skipped (search_at_cp). Context parallelism runs on fused attention
+  // only.
+  if (!options.flash_attention) {
+    search_at_cp(w, h, search, options, 1, false, best, best_rate);
+    return best;
+  }
+  int64_t top = std::min<int64_t>(
+      search.exact_gpus ? search.gpus : int64_t{search.domain_gpus} * search.domains,
+      w.seq_len / 2);
+  if (search.max_cp > 0) top = std::min<int64_t>(top, search.max_cp);
+  top = std::max<int64_t>(top, 1);
+  for (int64_t cp = 1; cp <= top; ++cp) {
+    if (search.exact_gpus && search.gpus % cp != 0) continue;
+    search_at_cp(w, h, search, options, static_cast<int>(cp), true, best, best_rate);
+  }
   return best;
 }
 
@@ -65,19 +108,46 @@ std::string layout_gap_note(const Workload& w, const HardwareProfile& h, const L
   if (!best) return {};
   const StepBreakdown now = AnalyticStepModel(w, chosen, h, options).breakdown(chosen.tp, 1, 1);
   if (best->healthy.tokens_per_s_per_gpu <= 1.1 * now.tokens_per_s_per_gpu) return {};
-  auto name = [](const Layout& l) {
-    return fmt::format("TP {}{} x PP {}{} x DP {}", l.tp,
-                       l.cp > 1 ? fmt::format(" x CP {}", l.cp) : "", l.pp,
-                       l.virtual_stages > 1 ? fmt::format(" (v {})", l.virtual_stages) : "", l.dp);
-  };
   return fmt::format(
       "layout {} runs at MFU {:.1f}% ({:.0f} tokens/s/GPU); the step model's fastest layout of "
       "the same {} GPUs, {}, reaches MFU {:.1f}% ({:.0f} tokens/s/GPU, {:.0f}% more). The "
       "scenario's layout is kept (the study may need it); `ntpsim step --tp/--pp/--dp` compares "
       "layouts",
-      name(chosen), 100 * now.mfu, now.tokens_per_s_per_gpu, search.gpus, name(best->layout),
-      100 * best->healthy.mfu, best->healthy.tokens_per_s_per_gpu,
+      layout_name(chosen), 100 * now.mfu, now.tokens_per_s_per_gpu, search.gpus,
+      layout_name(best->layout), 100 * best->healthy.mfu, best->healthy.tokens_per_s_per_gpu,
       100 * (best->healthy.tokens_per_s_per_gpu / now.tokens_per_s_per_gpu - 1));
+}
+
+std::string layout_fit_note(const Workload& w, const HardwareProfile& h, const Layout& chosen,
+                            const LayoutSearch& search, const StepOptions& options) {
+  NTPSIM_CHECK(search.exact_gpus && chosen.gpus() == search.gpus);
+  const MemoryBreakdown mem = memory_at(w, chosen, h, chosen.tp, options.flash_attention);
+  if (mem.fits()) return {};
+  LayoutSearch any_cp = search;
+  any_cp.cp = 0;
+  const std::optional<LayoutChoice> best = fastest_layout(w, h, any_cp, options);
+  const std::string needs =
+      fmt::format("layout {} needs {:.1f} GB per GPU at TP {}, more than the {:.1f} GB usable",
+                  layout_name(chosen), mem.total_bytes / 1e9, chosen.tp, mem.usable_bytes / 1e9);
+  if (!best) {
+    return fmt::format(
+        "{}; no layout of the same {} GPUs fits (TP inside a domain of {}, any PP, {}): give "
+        "more GPUs{}",
+        needs, search.gpus, search.domain_gpus,
+        !options.flash_attention ? "DP and CP 1: context parallelism needs fused attention"
+        : search.max_cp > 0      ? fmt::format("CP up to {} and DP", search.max_cp)
+                                 : std::string("CP and DP"),
+        w.recompute == Recompute::kFull ? " or a shorter sequence"
+                                        : ", a shorter sequence or full activation recompute");
+  }
+  const MemoryBreakdown fit =
+      memory_at(w, best->layout, h, best->layout.tp, options.flash_attention);
+  return fmt::format(
+      "{}; the step model's fastest layout of the same {} GPUs that fits, {}, needs {:.1f} GB "
+      "and reaches MFU {:.1f}% ({:.0f} tokens/s/GPU); `ntpsim step --tp/--cp/--pp/--dp` "
+      "compares layouts",
+      needs, search.gpus, layout_name(best->layout), fit.total_bytes / 1e9, 100 * best->healthy.mfu,
+      best->healthy.tokens_per_s_per_gpu);
 }
 
 }  // namespace ntpsim::models

@@ -1,4 +1,5 @@
-// The fastest Megatron layout (TP x PP x DP, at a given CP) under the analytic step model: every
+// The fastest Megatron layout (TP x PP x DP, at a given CP or over the CP degrees allowed) under
+// the analytic step model: every
 // layout the scenario rules allow (TP inside one scale-up domain, the TP groups fitting in the
 // cluster's domains, at least one micro-batch per replica) and Megatron-LM's even splits require
 // (TP divides the heads and the FFN width, PP divides the layers; virtual stages kept where PP x v
@@ -27,9 +28,14 @@ struct LayoutSearch {
   // false: ignore `gpus`; DP is the most replicas the domains hold (at most the global batch
   // over the micro-batch), and the job's tokens/s ranks. REQUIRES then domains >= 1.
   bool exact_gpus = true;
-  // Context-parallel degree of every candidate, kept as given (the search varies TP, PP, DP):
-  // CP is chosen for the sequence length, not for speed at a fixed one.
+  // Context-parallel degree of every candidate. >= 1: kept as given (the search varies TP, PP,
+  // DP). 0: chosen as well, among the degrees Megatron-LM allows: load-balanced causal attention
+  // splits each sequence into 2 x CP chunks, so 2 x CP must divide the sequence length (any such
+  // CP, not only powers of two); with exact_gpus CP also divides the GPUs; and a CP group that
+  // fits in a domain lies inside one (CP divides the domain's floor(G/TP) TP groups), as the
+  // step model costs it. A long sequence's activations may fit only split over several ranks.
   int cp = 1;
+  int max_cp = 0;  // with cp 0: the largest CP tried; 0: as large as the GPUs and sequence allow
 };
 
 struct LayoutChoice {
@@ -38,8 +44,9 @@ struct LayoutChoice {
 };
 
 // The layout with the most tokens/s per GPU (exact_gpus) or for the job; ties keep the smaller
-// TP, then the smaller PP. nullopt when no layout fits. REQUIRES: domain_gpus >= 1, and
-// gpus >= 1 with exact_gpus.
+// CP, then the smaller TP, then the smaller PP. nullopt when no layout fits. With a fixed CP the
+// result is the one of that CP alone. REQUIRES: domain_gpus >= 1, gpus >= 1 with exact_gpus,
+// cp >= 0 and max_cp >= 0.
 std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProfile& h,
                                            const LayoutSearch& search,
                                            const StepOptions& options = {});
@@ -49,6 +56,15 @@ std::optional<LayoutChoice> fastest_layout(const Workload& w, const HardwareProf
 // when nothing fits. The chosen layout stays the input's choice (a study may need it).
 // REQUIRES: search.exact_gpus, chosen.gpus() == search.gpus and chosen.cp == search.cp.
 std::string layout_gap_note(const Workload& w, const HardwareProfile& h, const Layout& chosen,
+                            const LayoutSearch& search, const StepOptions& options = {});
+
+// A note for the user when `chosen` does not fit in memory at its nominal TP degree: its
+// busiest GPU's memory against the usable memory, and the fastest layout of the same GPUs that
+// fits, with the CP degree chosen as well (search.cp is ignored; search.max_cp bounds it): at a
+// long sequence the activations may fit only split over more context-parallel ranks. When no
+// layout of those GPUs fits, the note says so. Empty when `chosen` fits.
+// REQUIRES: search.exact_gpus, chosen.gpus() == search.gpus.
+std::string layout_fit_note(const Workload& w, const HardwareProfile& h, const Layout& chosen,
                             const LayoutSearch& search, const StepOptions& options = {});
 
 }  // namespace ntpsim::models

@@ -47,10 +47,12 @@ std::string money_ci(const json& m) {
 }
 
 std::string config(const json& c) {
-  std::string s = fmt::format("{} · {}+{} racks × {} GPUs · TP{} PP{} DP{}",
+  const int cp = c.contains("cp") ? c.at("cp").get<int>() : 1;  // absent: CP 1
+  std::string s = fmt::format("{} · {}+{} racks × {} GPUs · TP{}{} PP{} DP{}",
                               c.at("hardware").get<std::string>(), c.at("domains").get<int>(),
                               c.at("spare_domains").get<int>(), c.at("gpus_per_domain").get<int>(),
-                              c.at("tp").get<int>(), c.at("pp").get<int>(), c.at("dp").get<int>());
+                              c.at("tp").get<int>(), cp > 1 ? fmt::format(" CP{}", cp) : "",
+                              c.at("pp").get<int>(), c.at("dp").get<int>());
   const double interval = num_or_nan(c, "checkpoint_interval_s");
   if (std::isfinite(interval)) {
     const bool automatic =

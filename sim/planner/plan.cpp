@@ -242,8 +242,19 @@ Status read_search(MapReader& top, Plan& p) {
     r->mark_used("layout");
     p.search.layout_auto = true;
   }
+  if (r->has("cp")) {
+    const YAML::Node node = r->child("cp");
+    if (!node.IsScalar() || node.Scalar() != "auto") {
+      return r->error("cp", "'auto' is the only value (omit it to keep the base's CP)");
+    }
+    if (!p.search.layout_auto) {
+      return r->error("cp", "'auto' chooses CP with the layout: add search.layout: auto");
+    }
+    r->mark_used("cp");
+    p.search.cp_auto = true;
+  }
   NTPSIM_RETURN_IF_ERROR(r->finish({"hardware", "domains", "spare_domains", "tp", "pp", "dp",
-                                    "strategies", "checkpoint_interval", "layout"}));
+                                    "strategies", "checkpoint_interval", "layout", "cp"}));
   const double candidates = candidate_count(p.search);
   if (candidates > kMaxCandidates) {
     return top.error("search",

@@ -42,8 +42,11 @@ struct PlanSearch {
   std::vector<PlanStrategy> strategies;  // required
   std::vector<double> checkpoint_interval_s;  // 0 = auto (Young/Daly); empty = the base's
   // `layout: auto`: TP, PP and DP chosen per hardware x domains by the analytic step model
-  // (models/layout_search.h, filling the domains); then tp, pp and dp are not given.
+  // (models/layout_search.h, filling the domains); then tp, pp and dp are not given. At the
+  // base's CP; where no layout fits at it, CP is chosen as well.
   bool layout_auto = false;
+  // `cp: auto` (with layout: auto): CP chosen with TP, PP and DP for the most tokens/s, always.
+  bool cp_auto = false;
 };
 
 struct PlanTarget {

@@ -50,6 +50,7 @@ ojson candidate_json(const Candidate& c, int index, bool ttt) {
   j["tp"] = c.tp;
   j["pp"] = c.pp;
   j["dp"] = c.dp;
+  if (c.cp > 1) j["cp"] = c.cp;  // absent: CP 1
   j["checkpoint_interval"] = c.auto_interval ? ojson("auto") : ojson(c.checkpoint_interval_s);
   j["checkpoint_interval_s"] = number(c.checkpoint_interval_s);
   j["status"] = to_string(c.status);

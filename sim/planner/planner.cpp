@@ -123,7 +123,7 @@ struct Searcher {
             for (double iv : intervals) {
               for (const auto& st : sp.strategies) {
                 add(base, hw, hw_overrides, target_overrides, d, sd, l.tp, l.pp, iv, st, l.dp,
-                    l.virtual_stages);
+                    l.virtual_stages, l.cp);
               }
             }
             continue;
@@ -149,15 +149,17 @@ struct Searcher {
   }
 
   // `layout: auto`: the layout of the most healthy tokens/s the candidate's domains give
-  // (models/layout_search.h, analytic step model, filling the domains). Where the probe does not
-  // load or no layout fits, the base's TP and PP with derived DP: the candidate then shows the
-  // loader's or the screen's reason.
+  // (models/layout_search.h, analytic step model, filling the domains), at the base's CP; where
+  // none fits at it, or with `cp: auto`, at the CP of the most tokens/s among those that fit.
+  // Where the probe does not load or no layout fits, the base's TP and PP with derived DP: the
+  // candidate then shows the loader's or the screen's reason.
   struct AutoLayout {
     int tp = 1, pp = 1, dp = 0, virtual_stages = 0;  // dp 0: derive; virtual_stages 0: the base's
+    int cp = 0;                                      // 0: the base's
   };
   AutoLayout auto_layout(const std::vector<std::string>& hw_overrides, int d, int sd,
                          const Scenario& base) const {
-    const AutoLayout fallback{base.layout.tp, base.layout.pp, 0, 0};
+    const AutoLayout fallback{base.layout.tp, base.layout.pp, 0, 0, 0};
     const std::vector<std::string> more =
         concat(hw_overrides,
                {fmt::format("cluster.domains={}", d), fmt::format("cluster.spare_domains={}", sd)});
@@ -165,16 +167,24 @@ struct Searcher {
     if (!probe.ok()) return fallback;
     models::LayoutSearch search{0, probe->cluster.gpus_per_domain, d, probe->layout.virtual_stages};
     search.exact_gpus = false;
-    search.cp = probe->layout.cp;  // the base's CP is kept; the candidates vary TP, PP, DP
-    const auto best = models::fastest_layout(probe->workload, probe->hardware, search);
+    // The base's CP is kept unless `cp: auto` asks to choose it (then 0).
+    search.cp = plan.search.cp_auto ? 0 : probe->layout.cp;
+    auto best = models::fastest_layout(probe->workload, probe->hardware, search);
+    if (!best && search.cp > 0) {
+      // Nothing fits at the base's CP (a long sequence's activations): choose CP as well.
+      search.cp = 0;
+      best = models::fastest_layout(probe->workload, probe->hardware, search);
+    }
     if (!best) return fallback;
-    return {best->layout.tp, best->layout.pp, best->layout.dp, best->layout.virtual_stages};
+    return {best->layout.tp, best->layout.pp, best->layout.dp, best->layout.virtual_stages,
+            best->layout.cp};
   }
 
   void add(const Scenario& base, const std::string& hw,
            const std::vector<std::string>& hw_overrides,
            const std::vector<std::string>& target_overrides, int d, int sd, int tp, int pp,
-           double iv, const PlanStrategy& st, int dp_choice = 0, int virtual_stages = 0) {
+           double iv, const PlanStrategy& st, int dp_choice = 0, int virtual_stages = 0,
+           int cp = 0) {
     const int g = base.cluster.gpus_per_domain;  // replaced below once loaded
     std::vector<int> dps = plan.search.dp;
     if (dp_choice > 0) dps = {dp_choice};
@@ -186,6 +196,7 @@ struct Searcher {
     c.domains = d;
     c.spare_domains = sd;
     c.tp = tp;
+    c.cp = cp > 0 ? cp : base.layout.cp;
     c.pp = pp;
     c.auto_interval = iv <= 0;
     c.checkpoint_interval_s = iv;
@@ -194,6 +205,7 @@ struct Searcher {
     c.overrides.push_back(fmt::format("cluster.spare_domains={}", sd));
     c.overrides.push_back(fmt::format("layout.tp={}", tp));
     c.overrides.push_back(fmt::format("layout.pp={}", pp));
+    if (cp > 0 && cp != base.layout.cp) c.overrides.push_back(fmt::format("layout.cp={}", cp));
     if (virtual_stages > 0 && virtual_stages != base.layout.virtual_stages) {
       c.overrides.push_back(fmt::format("layout.virtual_stages={}", virtual_stages));
     }
@@ -557,8 +569,9 @@ struct Searcher {
 }  // namespace
 
 std::string describe(const Candidate& c) {
-  std::string s = fmt::format("{} {} {}+{} domains TP{} PP{} DP{}", c.family, c.hardware, c.domains,
-                              c.spare_domains, c.tp, c.pp, c.dp);
+  std::string s =
+      fmt::format("{} {} {}+{} domains TP{}{} PP{} DP{}", c.family, c.hardware, c.domains,
+                  c.spare_domains, c.tp, c.cp > 1 ? fmt::format(" CP{}", c.cp) : "", c.pp, c.dp);
   if (!c.auto_interval) s += fmt::format(" ckpt {:g}s", c.checkpoint_interval_s);
   return s;
 }

@@ -57,6 +57,7 @@ struct Candidate {
   std::string hardware;
   int domains = 0, spare_domains = 0, gpus_per_domain = 0;
   int tp = 0, pp = 0, dp = 0;
+  int cp = 1;  // context-parallel degree (the base's, or chosen by `layout: auto`)
   double checkpoint_interval_s = 0;  // as chosen (auto resolved)
   bool auto_interval = true;
   std::vector<std::string> overrides;  // the candidate's --set list on top of the plan's

@@ -406,6 +406,17 @@ void plan_rows(std::vector<Row>& t) {
                {"q.yaml:3:11: search.layout: 'auto' is the only value (omit it to use tp, pp and dp)"}});
   t.push_back({"plan_layout_auto_with_dp", "plan q.yaml", {scenario(), text("q.yaml", plan_layout("auto"))}, 2,
                {"q.yaml:3:11: search.layout: 'auto' chooses TP, PP and DP: remove search.dp"}});
+  // `search.cp` is `auto` or absent, and `auto` needs `search.layout: auto`.
+  auto plan_cp = [](const std::string& value) {
+    std::string p = kPlan;
+    return p.replace(p.find("search:\n"), 8, "search:\n  cp: " + value + "\n");
+  };
+  t.push_back({"plan_cp_not_auto", "plan q.yaml", {scenario(), text("q.yaml", plan_cp("4"))}, 2,
+               {"q.yaml:3:7: search.cp: 'auto' is the only value (omit it to keep the base's CP)"}});
+  t.push_back({"plan_cp_auto_without_layout", "plan q.yaml",
+               {scenario(), text("q.yaml", plan_cp("auto"))}, 2,
+               {"q.yaml:3:7: search.cp: 'auto' chooses CP with the layout: add search.layout: "
+                "auto"}});
 }
 
 void report_rows(std::vector<Row>& t) {

@@ -191,6 +191,33 @@ TEST_F(StepCliTest, RunNotesALayoutFarFromTheFastest) {
   EXPECT_EQ(best.out.find("warning: layout"), std::string::npos) << best.out;
 }
 
+// A layout that does not fit (Llama 3 70B at 128K tokens per sequence, CP 1): the note names the
+// fastest layout of the same GPUs that fits, its CP chosen, and `ntpsim step` of that layout
+// fits.
+TEST_F(StepCliTest, StepSuggestsACpLayoutThatFitsALongSequence) {
+  const std::string flags =
+      "step --workload llama3-70b --profile h100-sxm --seq-len 131072 --global-batch 64 ";
+  const RunResult r = run(flags + "--tp 8 --pp 8 --dp 8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("WARNING: the nominal layout does not fit"), std::string::npos) << r.out;
+  const std::string key = "fastest layout of the same 512 GPUs that fits, TP ";
+  const size_t at = r.err.find(key);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  // "TP t x CP c x PP p x DP d," as flags.
+  int tp = 0, cp = 0, pp = 0, dp = 0;
+  ASSERT_EQ(std::sscanf(r.err.c_str() + at + key.size() - 3, "TP %d x CP %d x PP %d x DP %d", &tp,
+                        &cp, &pp, &dp),
+            4)
+      << r.err;
+  EXPECT_GT(cp, 1);
+  EXPECT_EQ(tp * cp * pp * dp, 512);
+  const RunResult fit = run(flags + "--tp " + std::to_string(tp) + " --cp " + std::to_string(cp) +
+                            " --pp " + std::to_string(pp) + " --dp " + std::to_string(dp));
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_EQ(fit.out.find("does not fit"), std::string::npos) << fit.out;
+  EXPECT_EQ(fit.err.find("that fits"), std::string::npos) << fit.err;
+}
+
 // `ntpsim step` says the same on stderr, leaving its table as it was.
 TEST_F(StepCliTest, StepNotesALayoutFarFromTheFastest) {
   const std::string quick = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml'";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -477,6 +478,10 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
       {head + "search: {domains: [4], strategies: [ntp], layout: auto, tp: [8]}\n" + target +
            prices,
        2, "search.layout: 'auto' chooses TP, PP and DP: remove search.tp"},
+      {head + "search: {domains: [4], strategies: [ntp], layout: auto, cp: 4}\n" + target + prices,
+       2, "search.cp: 'auto' is the only value (omit it to keep the base's CP)"},
+      {head + "search: {domains: [4], strategies: [ntp], cp: auto}\n" + target + prices, 2,
+       "search.cp: 'auto' chooses CP with the layout: add search.layout: auto"},
   };
   for (const auto& c : cases) {
     const std::string path = write("bad.yaml", c.text);
@@ -550,6 +555,80 @@ confirm: {min_replications: 4, max_replications: 4}
     EXPECT_GE(
         best->healthy.tokens_per_s_per_gpu * best->layout.tp * best->layout.pp * best->layout.dp,
         base_rate * (1 - 1e-12));
+  }
+}
+
+// `layout: auto` for a 128K-token sequence: no layout of the domains fits at the base's CP 1, so
+// CP is chosen as well (models/layout_search.h); with `cp: auto` CP is chosen even where CP 1
+// fits. The candidate carries its CP in its overrides, its description and its JSON.
+TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
+  std::string text = std::string(kBase) + "train: {tokens: \"6e10\"}\nseed: 7\n";
+  const std::string name = "workload: llama3-8b\n";
+  ASSERT_NE(text.find(name), std::string::npos);
+  text.replace(text.find(name), name.size(),
+               "workload: {base: llama3-8b, seq_len: 131072, global_batch: 64}\n");
+  write("long.yaml", text);
+  const std::string path = write("p.yaml", R"(base: long.yaml
+search: {domains: [4], layout: auto, strategies: [ntp]}
+target: {tokens: 6e10, deadline: 8d}
+prices: {gpu_hour: 2}
+confirm: {min_replications: 4, max_replications: 4}
+)");
+  auto r = run(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->candidates.size(), 1u);
+  const Candidate& c = r->candidates[0];
+  EXPECT_NE(c.status, CandidateStatus::kInvalid) << c.reason;
+  auto s = load_scenario(r->plan.base, base_load_options(r->plan, {}));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  models::LayoutSearch search{0, 8, 4, 1};
+  search.exact_gpus = false;
+  EXPECT_FALSE(models::fastest_layout(s->workload, s->hardware, search).has_value());
+  search.cp = 0;
+  const auto best = models::fastest_layout(s->workload, s->hardware, search);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_GT(best->layout.cp, 1);
+  EXPECT_EQ(c.cp, best->layout.cp);
+  EXPECT_EQ(c.tp, best->layout.tp);
+  EXPECT_EQ(c.pp, best->layout.pp);
+  EXPECT_EQ(c.dp, best->layout.dp);
+  EXPECT_NE(std::find(c.overrides.begin(), c.overrides.end(),
+                      "layout.cp=" + std::to_string(best->layout.cp)),
+            c.overrides.end());
+  EXPECT_NE(describe(c).find(" CP" + std::to_string(best->layout.cp) + " "), std::string::npos)
+      << describe(c);
+  const auto doc = plan_document(*r);
+  EXPECT_EQ(doc["candidates"][0]["cp"].get<int>(), best->layout.cp);
+
+  // The shipped 8K sequence fits at CP 1: `layout: auto` keeps CP 1 (no "cp" in the JSON),
+  // `cp: auto` takes the CP of the most tokens/s.
+  for (const bool cp_auto : {false, true}) {
+    const std::string p2 =
+        write("p2.yaml", std::string("base: train.yaml\nsearch: {domains: [4], layout: auto, ") +
+                             (cp_auto ? "cp: auto, " : "") + R"(strategies: [ntp]}
+target: {tokens: 6e10, deadline: 8d}
+prices: {gpu_hour: 2}
+confirm: {min_replications: 4, max_replications: 4}
+)");
+    auto r2 = run(p2);
+    ASSERT_TRUE(r2.ok()) << r2.error().message;
+    ASSERT_EQ(r2->candidates.size(), 1u);
+    const Candidate& c2 = r2->candidates[0];
+    auto s2 = load_scenario(r2->plan.base, base_load_options(r2->plan, {}));
+    ASSERT_TRUE(s2.ok());
+    models::LayoutSearch fill{0, 8, 4, 1};
+    fill.exact_gpus = false;
+    fill.cp = cp_auto ? 0 : 1;
+    const auto b2 = models::fastest_layout(s2->workload, s2->hardware, fill);
+    ASSERT_TRUE(b2.has_value());
+    EXPECT_EQ(c2.cp, b2->layout.cp) << cp_auto;
+    EXPECT_EQ(c2.tp, b2->layout.tp) << cp_auto;
+    EXPECT_EQ(c2.pp, b2->layout.pp) << cp_auto;
+    EXPECT_EQ(c2.dp, b2->layout.dp) << cp_auto;
+    if (!cp_auto) {
+      EXPECT_EQ(c2.cp, 1);
+      EXPECT_FALSE(plan_document(*r2)["candidates"][0].contains("cp"));
+    }
   }
 }
 

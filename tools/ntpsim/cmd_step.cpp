@@ -165,13 +165,17 @@ class StepCommand final : public Command {
       fmt::print(stderr, "ntpsim: warning: {}\n", w);
     }
     for (const std::string& w : notes(*setup, *rows)) fmt::print(stderr, "{}\n", w);
-    // The fastest layout of the same GPUs (TP inside the profile's scale-up domain).
+    // The fastest layout of the same GPUs (TP inside the profile's scale-up domain); for a
+    // layout that does not fit, the fastest one that does, CP chosen as well.
     if (setup->model == "analytic" && setup->hardware.gpus_per_domain > 0) {
       const models::Layout& l = setup->layout;
       models::LayoutSearch search{l.gpus(), setup->hardware.gpus_per_domain, 0, l.virtual_stages};
       search.cp = l.cp;
-      const std::string note =
+      std::string note =
           models::layout_gap_note(setup->workload, setup->hardware, l, search, options_);
+      if (note.empty()) {
+        note = models::layout_fit_note(setup->workload, setup->hardware, l, search, options_);
+      }
       if (!note.empty()) fmt::print(stderr, "note: {}\n", note);
     }
     if (json_) {
