@@ -1,7 +1,9 @@
 #include "models/base/yaml_reader.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
@@ -339,20 +341,27 @@ Result<std::string> read_yaml_file_text(const std::string& path) {
 }
 
 bool file_has_bytes(const std::string& path, std::string_view bytes) {
+  // POSIX calls on a stack buffer: no allocation (the planner compares its files per candidate).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      static_cast<uintmax_t>(st.st_size) != bytes.size()) {
-    return false;
-  }
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"),
-                                                           &std::fclose);
-  if (!in) return false;
-  char block[4096];
+  bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+              static_cast<uintmax_t>(st.st_size) == bytes.size();
+  char block[8192];
   size_t at = 0;
-  for (size_t n; (n = std::fread(block, 1, sizeof block, in.get())) > 0; at += n) {
-    if (n > bytes.size() - at || std::memcmp(block, bytes.data() + at, n) != 0) return false;
+  while (same) {
+    const ssize_t n = ::read(fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      same = n == 0 && at == bytes.size();
+      break;
+    }
+    const auto got = static_cast<size_t>(n);
+    same = got <= bytes.size() - at && std::memcmp(block, bytes.data() + at, got) == 0;
+    at += got;
   }
-  return std::ferror(in.get()) == 0 && at == bytes.size();
+  ::close(fd);
+  return same;
 }
 
 namespace {

@@ -115,6 +115,34 @@ TEST(YamlStrict, EchoedInputIsClipped) {
   EXPECT_EQ(cut.find("..."), 80u);  // cut before the character the limit falls into
 }
 
+// A kept reading is reused only while its file holds the same bytes (file_memo.h, the scenario
+// loader's kept trees): the comparison is exact, one block at a time.
+TEST(FileHasBytes, ExactlyTheSameBytesAndNothingElse) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("ntpsim_file_has_bytes_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "f.yaml").string();
+  // Longer than one 8 KiB block, so that a difference in a later block is seen.
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "k" + std::to_string(i) + ": v\n";
+  std::ofstream(path, std::ios::binary) << text;
+  EXPECT_TRUE(file_has_bytes(path, text));
+  std::string changed = text;
+  changed[changed.size() - 3] = 'w';  // same size, last block differs
+  EXPECT_FALSE(file_has_bytes(path, changed));
+  changed = text;
+  changed[5] = 'x';  // first block differs
+  EXPECT_FALSE(file_has_bytes(path, changed));
+  EXPECT_FALSE(file_has_bytes(path, text.substr(0, text.size() - 1)));
+  EXPECT_FALSE(file_has_bytes(path, text + "\n"));
+  EXPECT_FALSE(file_has_bytes((dir / "missing.yaml").string(), text));
+  EXPECT_FALSE(file_has_bytes(dir.string(), ""));  // a directory is not a file of no bytes
+  std::ofstream(path, std::ios::binary | std::ios::trunc);
+  EXPECT_TRUE(file_has_bytes(path, ""));
+  EXPECT_FALSE(file_has_bytes(path, "a"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ExactInteger, DigitsAreExactAndTheRangeIsInt64) {
   auto a = parse_exact_integer("9007199254740993");  // 2^53 + 1: not a double
   ASSERT_TRUE(a.ok());
