@@ -558,6 +558,20 @@ confirm: {min_replications: 4, max_replications: 4}
   }
 }
 
+// The target, prices and confirmation of the one-candidate `layout: auto` plans below.
+constexpr const char* kOneCandidateTail = R"(target: {tokens: 6e10, deadline: 8d}
+prices: {gpu_hour: 2}
+confirm: {min_replications: 4, max_replications: 4}
+)";
+
+// The candidate runs the layout search's choice.
+void expect_layout(const Candidate& c, const models::Layout& l, const std::string& what) {
+  EXPECT_EQ(c.cp, l.cp) << what;
+  EXPECT_EQ(c.tp, l.tp) << what;
+  EXPECT_EQ(c.pp, l.pp) << what;
+  EXPECT_EQ(c.dp, l.dp) << what;
+}
+
 // `layout: auto` for a 128K-token sequence: no layout of the domains fits at the base's CP 1, so
 // CP is chosen as well (models/layout_search.h); with `cp: auto` CP is chosen even where CP 1
 // fits. The candidate carries its CP in its overrides, its description and its JSON.
@@ -568,12 +582,10 @@ TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
   text.replace(text.find(name), name.size(),
                "workload: {base: llama3-8b, seq_len: 131072, global_batch: 64}\n");
   write("long.yaml", text);
-  const std::string path = write("p.yaml", R"(base: long.yaml
-search: {domains: [4], layout: auto, strategies: [ntp]}
-target: {tokens: 6e10, deadline: 8d}
-prices: {gpu_hour: 2}
-confirm: {min_replications: 4, max_replications: 4}
-)");
+  const std::string path =
+      write("p.yaml", std::string("base: long.yaml\n"
+                                  "search: {domains: [4], layout: auto, strategies: [ntp]}\n") +
+                          kOneCandidateTail);
   auto r = run(path);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->candidates.size(), 1u);
@@ -588,10 +600,7 @@ confirm: {min_replications: 4, max_replications: 4}
   const auto best = models::fastest_layout(s->workload, s->hardware, search);
   ASSERT_TRUE(best.has_value());
   EXPECT_GT(best->layout.cp, 1);
-  EXPECT_EQ(c.cp, best->layout.cp);
-  EXPECT_EQ(c.tp, best->layout.tp);
-  EXPECT_EQ(c.pp, best->layout.pp);
-  EXPECT_EQ(c.dp, best->layout.dp);
+  expect_layout(c, best->layout, "128K");
   EXPECT_NE(std::find(c.overrides.begin(), c.overrides.end(),
                       "layout.cp=" + std::to_string(best->layout.cp)),
             c.overrides.end());
@@ -603,13 +612,9 @@ confirm: {min_replications: 4, max_replications: 4}
   // The shipped 8K sequence fits at CP 1: `layout: auto` keeps CP 1 (no "cp" in the JSON),
   // `cp: auto` takes the CP of the most tokens/s.
   for (const bool cp_auto : {false, true}) {
-    const std::string p2 =
-        write("p2.yaml", std::string("base: train.yaml\nsearch: {domains: [4], layout: auto, ") +
-                             (cp_auto ? "cp: auto, " : "") + R"(strategies: [ntp]}
-target: {tokens: 6e10, deadline: 8d}
-prices: {gpu_hour: 2}
-confirm: {min_replications: 4, max_replications: 4}
-)");
+    const std::string p2 = write(
+        "p2.yaml", std::string("base: train.yaml\nsearch: {domains: [4], layout: auto, ") +
+                       (cp_auto ? "cp: auto, " : "") + "strategies: [ntp]}\n" + kOneCandidateTail);
     auto r2 = run(p2);
     ASSERT_TRUE(r2.ok()) << r2.error().message;
     ASSERT_EQ(r2->candidates.size(), 1u);
@@ -621,10 +626,7 @@ confirm: {min_replications: 4, max_replications: 4}
     fill.cp = cp_auto ? 0 : 1;
     const auto b2 = models::fastest_layout(s2->workload, s2->hardware, fill);
     ASSERT_TRUE(b2.has_value());
-    EXPECT_EQ(c2.cp, b2->layout.cp) << cp_auto;
-    EXPECT_EQ(c2.tp, b2->layout.tp) << cp_auto;
-    EXPECT_EQ(c2.pp, b2->layout.pp) << cp_auto;
-    EXPECT_EQ(c2.dp, b2->layout.dp) << cp_auto;
+    expect_layout(c2, b2->layout, cp_auto ? "cp: auto" : "8K");
     if (!cp_auto) {
       EXPECT_EQ(c2.cp, 1);
       EXPECT_FALSE(plan_document(*r2)["candidates"][0].contains("cp"));
