@@ -402,16 +402,17 @@ Status apply(ScenarioTree& tree, const std::string& assignment, const SourceLoca
     }
     walked = here;
   }
-  for (auto it = tree.origins.begin(); it != tree.origins.end();) {
-    it = is_below(it->first, path) ? tree.origins.erase(it) : std::next(it);
-  }
+  // The value replaces everything below its path: there, origin and marks are the override's
+  // (reused nodes are copies, without marks).
+  const auto below = [&](const auto& entry) { return is_below(entry.first, path); };
+  std::erase_if(tree.origins, below);
+  std::erase_if(tree.marked, below);
   tree.origins[path] = origin;
-  for (const auto& c : created) tree.origins[c] = origin;
-  for (auto it = tree.marked.begin(); it != tree.marked.end();) {
-    it = is_below(it->first, path) ? tree.marked.erase(it) : std::next(it);
+  tree.marked[path] = !reuse;
+  for (const auto& c : created) {
+    tree.origins[c] = origin;
+    tree.marked[c] = !reuse;
   }
-  tree.marked[path] = !reuse;  // reused nodes are copies
-  for (const auto& c : created) tree.marked[c] = !reuse;
   return Status::Ok();
 }
 
