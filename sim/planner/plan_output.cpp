@@ -276,7 +276,9 @@ std::string plan_csv(const PlanResult& r) {
     return out + "\"";
   };
   std::string s;
-  s += "plan,seed,index,family,hardware,domains,spare_domains,gpus,tp,pp,dp,checkpoint_interval_s,"
+  // The job's GPUs are tp x cp x pp x dp (cp 1 without context parallelism); gpus is the cluster's.
+  s += "plan,seed,index,family,hardware,domains,spare_domains,gpus,tp,pp,dp,cp,checkpoint_interval_"
+       "s,"
        "status,"
        "goodput_expected,days_expected,cost_expected,cost_bound,replications,p_meet,days_p50,"
        "days_q,goodput_mean,goodput_q,energy_mwh,cost,cost_ci95_lo,cost_ci95_hi,compute_cost,"
@@ -285,9 +287,9 @@ std::string plan_csv(const PlanResult& r) {
     const Candidate& c = r.candidates[i];
     const bool mc = monte_carlo(c);
     s += fmt::format("{},{},", field(r.plan.name), r.seed);
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i,
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i,
                      c.family, c.hardware, c.domains, c.spare_domains, c.cluster_gpus, c.tp, c.pp,
-                     c.dp, num(c.checkpoint_interval_s), to_string(c.status),
+                     c.dp, c.cp, num(c.checkpoint_interval_s), to_string(c.status),
                      num(c.goodput_expected), num(c.days_expected), num(c.cost_expected),
                      num(c.cost_bound), mc ? std::to_string(c.replications) : "",
                      mc ? num(c.p_meet) : "", mc ? num(c.days_p50) : "", mc ? num(c.days_q) : "",

@@ -608,6 +608,12 @@ TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
       << describe(c);
   const auto doc = plan_document(*r);
   EXPECT_EQ(doc["candidates"][0]["cp"].get<int>(), best->layout.cp);
+  // The CSV row names the CP too, so tp x cp x pp x dp is the job's GPU count.
+  const std::string csv = plan_csv(*r);
+  EXPECT_NE(csv.find(",tp,pp,dp,cp,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fmt::format(",{},{},{},{},", c.tp, c.pp, c.dp, best->layout.cp)),
+            std::string::npos)
+      << csv;
 
   // The shipped 8K sequence fits at CP 1: `layout: auto` keeps CP 1 (no "cp" in the JSON),
   // `cp: auto` takes the CP of the most tokens/s.
@@ -630,6 +636,8 @@ TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
     if (!cp_auto) {
       EXPECT_EQ(c2.cp, 1);
       EXPECT_FALSE(plan_document(*r2)["candidates"][0].contains("cp"));
+      EXPECT_NE(plan_csv(*r2).find(fmt::format(",{},{},{},1,", c2.tp, c2.pp, c2.dp)),
+                std::string::npos);
     }
   }
 }
