@@ -14,8 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "models/base/file_stamp.h"
 #include "models/base/status.h"
-#include "models/base/yaml_reader.h"
 
 namespace ntpsim {
 
@@ -38,11 +38,11 @@ class FileMemo {
       const auto it = kept_.find(id);
       if (it != kept_.end()) kept = it->second;
     }
-    // Compared in place: no copy of the file per call.
-    if (kept != nullptr && file_has_bytes(file, kept->text)) return kept->value;
-    auto text = read_yaml_file_text(file);
+    // By its stamp, else compared in place: no copy of the file per call (file_stamp.h).
+    if (kept != nullptr && still_holds(file, kept->text)) return kept->value;
+    auto text = read_stamped_text(file);
     if (!text.ok()) return text.error();
-    Result<T> value = read(*text);
+    Result<T> value = read(text->text);
     if (value.ok()) {
       auto entry = std::make_shared<const Entry>(Entry{std::move(*text), *value});
       const std::lock_guard<std::mutex> lock(mutex_);
@@ -54,7 +54,7 @@ class FileMemo {
 
  private:
   struct Entry {
-    std::string text;  // the bytes `value` was read from
+    StampedText text;  // the bytes `value` was read from
     T value;
   };
   size_t capacity_;

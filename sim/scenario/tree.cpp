@@ -16,6 +16,8 @@
 #include <tuple>
 #include <utility>
 
+#include "models/base/file_stamp.h"
+
 namespace ntpsim::sim::scenario_internal {
 namespace {
 
@@ -71,10 +73,10 @@ std::string chain_text(const std::vector<std::string>& stack, const std::string&
 
 // `read` gets every file parsed, with its bytes.
 Result<Loaded> load_recursive(const std::string& file, std::vector<std::string>& stack,
-                              std::vector<std::pair<std::string, std::string>>& read) {
-  auto text = read_yaml_file_text(file);
+                              std::vector<std::pair<std::string, StampedText>>& read) {
+  auto text = read_stamped_text(file);
   if (!text.ok()) return text.error();
-  auto root = load_yaml_string(*text, file);
+  auto root = load_yaml_string(text->text, file);
   if (!root.ok()) return root.error();
   read.emplace_back(file, std::move(*text));
   const YamlContext ctx(file);
@@ -207,10 +209,12 @@ namespace {
 // bytes. A kept tree is never handed out: callers get clones, which they may change.
 class TreeMemo {
  public:
-  void keep(const ScenarioTree& tree, std::vector<std::pair<std::string, std::string>> read) {
+  using Read = std::vector<std::pair<std::string, StampedText>>;  // each file read, stamped
+
+  void keep(const ScenarioTree& tree, Read read) {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = kept_.find(tree.file);
-    if (it != kept_.end() && it->second->read == read) return;  // kept already
+    if (it != kept_.end() && same_bytes(it->second->read, read)) return;  // kept already
     if (kept_.size() >= kCapacity && it == kept_.end()) kept_.clear();
     kept_[tree.file] = std::make_shared<const Entry>(Entry{clone(tree), std::move(read)});
   }
@@ -225,8 +229,8 @@ class TreeMemo {
     }
     // The files are compared outside the lock; the copy is made under it, and only while the
     // entry compared is still the kept one.
-    for (const auto& [f, bytes] : entry->read) {
-      if (!file_has_bytes(f, bytes)) return std::nullopt;
+    for (const auto& [f, kept] : entry->read) {
+      if (!still_holds(f, kept)) return std::nullopt;
     }
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = kept_.find(file);
@@ -238,8 +242,13 @@ class TreeMemo {
   static constexpr size_t kCapacity = 16;
   struct Entry {
     ScenarioTree tree;
-    std::vector<std::pair<std::string, std::string>> read;
+    Read read;
   };
+  static bool same_bytes(const Read& a, const Read& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+      return x.first == y.first && x.second.text == y.second.text;
+    });
+  }
   static ScenarioTree clone(const ScenarioTree& t) {
     return ScenarioTree{YAML::Clone(t.root), t.file, t.origins, {{"", false}}};
   }
@@ -258,10 +267,10 @@ Result<ScenarioTree> load_tree(const std::string& file) {
   std::vector<std::string> stack;
   std::error_code ec;
   stack.push_back(fs::weakly_canonical(fs::path(file), ec).string());
-  std::vector<std::pair<std::string, std::string>> read;
+  std::vector<std::pair<std::string, StampedText>> read;
   auto loaded = load_recursive(file, stack, read);
   if (!loaded.ok()) return loaded.error();
-  ScenarioTree tree{loaded->root, file, loaded->origins};
+  ScenarioTree tree{loaded->root, file, loaded->origins, {}};
   tree_memo().keep(tree, std::move(read));
   return tree;
 }
