@@ -61,6 +61,11 @@ std::string config(const json& c) {
   }
   const double cap = num_or_nan(c, "power_cap");
   if (std::isfinite(cap) && cap > 0) s += fmt::format(" · power cap +{}%", svg::pct(cap, 0));
+  // Absent from plans written before the screen recorded it.
+  const double rate = c.contains("closed_form")
+                          ? num_or_nan(c.at("closed_form"), "ideal_tokens_per_s_per_gpu")
+                          : std::nan("");
+  if (std::isfinite(rate)) s += fmt::format(" · {} tokens/s/GPU failure-free", svg::num(rate, 4));
   return s;
 }
 

@@ -56,6 +56,7 @@ ojson candidate_json(const Candidate& c, int index, bool ttt) {
   j["status"] = to_string(c.status);
   j["reason"] = c.reason;
   ojson cf;
+  cf["ideal_tokens_per_s_per_gpu"] = number(c.ideal_tokens_per_s_per_gpu);
   cf["interruptions_per_day"] = number(c.interruptions_per_day);
   cf["goodput_bound"] = number(c.goodput_bound);
   cf["goodput_expected"] = number(c.goodput_expected);
@@ -175,9 +176,13 @@ std::string plan_table(const PlanResult& r) {
                      describe(u));
   }
   s += "\nRecommended: ";
-  s += r.best >= 0 ? describe(r.candidates[static_cast<size_t>(r.best)]) + ", " +
-                         money(r.candidates[static_cast<size_t>(r.best)].cost) + "\n"
-                   : "none: no candidate meets the target\n";
+  if (r.best >= 0) {
+    const Candidate& b = r.candidates[static_cast<size_t>(r.best)];
+    s += fmt::format("{}, {} ({:.1f} tokens/s/GPU failure-free)\n", describe(b), money(b.cost),
+                     b.ideal_tokens_per_s_per_gpu);
+  } else {
+    s += "none: no candidate meets the target\n";
+  }
   bool header = false;
   for (const auto& f : r.families) {
     if (f.best >= 0) continue;
@@ -287,14 +292,14 @@ std::string plan_csv(const PlanResult& r) {
     const Candidate& c = r.candidates[i];
     const bool mc = monte_carlo(c);
     s += fmt::format("{},{},", field(r.plan.name), r.seed);
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i,
-                     c.family, c.hardware, c.domains, c.spare_domains, c.cluster_gpus, c.tp, c.pp,
-                     c.dp, c.cp, num(c.checkpoint_interval_s), to_string(c.status),
-                     num(c.goodput_expected), num(c.days_expected), num(c.cost_expected),
-                     num(c.cost_bound), mc ? std::to_string(c.replications) : "",
-                     mc ? num(c.p_meet) : "", mc ? num(c.days_p50) : "", mc ? num(c.days_q) : "",
-                     mc ? num(c.goodput_mean) : "", mc ? num(c.goodput_q) : "",
-                     mc ? num(c.energy_mwh) : "", mc ? num(c.cost) : "");
+    s += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i, c.family,
+        c.hardware, c.domains, c.spare_domains, c.cluster_gpus, c.tp, c.pp, c.dp, c.cp,
+        num(c.checkpoint_interval_s), to_string(c.status), num(c.ideal_tokens_per_s_per_gpu),
+        num(c.goodput_expected), num(c.days_expected), num(c.cost_expected), num(c.cost_bound),
+        mc ? std::to_string(c.replications) : "", mc ? num(c.p_meet) : "",
+        mc ? num(c.days_p50) : "", mc ? num(c.days_q) : "", mc ? num(c.goodput_mean) : "",
+        mc ? num(c.goodput_q) : "", mc ? num(c.energy_mwh) : "", mc ? num(c.cost) : "");
     s += fmt::format("{},{},{},{},{}\n", mc ? num(c.cost_ci95_lo) : "",
                      mc ? num(c.cost_ci95_hi) : "", mc ? num(c.compute_cost) : "",
                      mc ? num(c.energy_cost) : "", field(c.reason));

@@ -291,6 +291,7 @@ struct Searcher {
     }
     c.gpus_per_domain = s.cluster.gpus_per_domain;
     c.cluster_gpus = s.cluster.total_gpus();
+    c.ideal_tokens_per_s_per_gpu = r->ideal_tokens_per_s / s.layout.gpus();
     c.checkpoint_interval_s = r->interval_s;
     const double dh = plan.prices.domain_hour(c.gpus_per_domain);
     c.domain_hour = dh * (c.domains + plan.prices.spare_factor * c.spare_domains);

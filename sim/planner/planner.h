@@ -66,6 +66,9 @@ struct Candidate {
   std::string hardware_origin;  // the profile's origin: synthetic | spec | measured | mixed
 
   // Closed form (screen).
+  // Failure-free tokens/s per GPU of the job (tp x cp x pp x dp), from the step model; NaN when
+  // the candidate was not screened (invalid).
+  double ideal_tokens_per_s_per_gpu = std::numeric_limits<double>::quiet_NaN();
   double ideal_days = 0;        // token budget at the healthy rate
   double interruptions_per_day = 0;
   double goodput_bound = 0;     // checkpoint-only: no replication does better

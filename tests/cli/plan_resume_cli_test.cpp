@@ -109,6 +109,8 @@ TEST_F(PlanResumeCli, SigintKeepsFinishedConfirmationsAndRerunFinishesWithIdenti
   EXPECT_EQ(read_text(work() / "p.csv"), read_text(work() / "ref.csv"));
   EXPECT_EQ(resumed.out, plain.out);
   EXPECT_NE(plain.out.find("Recommended: "), std::string::npos) << plain.out;
+  // The pick's failure-free rate per GPU, also on resume (the screen is rerun, not recorded).
+  EXPECT_NE(plain.out.find(" tokens/s/GPU failure-free)\n"), std::string::npos) << plain.out;
 }
 
 TEST_F(PlanResumeCli, SigtermWithoutResumeWritesNothingAndPointsAtResume) {

@@ -601,6 +601,10 @@ TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
   ASSERT_TRUE(best.has_value());
   EXPECT_GT(best->layout.cp, 1);
   expect_layout(c, best->layout, "128K");
+  // The candidate's failure-free rate per GPU is the one its time to train is made of, over all
+  // of its GPUs (CP ranks included).
+  EXPECT_NEAR(c.ideal_tokens_per_s_per_gpu * c.tp * c.cp * c.pp * c.dp * c.ideal_days * 86400, 6e10,
+              6e10 * 1e-12);
   EXPECT_NE(std::find(c.overrides.begin(), c.overrides.end(),
                       "layout.cp=" + std::to_string(best->layout.cp)),
             c.overrides.end());
@@ -614,6 +618,11 @@ TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
   EXPECT_NE(csv.find(fmt::format(",{},{},{},{},", c.tp, c.pp, c.dp, best->layout.cp)),
             std::string::npos)
       << csv;
+  EXPECT_NE(csv.find(fmt::format(",{},{},", to_string(c.status), c.ideal_tokens_per_s_per_gpu)),
+            std::string::npos)
+      << csv;
+  EXPECT_EQ(doc["candidates"][0]["closed_form"]["ideal_tokens_per_s_per_gpu"].get<double>(),
+            c.ideal_tokens_per_s_per_gpu);
 
   // The shipped 8K sequence fits at CP 1: `layout: auto` keeps CP 1 (no "cp" in the JSON),
   // `cp: auto` takes the CP of the most tokens/s.
