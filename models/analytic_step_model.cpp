@@ -161,6 +161,12 @@ int AnalyticStepModel::effective_tp(int tp) const {
   return effective_tp_[std::max(tp, min_tp_)];
 }
 
+bool cp_groups_in_domains(int domain_gpus, int tp, int cp) {
+  if (domain_gpus <= 0 || cp == 1) return true;
+  const int groups_per_domain = domain_gpus / tp;
+  return cp <= groups_per_domain && groups_per_domain % cp == 0;
+}
+
 const Fabric& AnalyticStepModel::tp_fabric(int tp) const {
   // A TP group larger than the scale-up domain has to cross the scale-out network.
   return hw_.gpus_per_domain > 0 && tp > hw_.gpus_per_domain ? hw_.scale_out : hw_.scale_up;
@@ -170,22 +176,21 @@ double AnalyticStepModel::comm_sm_share(int tp) const {
   return std::min(1.0, static_cast<double>(tp_fabric(tp).comm_sms) / hw_.gemm.sm_count);
 }
 
-const Fabric& AnalyticStepModel::cp_fabric(int tp) const {
-  // Megatron-LM orders ranks tp-cp-dp-pp: a CP group is C TP groups of consecutive GPUs, inside
-  // one scale-up domain when TP x C fits in it.
-  const int64_t span = int64_t{tp} * layout_.cp;
-  return hw_.gpus_per_domain > 0 && span > hw_.gpus_per_domain ? hw_.scale_out : hw_.scale_up;
+const Fabric& AnalyticStepModel::cp_fabric() const {
+  // The slowest CP group paces the step. The placement is the nominal layout's: a TP group that
+  // loses GPUs (a reduced TP degree) stays where it is.
+  return cp_groups_in_domains(hw_.gpus_per_domain, layout_.tp, layout_.cp) ? hw_.scale_up
+                                                                           : hw_.scale_out;
 }
 
-double AnalyticStepModel::cp_sm_share(int tp) const {
-  return std::min(1.0, static_cast<double>(cp_fabric(tp).comm_sms) / hw_.gemm.sm_count);
+double AnalyticStepModel::cp_sm_share() const {
+  return std::min(1.0, static_cast<double>(cp_fabric().comm_sms) / hw_.gemm.sm_count);
 }
 
-double AnalyticStepModel::cp_exposed_s(const MicroCost& c, double speed, int tp,
-                                       bool backward) const {
+double AnalyticStepModel::cp_exposed_s(const MicroCost& c, double speed, bool backward) const {
   double t = 0;
   for (const MicroCost::Overlap& x : backward ? c.cp_bwd : c.cp_fwd) {
-    t += x.count * overlap_exposed_s(x.comm, x.gemm / speed, cp_sm_share(tp));
+    t += x.count * overlap_exposed_s(x.comm, x.gemm / speed, cp_sm_share());
   }
   return t;
 }
@@ -196,10 +201,10 @@ LayerTimes AnalyticStepModel::layer_times(int tp) const {
       layer_cost(tp, static_cast<double>(workload_.micro_batch) * workload_.seq_len / layout_.cp);
   LayerTimes t;
   t.forward_s = c.scaled_fwd + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap) +
-                cp_exposed_s(c, 1.0, tp, false);
+                cp_exposed_s(c, 1.0, false);
   t.backward_s = c.scaled_bwd + c.memory_bwd +
                  c.tp_backward_exposed(1.0, comm_sm_share(tp), options_.tp_backward_overlap) +
-                 cp_exposed_s(c, 1.0, tp, true);
+                 cp_exposed_s(c, 1.0, true);
   return t;
 }
 
@@ -292,7 +297,7 @@ void AnalyticStepModel::add_cp_exchange(const TpShard& s, double n, double atten
   // `n` tokens are this rank's two chunks; its K and V for them: kv_heads x head_dim per token
   // each (GQA keeps the exchange small beside the hidden size), in bf16.
   const int cp = layout_.cp;
-  const Fabric& f = cp_fabric(s.tp);
+  const Fabric& f = cp_fabric();
   const double kv_bytes = kAct * 2.0 * s.kv_heads * s.head_dim * n;
   if (options_.cp_exchange == StepOptions::CpExchange::kAllGather) {
     // Gather every rank's K and V before attending the local queries (nothing to hide it
@@ -424,7 +429,7 @@ double AnalyticStepModel::micro_s(const MicroCost& c, double speed, int tp) cons
   return c.scaled_fwd / speed + c.memory_fwd + c.tp_fwd * (1.0 - options_.tp_overlap) +
          c.scaled_bwd / speed + c.memory_bwd +
          c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap) +
-         cp_exposed_s(c, speed, tp, false) + cp_exposed_s(c, speed, tp, true);
+         cp_exposed_s(c, speed, false) + cp_exposed_s(c, speed, true);
 }
 
 AnalyticStepModel::Stage AnalyticStepModel::busiest_stage(const StageCosts& c, double speed,
@@ -488,8 +493,8 @@ StepBreakdown AnalyticStepModel::breakdown(int tp, double batch_share, double po
   const double compute_b = c.scaled_bwd / speed + c.memory_bwd;
   const double tp_f = c.tp_fwd * (1.0 - options_.tp_overlap);
   const double tp_b = c.tp_backward_exposed(speed, comm_sm_share(tp), options_.tp_backward_overlap);
-  const double cp_f = cp_exposed_s(c, speed, tp, false);
-  const double cp_b = cp_exposed_s(c, speed, tp, true);
+  const double cp_f = cp_exposed_s(c, speed, false);
+  const double cp_b = cp_exposed_s(c, speed, true);
   const int p = layout_.pp;
   const double v = layout_.virtual_stages;
   double p2p = 0;

@@ -126,6 +126,13 @@ struct LayerTimes {
   double backward_s = 0;  // compute, recompute, exposed backward TP and CP communication
 };
 
+// Whether every context-parallel group lies inside one scale-up domain of `domain_gpus` GPUs
+// (0: no domains). Megatron-LM orders ranks tp-cp-dp-pp, so a CP group is `cp` consecutive TP
+// groups of `tp` GPUs, and a domain holds floor(domain_gpus / tp) TP groups: the CP groups are
+// inside domains when `cp` divides that count. Otherwise some straddle two domains, and their K/V
+// exchange crosses the scale-out network.
+bool cp_groups_in_domains(int domain_gpus, int tp, int cp);
+
 class AnalyticStepModel final : public StepModel {
  public:
   AnalyticStepModel(const Workload& w, const Layout& l, const HardwareProfile& h,
@@ -159,10 +166,10 @@ class AnalyticStepModel final : public StepModel {
   // The K/V exchange among the CP ranks around a layer's attention (after add_attention).
   void add_cp_exchange(const TpShard& s, double tokens, double attention_fwd, double attention_bwd,
                        MicroCost& c) const;
-  const Fabric& cp_fabric(int tp) const;
-  double cp_sm_share(int tp) const;
+  const Fabric& cp_fabric() const;
+  double cp_sm_share() const;
   // Exposed CP exchange of `c` forward and backward at GEMM speed-up `speed`.
-  double cp_exposed_s(const MicroCost& c, double speed, int tp, bool backward) const;
+  double cp_exposed_s(const MicroCost& c, double speed, bool backward) const;
   // The one home of the non-layer work: the LM head and loss (last stage) and the embedding
   // (first stage), per micro-batch.
   MicroCost head_cost(int tp, double tokens) const;

@@ -14,10 +14,9 @@ namespace {
 
 // Every layout of one CP degree (the search's rules), keeping in `best` the first one with a
 // strictly higher rate than any before it: earlier candidates win ties. `aligned`: skip a TP
-// degree whose CP groups fit in a domain but straddle two. A domain holds floor(G/TP) TP groups
-// and a CP group is CP consecutive ones, so unless CP divides floor(G/TP) some groups run part of
-// their K/V ring over the scale-out network, which the step model, costing every group whose
-// TP x CP fits in a domain on the scale-up fabric, would not charge.
+// degree whose CP groups fit in a domain's GPU count but straddle two domains
+// (cp_groups_in_domains): the step model charges their K/V ring on the scale-out network, and an
+// operator places CP groups inside domains where the sizes allow.
 void search_at_cp(const Workload& w, const HardwareProfile& h, const LayoutSearch& search,
                   const StepOptions& options, int cp, bool aligned,
                   std::optional<LayoutChoice>& best, double& best_rate) {
@@ -28,7 +27,9 @@ void search_at_cp(const Workload& w, const HardwareProfile& h, const LayoutSearc
     if (w.heads % tp != 0 || w.ffn % tp != 0) continue;
     if (search.exact_gpus && search.gpus % (int64_t{tp} * cp) != 0) continue;
     const int groups_per_domain = search.domain_gpus / tp;
-    if (aligned && cp <= groups_per_domain && groups_per_domain % cp != 0) continue;
+    if (aligned && cp <= groups_per_domain && !cp_groups_in_domains(search.domain_gpus, tp, cp)) {
+      continue;
+    }
     // TP groups the domains hold, CP of them per pipeline stage of a replica.
     const int64_t fit_groups = search.domains > 0 ? (search.domain_gpus / tp) * search.domains / cp
                                                   : std::numeric_limits<int64_t>::max();

@@ -121,6 +121,35 @@ TEST(ContextParallel, AllGatherIsExposedAndRingIsNot) {
   EXPECT_EQ(gather.compute_s, ring.compute_s);
 }
 
+// Megatron-LM's rank order makes a CP group CP consecutive TP groups; a domain of G GPUs holds
+// floor(G/TP) TP groups, so CP groups stay inside domains only where CP divides that count.
+TEST(ContextParallel, CpGroupsAreInsideDomainsWhereCpDividesTheTpGroupsADomainHolds) {
+  EXPECT_TRUE(cp_groups_in_domains(72, 8, 1));
+  EXPECT_TRUE(cp_groups_in_domains(72, 8, 3));
+  EXPECT_TRUE(cp_groups_in_domains(72, 8, 9));
+  EXPECT_FALSE(cp_groups_in_domains(72, 8, 8));  // 64 GPUs, yet the second group straddles
+  EXPECT_TRUE(cp_groups_in_domains(64, 8, 8));
+  EXPECT_FALSE(cp_groups_in_domains(72, 64, 2));  // larger than a domain
+  EXPECT_FALSE(cp_groups_in_domains(8, 8, 16));
+  EXPECT_TRUE(cp_groups_in_domains(0, 8, 16));  // no domains: one fabric
+}
+
+// CP groups that fit a domain's GPU count but straddle two pay the scale-out ring, exactly as
+// groups too large for a domain do; aligned groups use the scale-up fabric.
+TEST(ContextParallel, StraddlingCpGroupsPayTheScaleOutRing) {
+  const Workload w = gqa(2048, 8);  // short attention steps: the ring is exposed
+  const Layout l = with_cp(Layout{8, 1, 1, 1}, 8);
+  const auto cp_comm = [&](int domain_gpus) {
+    HardwareProfile h = profile("gb200-nvl72");
+    h.gpus_per_domain = domain_gpus;
+    return AnalyticStepModel(w, l, h).breakdown(8, 1, 1);
+  };
+  const StepBreakdown straddling = cp_comm(72), aligned = cp_comm(64), too_large = cp_comm(32);
+  EXPECT_EQ(straddling.cp_comm_s, too_large.cp_comm_s);
+  EXPECT_GT(straddling.cp_comm_s, 1.5 * aligned.cp_comm_s);
+  EXPECT_EQ(straddling.compute_s, aligned.compute_s);
+}
+
 TEST(ContextParallel, SequenceMustSplitIntoTwoCpChunks) {
   const Workload w = gqa(8192, 8);
   EXPECT_TRUE(check_context_split(w, with_cp(Layout{8, 1, 1, 1}, 4)).field.empty());
