@@ -554,7 +554,8 @@ void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
 }
 
 JobShape Engine::current_shape() const {
-  JobShape s = strategy_->shape(state_.histogram());
+  const std::vector<int32_t>& hist = state_.histogram();
+  JobShape s = strategy_->shape_counted(hist, state_.job_members() - hist[0]);
   if (strategy_->rules().spare_replicas) {
     s = with_spare_replicas(s, state_.spare_replicas(), strategy_->shape_context());
   }

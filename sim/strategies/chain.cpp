@@ -62,6 +62,9 @@ class PolicyChain final : public Strategy {
         kinds_(kinds) {}
 
   JobShape shape(const std::vector<int32_t>& hist) const override { return terminal_->shape(hist); }
+  JobShape shape_counted(const std::vector<int32_t>& hist, int64_t usable) const override {
+    return terminal_->shape_counted(hist, usable);
+  }
   RecoveryKind recovery(Coverage c) const override { return kinds_[static_cast<size_t>(c)]; }
   double power_ratio(int degree) const override { return terminal_->power_ratio(degree); }
 

@@ -46,13 +46,17 @@ class Ntp final : public Strategy {
       : Strategy(name, label, std::move(rules), ctx), opt_(o), table_(std::move(t)) {}
 
   JobShape shape(const std::vector<int32_t>& hist) const override {
-    const ShapeContext& c = shape_context();
-    const int T = c.tp;
     // Summed in 32 bits (the histogram counts group ids, which are 32-bit), so the loop
     // vectorises without widening.
-    int32_t members = 0;
-    for (int d = 1; d <= T; ++d) members += hist[d];
-    const int64_t replicas = std::min<int64_t>(members / c.pp, c.dp);
+    int32_t usable = 0;
+    for (int d = 1; d <= shape_context().tp; ++d) usable += hist[d];
+    return shape_counted(hist, usable);
+  }
+
+  JobShape shape_counted(const std::vector<int32_t>& hist, int64_t usable) const override {
+    const ShapeContext& c = shape_context();
+    const int T = c.tp;
+    const int64_t replicas = std::min<int64_t>(usable / c.pp, c.dp);
     if (replicas == 0) return JobShape{};
     // The job uses the replicas*P groups of highest degree: all of degree > cut, `at_cut` of cut.
     int64_t need = replicas * c.pp;

@@ -19,6 +19,9 @@ class SpareSubstitution final : public Strategy {
   JobShape shape(const std::vector<int32_t>& hist) const override {
     return fallback_->shape(hist);
   }
+  JobShape shape_counted(const std::vector<int32_t>& hist, int64_t usable) const override {
+    return fallback_->shape_counted(hist, usable);
+  }
   RecoveryKind recovery(Coverage c) const override {
     return c != Coverage::kShort ? RecoveryKind::kSwap : fallback_->recovery(Coverage::kShort);
   }

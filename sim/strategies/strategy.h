@@ -137,6 +137,13 @@ class Strategy {
 
   // `hist[d]`, d = 0..T: the job's groups running at degree d (hist[0] = unusable members).
   virtual JobShape shape(const std::vector<int32_t>& hist) const = 0;
+  // shape(hist), given `usable` = hist[1] + ... + hist[T], which the caller keeps: equal to
+  // shape(hist) for every strategy; one whose shape sums the histogram overrides it to skip the
+  // sum.
+  virtual JobShape shape_counted(const std::vector<int32_t>& hist, int64_t usable) const {
+    (void)usable;
+    return shape(hist);
+  }
   // How an interrupting failure is recovered, given what re-picking the groups achieved. The
   // engine also asks recovery(Coverage::kShort) once per run: a strategy whose answer is not
   // kRestart rejoins repaired units with a planned reconfiguration.

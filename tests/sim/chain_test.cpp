@@ -388,6 +388,14 @@ TEST(Chain, JobStateConservesGpusUnderAChain) {
     }
     job.reassign();
     const JobShape s = (*st)->shape(job.histogram());
+    // The engine's entry, given the usable count JobState keeps, gives the same shape.
+    const JobShape counted =
+        (*st)->shape_counted(job.histogram(), job.job_members() - job.histogram()[0]);
+    ASSERT_EQ(counted.rate, s.rate);
+    ASSERT_EQ(counted.iteration_s, s.iteration_s);
+    ASSERT_EQ(counted.running_gpus, s.running_gpus);
+    ASSERT_EQ(counted.power_w, s.power_w);
+    ASSERT_EQ(counted.batch_replicas, s.batch_replicas);
     ASSERT_LE(job.job_members(), b.layout.job_groups);
     ASSERT_EQ(job.job_members() % b.layout.pp, 0);
     ASSERT_EQ(job.histogram()[0], 0);
