@@ -87,6 +87,8 @@ struct FailureProcess {
   // `regime_rate_ratio` (> 1) times as often as in the low state; the mean over both states keeps
   // `rate` the long-run rate per unit. A failure's repair draw is multiplied by the scale of the
   // state it starts in (`regime_low_repair_scale`, `regime_high_repair_scale`). 0 share = absent.
+  // The share of failures that start in each state (not the immigrants' share) and the mean
+  // repair they draw are derived in one place: process_means.h.
   double regime_high_share = 0.0;
   double regime_rate_ratio = 1.0;
   double regime_high_mean_s = 0.0;
