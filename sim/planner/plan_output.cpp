@@ -282,9 +282,8 @@ std::string plan_csv(const PlanResult& r) {
   };
   std::string s;
   // The job's GPUs are tp x cp x pp x dp (cp 1 without context parallelism); gpus is the cluster's.
-  s += "plan,seed,index,family,hardware,domains,spare_domains,gpus,tp,pp,dp,cp,checkpoint_interval_"
-       "s,"
-       "status,"
+  s += "plan,seed,index,family,hardware,domains,spare_domains,gpus,tp,pp,dp,cp,"
+       "checkpoint_interval_s,status,ideal_tokens_per_s_per_gpu,"
        "goodput_expected,days_expected,cost_expected,cost_bound,replications,p_meet,days_p50,"
        "days_q,goodput_mean,goodput_q,energy_mwh,cost,cost_ci95_lo,cost_ci95_hi,compute_cost,"
        "energy_cost,reason\n";

@@ -615,6 +615,15 @@ TEST_F(PlanFiles, LayoutAutoChoosesCpWhereNothingFitsWithoutIt) {
   // The CSV row names the CP too, so tp x cp x pp x dp is the job's GPU count.
   const std::string csv = plan_csv(*r);
   EXPECT_NE(csv.find(",tp,pp,dp,cp,"), std::string::npos) << csv;
+  // The header names every column a row has.
+  EXPECT_NE(csv.find(",status,ideal_tokens_per_s_per_gpu,goodput_expected,"), std::string::npos)
+      << csv;
+  const std::string header = csv.substr(0, csv.find('\n'));
+  const size_t row_end = csv.find('\n', header.size() + 1);
+  std::string row = csv.substr(header.size() + 1, row_end - header.size() - 1);
+  row = row.substr(0, row.find('"'));  // the reason, last, is quoted when it holds a comma
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(row.begin(), row.end(), ','))
+      << csv;
   EXPECT_NE(csv.find(fmt::format(",{},{},{},{},", c.tp, c.pp, c.dp, best->layout.cp)),
             std::string::npos)
       << csv;
