@@ -177,7 +177,8 @@ struct RegimeFit {
   double repair_sigma = 0.0;  // of the lognormal repairs in either state
   // The engine's scales of each kind's repair law (fitted on the repairs of both states): high
   // over low is repair_scale, and weighted by the share of faults that start in each state
-  // (high_fault_share, the immigrants') they average 1, so each kind keeps its mean repair.
+  // (high_fault_share, as the engine samples them: process_means.h) they average 1, so each kind
+  // keeps its mean repair.
   double high_fault_share = 0.0;
   double low_repair_scale = 1.0, high_repair_scale = 1.0;
   double log_likelihood = 0.0;             // of the fault times and repairs, 11 parameters

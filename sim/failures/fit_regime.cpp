@@ -18,6 +18,7 @@
 
 #include "sim/failures/fit.h"
 #include "sim/failures/fit_internal.h"
+#include "sim/scenario/process_means.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -263,10 +264,19 @@ void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double ref
   out.repair_sigma = Problem::kRepairs ? p.sigma : 0.0;
   // The engine scales each kind's repair law, fitted on the repairs of both states, by the
   // state's scale: high over low is the fitted scale, and the share of faults that start high
-  // (immigrants: share x ratio / (1 - share + share x ratio); a triggered fault mostly follows
-  // its parent, whose state lasts far longer than the delays) weights them to a mean of 1, so
-  // the kinds keep their fitted mean repair.
-  const double high_faults = p.share * p.ratio / (1.0 - p.share + p.share * p.ratio);
+  // weights them to a mean of 1, so the kinds keep their fitted mean repair. That share is the
+  // one the engine realises (process_means.h: immigrants and the failures they trigger, which
+  // follow the chain as it moves), not the immigrants' own.
+  FailureProcess fitted;
+  fitted.distribution = "hawkes";
+  fitted.branching = p.n1;
+  fitted.excitation_mean_s = p.tau1;
+  fitted.slow_branching = p.n2;
+  fitted.slow_excitation_mean_s = p.tau2;
+  fitted.regime_high_share = p.share;
+  fitted.regime_rate_ratio = p.ratio;
+  fitted.regime_high_mean_s = p.high_s;
+  const double high_faults = regime_high_failure_share(fitted);
   out.high_fault_share = high_faults;
   out.low_repair_scale = 1.0 / (1.0 - high_faults + high_faults * out.repair_scale);
   out.high_repair_scale = out.low_repair_scale * out.repair_scale;

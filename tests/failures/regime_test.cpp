@@ -16,6 +16,7 @@
 #include "fit_test_util.h"
 #include "sim/failures/fit.h"
 #include "sim/scenario/printer.h"
+#include "sim/scenario/process_means.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -133,6 +134,22 @@ TEST(Regime, FitRecoversTheRegimeWithinItsIntervals) {
         fit_hawkes_regime(t, repairs_of(ev, days * kDay), days * kDay, 60.0, two, true);
     ASSERT_TRUE(f.converged) << r;
     EXPECT_LT(f.kernels.delta_aic, two.delta_aic) << r;
+    // The states' repair scales average 1 over the failures as the engine starts them in each
+    // state (immigrants and the failures they trigger), so each kind keeps its mean repair.
+    FailureProcess fitted;
+    fitted.distribution = "hawkes";
+    fitted.branching = f.kernels.branching;
+    fitted.excitation_mean_s = f.kernels.mean_delay_s;
+    fitted.slow_branching = f.kernels.slow_branching;
+    fitted.slow_excitation_mean_s = f.kernels.slow_mean_delay_s;
+    fitted.regime_high_share = f.high_share;
+    fitted.regime_rate_ratio = f.rate_ratio;
+    fitted.regime_high_mean_s = f.high_mean_s;
+    fitted.regime_low_repair_scale = f.low_repair_scale;
+    fitted.regime_high_repair_scale = f.high_repair_scale;
+    fitted.kinds = {k};
+    EXPECT_NEAR(mean_repair_s(fitted), k.repair.mean_s, 1e-9 * k.repair.mean_s) << r;
+    EXPECT_NEAR(f.high_repair_scale / f.low_repair_scale, f.repair_scale, 1e-12) << r;
     const double truth[4] = {g.share, g.ratio, g.high_s, g.high_scale / g.low_scale};
     const double lo[4] = {f.high_share_lo, f.rate_ratio_lo, f.high_mean_lo_s, f.repair_scale_lo};
     const double hi[4] = {f.high_share_hi, f.rate_ratio_hi, f.high_mean_hi_s, f.repair_scale_hi};
