@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "tests/validation/fixture.h"
 #include "tools/validate/claims.h"
@@ -52,6 +53,44 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
             std::abs(exp.peak_failed_gpus - log.peak_failed_gpus));
   EXPECT_LT(std::abs(fit.share_above.back() - log.share_above.back()),
             std::abs(exp.share_above.back() - log.share_above.back()));
+  // The log as one draw of the fitted process: its rate, repair quantiles and gap CV lie inside
+  // the range of the model's replications; the replications' means are the model's columns.
+  ASSERT_EQ(fit.by_rep.size(), static_cast<size_t>(kBacktestReps));
+  std::vector<double> rate, median, p90, cv, peak;
+  double cv_sum = 0, peak_sum = 0;
+  for (const auto& r : fit.by_rep) {
+    rate.push_back(r.rate_per_1000_unit_days);
+    median.push_back(r.repair_median_days);
+    p90.push_back(r.repair_p90_days);
+    cv.push_back(r.gap_cv);
+    peak.push_back(r.peak_failed_gpus);
+    cv_sum += r.gap_cv;
+    peak_sum += r.peak_failed_gpus;
+    ASSERT_EQ(r.share_above.size(), th.size());
+  }
+  EXPECT_NEAR(cv_sum / kBacktestReps, fit.gap_cv, 1e-12);
+  EXPECT_NEAR(peak_sum / kBacktestReps, fit.peak_failed_gpus, 1e-9);
+  EXPECT_FALSE(place_among(log.rate_per_1000_unit_days, rate).beyond_all);
+  EXPECT_FALSE(place_among(log.repair_median_days, median).beyond_all);
+  EXPECT_FALSE(place_among(log.repair_p90_days, p90).beyond_all);
+  EXPECT_FALSE(place_among(log.gap_cv, cv).beyond_all);
+}
+
+TEST(Backtest, PlaceAmongReplicationsCountsTiesHalfAndFlagsValuesBeyondAll) {
+  const std::vector<double> v = {4, 1, 3, 2, 5};
+  const Place mid = place_among(3, v);
+  EXPECT_FALSE(mid.beyond_all);
+  EXPECT_EQ(mid.text, "50% below");  // 2 below, 1 tie counted half, of 5
+  EXPECT_DOUBLE_EQ(mid.p5, 1.2);     // type 7: 1 + 0.05 x 4 x (2 - 1)
+  EXPECT_DOUBLE_EQ(mid.p95, 4.8);
+  EXPECT_EQ(place_among(5, v).text, "90% below");
+  const Place above = place_among(6, v);
+  EXPECT_TRUE(above.beyond_all);
+  EXPECT_EQ(above.text, "above all 5");
+  const Place below = place_among(0.5, v);
+  EXPECT_TRUE(below.beyond_all);
+  EXPECT_EQ(below.text, "below all 5");
+  EXPECT_EQ(place_among(1, {}).text, "no replications");
 }
 
 }  // namespace

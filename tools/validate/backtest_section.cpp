@@ -2,12 +2,15 @@
 // `ntpsim trace --fit` (sim/failures/fit.h), run by the failure source over the log's horizon,
 // against the log's own statistics and against the plain exponential model at the same rates.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "models/base/statistics.h"
 #include "tools/validate/claims.h"
 #include "tools/validate/doc_builder.h"
 #include "tools/validate/studies.h"
@@ -198,34 +201,60 @@ Status backtest_section(Doc& doc) {
       "(absolute), peak ±{:.0f}%.\n\n",
       pub::kBacktestRateTol * 100, pub::kBacktestRepairTol * 100, pub::kBacktestCvTol,
       pub::kBacktestShareTol, pub::kBacktestPeakTol * 100);
-  b += "| statistic | log | fitted model | plain exponential | fitted | exponential |\n"
-       "|---|---|---|---|---|---|\n";
+  b += "| statistic | log | fitted model | plain exponential | fitted | exponential | fitted "
+       "replications, 5th-95th percentile | the log among them |\n"
+       "|---|---|---|---|---|---|---|---|\n";
+  // `of` picks one statistic out of a replication of the fitted model.
+  using Of = std::function<double(const FailureModelStats::Replication&)>;
+  std::vector<std::string> outside;  // statistics the log lies beyond every replication on
   auto row = [&](const std::string& what, double l, double f, double e, int decimals, bool ok_f,
-                 bool ok_e) {
-    b += fmt::format("| {} | {:.{}f} | {:.{}f} | {:.{}f} | {} | {} |\n", what, l, decimals, f,
-                     decimals, e, decimals, verdict(ok_f), verdict(ok_e));
+                 bool ok_e, const Of& of) {
+    std::vector<double> v;
+    for (const auto& r : fit.by_rep) v.push_back(of(r));
+    const Place pl = place_among(l, v);
+    if (pl.beyond_all) outside.push_back(what);
+    b += fmt::format("| {} | {:.{}f} | {:.{}f} | {:.{}f} | {} | {} | {:.{}f}-{:.{}f} | {} |\n",
+                     what, l, decimals, f, decimals, e, decimals, verdict(ok_f), verdict(ok_e),
+                     pl.p5, decimals, pl.p95, decimals, pl.text);
   };
-  auto rel = [&](const std::string& what, double l, double f, double e, int decimals, double tol) {
-    row(what, l, f, e, decimals, within_rel(f, l, tol), within_rel(e, l, tol));
+  auto rel = [&](const std::string& what, double l, double f, double e, int decimals, double tol,
+                 const Of& of) {
+    row(what, l, f, e, decimals, within_rel(f, l, tol), within_rel(e, l, tol), of);
   };
+  using Rep = FailureModelStats::Replication;
   rel("faults per 1000 node-days", log.rate_per_1000_unit_days, fit.rate_per_1000_unit_days,
-      exp.rate_per_1000_unit_days, 3, pub::kBacktestRateTol);
+      exp.rate_per_1000_unit_days, 3, pub::kBacktestRateTol,
+      [](const Rep& r) { return r.rate_per_1000_unit_days; });
   rel("repair median (days)", log.repair_median_days, fit.repair_median_days,
-      exp.repair_median_days, 2, pub::kBacktestRepairTol);
+      exp.repair_median_days, 2, pub::kBacktestRepairTol,
+      [](const Rep& r) { return r.repair_median_days; });
   rel("repair mean (days)", log.repair_mean_days, fit.repair_mean_days, exp.repair_mean_days, 2,
-      pub::kBacktestRepairTol);
+      pub::kBacktestRepairTol, [](const Rep& r) { return r.repair_mean_days; });
   rel("repair p90 (days)", log.repair_p90_days, fit.repair_p90_days, exp.repair_p90_days, 2,
-      pub::kBacktestRepairTol);
+      pub::kBacktestRepairTol, [](const Rep& r) { return r.repair_p90_days; });
   row("CV of the gaps between faults", log.gap_cv, fit.gap_cv, exp.gap_cv, 2,
       std::abs(fit.gap_cv - log.gap_cv) <= pub::kBacktestCvTol,
-      std::abs(exp.gap_cv - log.gap_cv) <= pub::kBacktestCvTol);
+      std::abs(exp.gap_cv - log.gap_cv) <= pub::kBacktestCvTol,
+      [](const Rep& r) { return r.gap_cv; });
   for (size_t i = 0; i < kThresholds.size(); ++i) {
     const double l = log.share_above[i], f = fit.share_above[i], e = exp.share_above[i];
     row(fmt::format("time share above {:.1f}% failed GPUs", kThresholds[i] * 100), l, f, e, 3,
-        std::abs(f - l) <= pub::kBacktestShareTol, std::abs(e - l) <= pub::kBacktestShareTol);
+        std::abs(f - l) <= pub::kBacktestShareTol, std::abs(e - l) <= pub::kBacktestShareTol,
+        [i](const Rep& r) { return r.share_above[i]; });
   }
   rel("peak concurrent failed GPUs", log.peak_failed_gpus, fit.peak_failed_gpus,
-      exp.peak_failed_gpus, 1, pub::kBacktestPeakTol);
+      exp.peak_failed_gpus, 1, pub::kBacktestPeakTol,
+      [](const Rep& r) { return r.peak_failed_gpus; });
+  b += fmt::format(
+      "\nThe last two columns read the log as one draw of the process it came from: the "
+      "fitted model's {} replications give each statistic a range, and the log's place among "
+      "them (the share of replications below the log's value, ties counted half) says whether "
+      "the model could have produced the log. A mean within tolerance with the log inside the "
+      "range is an agreement; the log beyond every replication is a feature of the log the model "
+      "does not produce{}.\n\n",
+      fit.by_rep.size(),
+      outside.empty() ? std::string(" (none here)")
+                      : fmt::format(" (here: {})", fmt::join(outside, "; ")));
   // What the log's high failed counts come from: its busiest four weeks against the rest, and
   // the repairs closed together.
   constexpr double kEpisodeS = 4 * kWeekS;

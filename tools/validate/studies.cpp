@@ -172,6 +172,7 @@ FailedGpuStats failed_gpu_stats(const Prepared& p, double threshold, double warm
     const double window = end_s - warmup_s;
     out.share_above += above / window / reps;
     out.share_by_rep.push_back(above / window);
+    out.peak_by_rep.push_back(static_cast<double>(peak));
     out.mean_failed += area / window / reps;
     out.peak_failed += static_cast<double>(peak) / reps;
     out.failures += static_cast<double>(ev->size()) / reps;
@@ -209,24 +210,58 @@ Result<TraceStats> trace_stats(const Prepared& p, double span_days) {
   return out;
 }
 
+Place place_among(double l, std::vector<double> v) {
+  Place out;
+  if (v.empty()) {
+    out.text = "no replications";
+    return out;
+  }
+  std::sort(v.begin(), v.end());
+  out.p5 = percentile_sorted(v, 0.05);
+  out.p95 = percentile_sorted(v, 0.95);
+  const auto below = static_cast<size_t>(std::lower_bound(v.begin(), v.end(), l) - v.begin());
+  const auto not_above = static_cast<size_t>(std::upper_bound(v.begin(), v.end(), l) - v.begin());
+  const size_t n = v.size();
+  if (below == n || not_above == 0) {
+    out.beyond_all = true;
+    out.text = fmt::format("{} all {}", below == n ? "above" : "below", n);
+  } else {
+    const double share =
+        (static_cast<double>(below) + 0.5 * static_cast<double>(not_above - below)) /
+        static_cast<double>(n);
+    out.text = fmt::format("{:.0f}% below", 100.0 * share);
+  }
+  return out;
+}
+
 FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
                                       const std::vector<double>& thresholds, int reps) {
   NTPSIM_CHECK(reps > 0 && units > 0);
   const double end_s = p.engine_config().end.seconds();
+  const double unit_days = static_cast<double>(units) * end_s / 86400.0;
   FailureModelStats out;
+  out.by_rep.resize(static_cast<size_t>(reps));
   out.share_above.assign(thresholds.size(), 0.0);
   for (size_t i = 0; i < thresholds.size(); ++i) {
-    out.share_above[i] = failed_gpu_stats(p, thresholds[i], 0.0, reps).share_above;
+    const FailedGpuStats st = failed_gpu_stats(p, thresholds[i], 0.0, reps);
+    out.share_above[i] = st.share_above;
+    for (int r = 0; r < reps; ++r) {
+      out.by_rep[static_cast<size_t>(r)].share_above.push_back(
+          st.share_by_rep[static_cast<size_t>(r)]);
+    }
   }
   std::vector<double> repairs;
-  double cv = 0, peak = 0;
+  double cv = 0;
   for (int r = 0; r < reps; ++r) {
+    FailureModelStats::Replication& one = out.by_rep[static_cast<size_t>(r)];
     auto ev = events_of(p, static_cast<uint64_t>(r));
     NTPSIM_CHECK(ev.ok());
     out.faults += static_cast<double>(ev->size()) / reps;
+    one.rate_per_1000_unit_days = 1000.0 * static_cast<double>(ev->size()) / unit_days;
+    std::vector<double> own;
     double s = 0, s2 = 0;
     for (size_t i = 0; i < ev->size(); ++i) {
-      repairs.push_back((*ev)[i].repair.seconds() / 86400.0);
+      own.push_back((*ev)[i].repair.seconds() / 86400.0);
       if (i == 0) continue;
       const double g = ((*ev)[i].time - (*ev)[i - 1].time).seconds();
       s += g;
@@ -234,21 +269,31 @@ FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
     }
     if (ev->size() > 2) {
       const auto n = static_cast<double>(ev->size() - 1);
-      cv += std::sqrt(std::max(0.0, s2 / n - (s / n) * (s / n))) / (s / n) / reps;
+      one.gap_cv = std::sqrt(std::max(0.0, s2 / n - (s / n) * (s / n))) / (s / n);
+      cv += one.gap_cv / reps;
     }
+    repairs.insert(repairs.end(), own.begin(), own.end());
+    std::sort(own.begin(), own.end());
+    one.repair_median_days = quantile(own, 0.5);
+    one.repair_p90_days = quantile(own, 0.9);
+    one.repair_mean_days = own.empty() ? 0
+                                       : std::accumulate(own.begin(), own.end(), 0.0) /
+                                             static_cast<double>(own.size());
   }
   // The peak over the whole horizon (failed_gpu_stats averages the replications' peaks).
-  peak = failed_gpu_stats(p, 1.0, 0.0, reps).peak_failed;
+  const FailedGpuStats whole = failed_gpu_stats(p, 1.0, 0.0, reps);
+  for (int r = 0; r < reps; ++r) {
+    out.by_rep[static_cast<size_t>(r)].peak_failed_gpus = whole.peak_by_rep[static_cast<size_t>(r)];
+  }
   std::sort(repairs.begin(), repairs.end());
-  out.rate_per_1000_unit_days =
-      1000.0 * out.faults / (static_cast<double>(units) * end_s / 86400.0);
+  out.rate_per_1000_unit_days = 1000.0 * out.faults / unit_days;
   out.repair_median_days = quantile(repairs, 0.5);
   out.repair_mean_days = repairs.empty() ? 0
                                          : std::accumulate(repairs.begin(), repairs.end(), 0.0) /
                                                static_cast<double>(repairs.size());
   out.repair_p90_days = quantile(repairs, 0.9);
   out.gap_cv = cv;
-  out.peak_failed_gpus = peak;
+  out.peak_failed_gpus = whole.peak_failed;
   return out;
 }
 

@@ -65,6 +65,7 @@ struct FailedGpuStats {
   std::vector<double> t_days;  // replication 0: failed fraction as a step function
   std::vector<double> fraction;
   std::vector<double> share_by_rep;  // share_above of each replication
+  std::vector<double> peak_by_rep;   // the peak of each replication
 };
 // Failure events of replications [0, reps) from FailureSource over [0, horizon), measured over
 // [warmup_s, horizon) (down GPUs counted once however many failures overlap them).
@@ -92,7 +93,29 @@ struct FailureModelStats {
   double gap_cv = 0;  // coefficient of variation of the gaps between consecutive events
   std::vector<double> share_above;  // per threshold: time share with failed GPUs > it x GPUs
   double peak_failed_gpus = 0;      // largest number of GPUs down at once
+  // Each statistic of each replication (the values above are their means, except the repair
+  // quantiles, which are of every replication's repairs pooled): where a log falls among a
+  // model's replications says whether the model could have produced it, which a mean alone
+  // does not.
+  struct Replication {
+    double rate_per_1000_unit_days = 0;
+    double repair_median_days = 0, repair_mean_days = 0, repair_p90_days = 0;
+    double gap_cv = 0;
+    std::vector<double> share_above;
+    double peak_failed_gpus = 0;
+  };
+  std::vector<Replication> by_rep;
 };
+// Where a log's value `l` falls among a model's replications `v`: their 5th and 95th
+// percentiles (type 7), and the log's place as the share of replications below it (ties counted
+// half), or "above all n" / "below all n" (beyond_all) when it lies beyond every one.
+struct Place {
+  double p5 = 0, p95 = 0;
+  bool beyond_all = false;
+  std::string text;
+};
+Place place_among(double l, std::vector<double> v);
+
 // `units`: the units the rate is per (the log's nodes).
 FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
                                       const std::vector<double>& thresholds, int reps);
