@@ -677,6 +677,46 @@ LawFit fit_lognormal(const std::vector<Interval>& data) {
   return maximise(Law::kLognormal, Eigen::Vector2d(mu, std::log(sd)), data);
 }
 
+RepairBatches find_repair_batches(const TraceData& trace) {
+  RepairBatches out;
+  struct End {
+    double at_s, start_s, repair_s;
+  };
+  std::vector<End> ends;
+  double down = 0.0;
+  for (const TraceFault& f : trace.faults) {
+    down += f.repair_s;
+    if (!f.open) ends.push_back({f.start_s + f.repair_s, f.start_s, f.repair_s});
+  }
+  std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) { return a.at_s < b.at_s; });
+  double batch_down = 0.0;
+  for (size_t i = 0; i < ends.size();) {
+    size_t j = i + 1;
+    while (j < ends.size() && ends[j].at_s - ends[j - 1].at_s <= RepairBatches::kBatchGapS) ++j;
+    double first = ends[i].start_s, last = ends[i].start_s, run_down = 0.0;
+    for (size_t x = i; x < j; ++x) {
+      first = std::min(first, ends[x].start_s);
+      last = std::max(last, ends[x].start_s);
+      run_down += ends[x].repair_s;
+    }
+    const auto n = static_cast<int>(j - i);
+    if (n >= RepairBatches::kMinBatch && last - first > RepairBatches::kBatchSpreadS) {
+      ++out.batches;
+      out.faults += n;
+      batch_down += run_down;
+      if (n > out.largest) {
+        out.largest = n;
+        out.largest_at_s = ends[i].at_s;
+        out.largest_first_start_s = first;
+        out.largest_last_start_s = last;
+      }
+    }
+    i = j;
+  }
+  out.down_share = down > 0.0 ? batch_down / down : 0.0;
+  return out;
+}
+
 Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
   TraceFit fit;
   fit.file = trace.file;
@@ -695,6 +735,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     return Error::bad_input(trace.file + ": the trace spans no time; nothing to fit");
   const double span = trace.span_s;
   const double node_seconds = static_cast<double>(fit.nodes) * span;
+  fit.batches = find_repair_batches(trace);
 
   for (uint16_t kind = 0; kind < trace.kind_names.size(); ++kind) {
     KindFit k;

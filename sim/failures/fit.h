@@ -261,6 +261,26 @@ struct PooledFit {
   }
 };
 
+// Repairs closed in batches: runs of at least kMinBatch repair ends, each within kBatchGapS of
+// the previous, whose faults started over more than kBatchSpreadS. Such a run is not a burst
+// (faults of one event, repaired together) but repairs that waited for one another: operators
+// closing deferred repairs in one campaign. Every repair law of the fit (and so the engine)
+// draws each repair on its own, so a log with batches holds more nodes down together, for
+// longer, than the fitted model does; the fit reports them rather than model them.
+struct RepairBatches {
+  static constexpr int kMinBatch = 3;
+  static constexpr double kBatchGapS = 60.0;
+  static constexpr double kBatchSpreadS = 86400.0;
+  int batches = 0;
+  int64_t faults = 0;         // faults whose repairs ended in a batch
+  double down_share = 0.0;    // their share of all down node-time in the log (open repairs to span)
+  int largest = 0;            // the largest batch's repairs
+  double largest_at_s = 0.0;  // when it closed
+  double largest_first_start_s = 0.0, largest_last_start_s = 0.0;  // its faults' starts
+};
+// The batches of repairs in a trace (closed repairs only).
+RepairBatches find_repair_batches(const TraceData& trace);
+
 struct TraceFit {
   std::string file;
   std::string source_hash;
@@ -271,6 +291,7 @@ struct TraceFit {
   FitOptions options;
   std::vector<KindFit> kinds;
   PooledFit pooled;  // fitted when there are at least two kinds and min_events pooled faults
+  RepairBatches batches;  // reported, not modelled
 };
 
 // Errors (bad input, naming the file and the line or entry): fewer nodes than the trace names, a

@@ -309,6 +309,20 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       }
     }
   }
+  if (const RepairBatches& rb = fit.batches; rb.batches > 0) {
+    y += fmt::format(
+        "#\n# repairs closed in batches (at least {} repairs ending within {:.0f} s of one "
+        "another, "
+        "of faults\n# that started over more than a day): {} batch{}, {} faults, {:.1f}% of the "
+        "log's down node-time;\n# the largest closed {} repairs on day {:.2f} (faults from day "
+        "{:.2f} to {:.2f}).\n# note: the model below draws every repair on its own, so it does "
+        "not hold these faults down\n#       together: expect fewer and shorter stretches with "
+        "many nodes down than the log has\n",
+        RepairBatches::kMinBatch, RepairBatches::kBatchGapS, rb.batches,
+        rb.batches == 1 ? "" : "es", rb.faults, 100.0 * rb.down_share, rb.largest,
+        rb.largest_at_s / kSecondsPerDay, rb.largest_first_start_s / kSecondsPerDay,
+        rb.largest_last_start_s / kSecondsPerDay);
+  }
   y += "failures:\n  processes:\n";
   if (pf.chosen_scales > 0) {
     // One process for every kind: a fault of any kind excites the class, kinds by share.

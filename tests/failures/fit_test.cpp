@@ -144,6 +144,41 @@ TEST(FitTrace, BurstyLogIsRecognisedWithItsSize) {
   EXPECT_GT(k.bursts.probability, 0.8);  // nearly every event is a burst (a few overlap repairs)
 }
 
+// Repairs that wait for one another and close together are reported: a run of 3 or more repair
+// ends within a minute whose faults started over more than a day. A burst (faults of one instant
+// repaired together) and two repairs that happen to end together are not batches. Times in
+// hours; the batch holds 190.01 of the log's 204.51 down node-hours.
+TEST(FitTrace, RepairsClosedTogetherAreReportedAsBatches) {
+  const std::string csv =
+      "#! time_unit: h\n"
+      "start,end,unit,kind\n"
+      "0,10,n0,hard\n"
+      "20,21,n1,hard\n"  // two ends together: not a batch (fewer than 3)
+      "20.5,21,n2,hard\n"
+      "30,31,n3,hard\n"  // a burst repaired together: one start, not a batch
+      "30,31,n4,hard\n"
+      "30,31,n5,hard\n"
+      "40,130,n6,hard\n"  // deferred repairs closed in one campaign at 130 h
+      "60,130,n7,hard\n"
+      "100,130.01,n8,hard\n";
+  const TraceFit f = fit_csv(csv, 20);
+  const RepairBatches& b = f.batches;
+  EXPECT_EQ(b.batches, 1);
+  EXPECT_EQ(b.faults, 3);
+  EXPECT_EQ(b.largest, 3);
+  EXPECT_NEAR(b.largest_at_s, 130 * 3600.0, 1e-6);
+  EXPECT_NEAR(b.largest_first_start_s, 40 * 3600.0, 1e-6);
+  EXPECT_NEAR(b.largest_last_start_s, 100 * 3600.0, 1e-6);
+  EXPECT_NEAR(b.down_share, (90 + 70 + 30.01) / (10 + 1 + 0.5 + 3 + 90 + 70 + 30.01), 1e-9);
+  const std::string y = fitted_failures_yaml(f);
+  EXPECT_NE(y.find("repairs closed in batches"), std::string::npos);
+  EXPECT_NE(y.find("1 batch, 3 faults"), std::string::npos) << y;
+  // Without the campaign the log has no batch and the output does not mention one.
+  const TraceFit none = fit_csv(csv.substr(0, csv.find("40,130")), 20);
+  EXPECT_EQ(none.batches.batches, 0);
+  EXPECT_EQ(fitted_failures_yaml(none).find("repairs closed in batches"), std::string::npos);
+}
+
 TEST(FitTrace, LemonNodesAreRecognised) {
   const TraceFit f =
       fit_csv(synthetic_log(300, 365, 0.004, 12, 9, 1, /*lemons=*/30, /*lemon_x=*/15), 300);
