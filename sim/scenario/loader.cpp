@@ -9,6 +9,10 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
 
 #include "models/base/units.h"
 #include "sim/scenario/recovery_costs.h"
@@ -242,6 +246,47 @@ Status apply_overrides(ScenarioTree& tree, const LoadOptions& options, Overrides
   return Status::Ok();
 }
 
+// Whether an override may set a field at or below the top-level `section`: any whose path (the
+// text before '=') mentions the section's name, however quoted or spaced, so that no spelling
+// of a path into the section is missed; a false positive only costs a reading.
+bool overrides_touch(const LoadOptions& options, std::string_view section) {
+  for (const std::string& o : options.overrides) {
+    const std::string_view path = std::string_view(o).substr(0, o.find('='));
+    if (path.find(section) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// The failure section each kept tree (by kept_generation) gave when read, for the loads of that
+// tree that no override changes there: read_failures is a pure function of the subtree, which is
+// then the same bytes, so its reading is too. A planner loads one base thousands of times with
+// overrides of the cluster, layout and checkpoint only, and reading the failure processes was an
+// eighth of each load. Only successful readings are kept (an error needs the parsed tree's
+// locations). Thread safety: locked; the kept readings are immutable.
+class FailureSectionMemo {
+ public:
+  std::shared_ptr<const FailureConfig> find(uint64_t generation) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = kept_.find(generation);
+    return it == kept_.end() ? nullptr : it->second;
+  }
+  void keep(uint64_t generation, const FailureConfig& f) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (kept_.size() >= kCapacity) kept_.clear();
+    kept_.emplace(generation, std::make_shared<const FailureConfig>(f));
+  }
+
+ private:
+  static constexpr size_t kCapacity = 16;
+  std::mutex mutex_;
+  std::map<uint64_t, std::shared_ptr<const FailureConfig>> kept_;
+};
+
+FailureSectionMemo& failure_section_memo() {
+  static FailureSectionMemo memo;
+  return memo;
+}
+
 // The scenario read from `tree`, the merged tree of `path` with its overrides applied, through
 // `ctx` (tree.context()).
 Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
@@ -289,8 +334,19 @@ Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
   s.hardware = std::move(h.value());
 
   NTPSIM_RETURN_IF_ERROR(r->choice("model", s.step_model, {"analytic", "proportional"}, false));
-  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "failures", [&](const YAML::Node& n) {
-    return read_failures(n, "failures", ctx, s.failures);
+  const bool memo = tree.kept_generation != 0 && !overrides_touch(options, "failures");
+  NTPSIM_RETURN_IF_ERROR(optional_section(*r, "failures", [&](const YAML::Node& n) -> Status {
+    if (memo) {
+      if (auto kept = failure_section_memo().find(tree.kept_generation)) {
+        s.failures = *kept;
+        return Status::Ok();
+      }
+    }
+    NTPSIM_RETURN_IF_ERROR(read_failures(n, "failures", ctx, s.failures));
+    if (memo && !ctx.gave_unmarked_location()) {
+      failure_section_memo().keep(tree.kept_generation, s.failures);
+    }
+    return Status::Ok();
   }));
   // The recovery profile sets checkpoint and recovery defaults, so it applies before either
   // section is read; read_recovery checks the name and reports a bad one at its line. A file that

@@ -216,7 +216,9 @@ class TreeMemo {
     const auto it = kept_.find(tree.file);
     if (it != kept_.end() && same_bytes(it->second->read, read)) return;  // kept already
     if (kept_.size() >= kCapacity && it == kept_.end()) kept_.clear();
-    kept_[tree.file] = std::make_shared<const Entry>(Entry{clone(tree), std::move(read)});
+    ScenarioTree kept = clone(tree);
+    kept.kept_generation = ++generations_;
+    kept_[tree.file] = std::make_shared<const Entry>(Entry{std::move(kept), std::move(read)});
   }
 
   std::optional<ScenarioTree> copy(const std::string& file) {
@@ -250,9 +252,10 @@ class TreeMemo {
     });
   }
   static ScenarioTree clone(const ScenarioTree& t) {
-    return ScenarioTree{YAML::Clone(t.root), t.file, t.origins, {{"", false}}};
+    return ScenarioTree{YAML::Clone(t.root), t.file, t.origins, {{"", false}}, t.kept_generation};
   }
   std::mutex mutex_;
+  uint64_t generations_ = 0;  // trees kept so far (under mutex_), numbering them from 1
   std::map<std::string, std::shared_ptr<const Entry>> kept_;
 };
 

@@ -33,6 +33,10 @@ struct ScenarioTree {
   // Field path -> whether its nodes carry their line/column marks (longest prefix wins; absent:
   // they do). A copy (kept_tree) has none, except below the overrides parsed into it since.
   std::map<std::string, bool> marked;
+  // Nonzero in a copy from kept_tree: which kept tree it was copied from. Copies with the same
+  // number were read from the same bytes of the same files, so whatever a pure reader makes of
+  // a subtree that no override has changed since is the same for every such copy.
+  uint64_t kept_generation = 0;
 
   // The origins and marks as a YamlContext for MapReader (longest path prefix wins).
   YamlContext context() const;

@@ -416,6 +416,50 @@ TEST(LoaderTest, ALoadAgainReadsAChangedFileOrInclude) {
   EXPECT_NE(load_error(top).find("included file \"base.yaml\" not found"), std::string::npos);
 }
 
+// The failure section read from a kept tree is reused by later loads of that tree whose
+// overrides leave the section alone; a load that overrides it reads its own, which later loads do
+// not see; a changed file is read again; and the cross-checks of the failures against the
+// cluster still run on every load.
+TEST(LoaderTest, AKeptFailureSectionIsReusedOnlyWhereNothingChangedIt) {
+  ScratchDir dir;
+  const std::string top = dir.write("top.yaml", "include: " + good("minimal") + "\nseed: 5\n");
+  const Scenario first = load_ok(top);
+  ASSERT_EQ(first.failures.processes.size(), 1u);
+  const double rate = first.failures.processes[0].rate_per_unit_s;
+  for (int i = 0; i < 2; ++i) {
+    const Scenario other = load_ok(top, {"cluster.domains=8", "layout.dp=4"});
+    EXPECT_EQ(other.cluster.domains, 8);
+    EXPECT_EQ(other.failures.processes[0].rate_per_unit_s, rate) << i;
+    EXPECT_EQ(other.failures.processes[0].kinds[0].share, 0.8) << i;
+  }
+  const Scenario changed = load_ok(top, {"failures.processes[0].kinds[1].share=30%",
+                                         "failures.processes[0].kinds[0].share=70%"});
+  EXPECT_DOUBLE_EQ(changed.failures.processes[0].kinds[0].share, 0.7);
+  // Spelled with spaces, the override still counts as one that changes the section.
+  const Scenario spaced = load_ok(top, {" failures.processes[0].rate = 2e-4/h"});
+  EXPECT_DOUBLE_EQ(spaced.failures.processes[0].rate_per_unit_s, 2 * rate);
+  EXPECT_EQ(load_ok(top, {"cluster.domains=8", "layout.dp=4"}).failures.processes[0].kinds[0].share,
+            0.8);
+  // A burst the cluster cannot hold is refused on a load that reuses the section, as on the
+  // first load.
+  const std::string bursty = dir.write(
+      "bursty.yaml", "include: " + good("minimal") +
+                         "\nfailures:\n  processes:\n    - component: domain\n"
+                         "      rate: \"1e-4/h\"\n      burst: {probability: 0.1, size: 6}\n"
+                         "      kinds: [{name: hard, share: 1, repair: {mean: 2d}}]\n");
+  EXPECT_EQ(load_ok(bursty, {"cluster.domains=8", "layout.dp=4"}).failures.processes[0].burst_size,
+            6);
+  const std::string e = load_error(bursty);
+  EXPECT_NE(e.find("a burst of 6 exceeds the cluster's 5 units"), std::string::npos) << e;
+  dir.write("top.yaml", "include: " + good("minimal") +
+                            "\nseed: 5\nfailures:\n  processes:\n    - component: gpu\n"
+                            "      rate: \"3e-4/h\"\n      kinds: [{name: hard, share: 1, "
+                            "repair: {mean: 2d}}]\n");
+  const Scenario edited = load_ok(top, {"cluster.domains=8", "layout.dp=4"});
+  EXPECT_DOUBLE_EQ(edited.failures.processes[0].rate_per_unit_s, 3 * rate);
+  EXPECT_EQ(edited.failures.processes[0].kinds.size(), 1u);
+}
+
 TEST(LoaderTest, ErrorsOfALoadAgainNameTheirFileLineAndColumn) {
   ScratchDir dir;
   const std::string base = dir.write(
