@@ -65,7 +65,10 @@ SourceLocation YamlContext::locate(const YAML::Node& node, const std::string& pa
   loc.file = file_for(path);
   if (node.IsDefined()) {
     const bool* marked = longest_prefix(marked_, path);
-    if (marked != nullptr && !*marked) *unmarked_ = true;
+    if (marked != nullptr && !*marked && !unmarked_->any) {
+      unmarked_->any = true;
+      unmarked_->first_path = path;
+    }
     const YAML::Mark m = node.Mark();
     if (m.line >= 0) {
       loc.line = m.line + 1;

@@ -44,13 +44,20 @@ class YamlContext {
   // Whether locate() was asked, through this context or a copy of it, for a field whose nodes
   // carry no marks. While it stays false, reading a copied tree gave every message and location
   // that reading the parsed files would give: the two differ in marks only.
-  bool gave_unmarked_location() const { return *unmarked_; }
+  bool gave_unmarked_location() const { return unmarked_->any; }
+  // The field path of the first such request ("" while there was none): where the marks were
+  // missing, so that a caller can mark just what that field came from and read again.
+  const std::string& first_unmarked_path() const { return unmarked_->first_path; }
 
  private:
+  struct Unmarked {
+    bool any = false;
+    std::string first_path;
+  };
   std::string default_file_;
   std::map<std::string, std::string> origins_;
   std::map<std::string, bool> marked_;
-  std::shared_ptr<bool> unmarked_ = std::make_shared<bool>(false);
+  std::shared_ptr<Unmarked> unmarked_ = std::make_shared<Unmarked>();
 };
 
 // Loads one YAML file. Errors: missing/unreadable file, a directory or device, YAML syntax (with

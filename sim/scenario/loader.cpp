@@ -231,17 +231,42 @@ Status optional_section(MapReader& r, std::string_view key, Fn&& read) {
 }
 
 // How apply_overrides applies them: parsing each (every node marked), or reusing the nodes an
-// identical earlier override parsed (unmarked copies; tree.h, apply_override_reusing). The
-// outcome is the same; only the marks differ.
-enum class Overrides { kParse, kReuse };
+// identical earlier override parsed (unmarked copies; tree.h, apply_override_reusing), or
+// parsing only those that set `field` or a field around it and reusing the rest. The outcome is
+// the same; only the marks differ.
+enum class Overrides { kParse, kReuse, kParseAroundField };
 
-Status apply_overrides(ScenarioTree& tree, const LoadOptions& options, Overrides how) {
+// The override's field path, spaces trimmed (the text before '=').
+std::string_view override_path(const std::string& o) {
+  std::string_view p = std::string_view(o).substr(0, o.find('='));
+  while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
+  while (!p.empty() && p.back() == ' ') p.remove_suffix(1);
+  return p;
+}
+
+// Whether field paths `a` and `b` are one the other's prefix at a step boundary.
+bool nested(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  if (b.substr(0, a.size()) != a) return false;
+  return a.size() == b.size() || a.empty() || b[a.size()] == '.' || b[a.size()] == '[';
+}
+
+// Whether some override sets `field` or a field around it (as override_path spells it).
+bool an_override_sets(const LoadOptions& options, std::string_view field) {
+  return std::any_of(options.overrides.begin(), options.overrides.end(),
+                     [&](const std::string& o) { return nested(override_path(o), field); });
+}
+
+Status apply_overrides(ScenarioTree& tree, const LoadOptions& options, Overrides how,
+                       std::string_view field = {}) {
   for (size_t i = 0; i < options.overrides.size(); ++i) {
     const SourceLocation at =
         i < options.override_locations.size() ? options.override_locations[i] : SourceLocation{};
-    NTPSIM_RETURN_IF_ERROR(how == Overrides::kReuse
-                               ? apply_override_reusing(tree, options.overrides[i], at)
-                               : apply_override(tree, options.overrides[i], at));
+    const bool parse =
+        how == Overrides::kParse ||
+        (how == Overrides::kParseAroundField && nested(override_path(options.overrides[i]), field));
+    NTPSIM_RETURN_IF_ERROR(parse ? apply_override(tree, options.overrides[i], at)
+                                 : apply_override_reusing(tree, options.overrides[i], at));
   }
   return Status::Ok();
 }
@@ -391,13 +416,19 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
   // too), then with them parsed (an error at an override's value is then located there), and
   // else from the files, so that every message names the file, line and column. The overrides'
   // own errors do not depend on marks.
-  for (const Overrides how : {Overrides::kReuse, Overrides::kParse}) {
+  // A message located at an override's value (a candidate's TP that does not fit its domain)
+  // needs only that override parsed: the second pass parses the overrides around the field the
+  // first pass could not locate, and the third all of them.
+  std::string unlocated;
+  for (const Overrides how : {Overrides::kReuse, Overrides::kParseAroundField, Overrides::kParse}) {
+    if (how == Overrides::kParseAroundField && !an_override_sets(options, unlocated)) continue;
     auto kept = kept_tree(path);
     if (!kept) break;
-    NTPSIM_RETURN_IF_ERROR(apply_overrides(*kept, options, how));
+    NTPSIM_RETURN_IF_ERROR(apply_overrides(*kept, options, how, unlocated));
     const YamlContext ctx = kept->context();
     auto s = read_tree(*kept, ctx, path, options);
     if (!ctx.gave_unmarked_location()) return s;
+    if (how == Overrides::kReuse) unlocated = ctx.first_unmarked_path();
   }
   auto tree = load_tree(path);
   if (!tree.ok()) return tree.error();

@@ -180,5 +180,23 @@ TEST(ExactInteger, MapReaderKeepsEveryDigitAndRefusesTwoToTheSixtyThree) {
   EXPECT_NE(st.error().message.find("s.yaml:2:6: big:"), std::string::npos) << st.error().message;
 }
 
+// A context remembers whether, and first for which field, a location was asked of nodes that
+// carry no marks; its copies share that record, and marked fields do not set it.
+TEST(YamlContextTest, RemembersTheFirstFieldLocatedWithoutMarks) {
+  auto node = load_yaml_string("a: 1\nb: {c: 2, d: 3}\n", "s.yaml");
+  ASSERT_TRUE(node.ok());
+  YamlContext ctx("s.yaml");
+  ctx.set_marked("b", false);
+  const YamlContext copy = ctx;
+  EXPECT_EQ(ctx.locate((*node)["a"], "a").line, 1);
+  EXPECT_FALSE(copy.gave_unmarked_location());
+  EXPECT_EQ(copy.first_unmarked_path(), "");
+  (void)copy.locate((*node)["b"]["d"], "b.d");
+  (void)ctx.locate((*node)["b"]["c"], "b.c");
+  EXPECT_TRUE(ctx.gave_unmarked_location());
+  EXPECT_EQ(ctx.first_unmarked_path(), "b.d");
+  EXPECT_EQ(copy.first_unmarked_path(), "b.d");
+}
+
 }  // namespace
 }  // namespace ntpsim

@@ -519,6 +519,21 @@ TEST(LoaderTest, OverridesAppliedAgainGiveTheFirstLoadsScenarioAndMessages) {
     EXPECT_EQ(load_error(top, too_many), e2) << i;
     EXPECT_EQ(to_yaml_text(load_ok(top, overrides)), to_yaml_text(first)) << i;
   }
+  // Among a candidate's many overrides, the one whose value is wrong is the one its message
+  // names, and the message is the one a first load with only that override gives; likewise
+  // when overrides nest (a list set whole, then one of its entries).
+  const std::vector<std::string> many_one_wide{"cluster.domains=8", "layout.dp=4",
+                                               "checkpoint.interval=2h", "layout.tp=16",
+                                               "strategies=[ntp, {name: dp_drop}]"};
+  const std::vector<std::string> nested_bad{"cluster.domains=8",
+                                            "strategies=[ntp, {name: dp_drop}]",
+                                            "strategies[1].keep_global_batch=perhaps"};
+  const std::string e3 = load_error(top, nested_bad);
+  EXPECT_NE(e3.find("--set strategies[1].keep_global_batch=perhaps"), std::string::npos) << e3;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(load_error(top, many_one_wide), e1) << i;
+    EXPECT_EQ(load_error(top, nested_bad), e3) << i;
+  }
   // An override written in a file (a plan's `overrides:`) keeps that file's line and column
   // however often it is applied.
   LoadOptions in_file;
