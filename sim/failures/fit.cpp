@@ -681,14 +681,17 @@ RepairBatches find_repair_batches(const TraceData& trace) {
   RepairBatches out;
   struct End {
     double at_s, start_s, repair_s;
+    size_t fault;
   };
   std::vector<End> ends;
   double down = 0.0;
-  for (const TraceFault& f : trace.faults) {
+  for (size_t i = 0; i < trace.faults.size(); ++i) {
+    const TraceFault& f = trace.faults[i];
     down += f.repair_s;
-    if (!f.open) ends.push_back({f.start_s + f.repair_s, f.start_s, f.repair_s});
+    if (!f.open) ends.push_back({f.start_s + f.repair_s, f.start_s, f.repair_s, i});
   }
-  std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) { return a.at_s < b.at_s; });
+  std::stable_sort(ends.begin(), ends.end(),
+                   [](const End& a, const End& b) { return a.at_s < b.at_s; });
   double batch_down = 0.0;
   for (size_t i = 0; i < ends.size();) {
     size_t j = i + 1;
@@ -703,6 +706,7 @@ RepairBatches find_repair_batches(const TraceData& trace) {
     if (n >= RepairBatches::kMinBatch && last - first > RepairBatches::kBatchSpreadS) {
       ++out.batches;
       out.faults += n;
+      for (size_t x = i; x < j; ++x) out.members.push_back(ends[x].fault);
       batch_down += run_down;
       if (n > out.largest) {
         out.largest = n;
@@ -714,6 +718,7 @@ RepairBatches find_repair_batches(const TraceData& trace) {
     i = j;
   }
   out.down_share = down > 0.0 ? batch_down / down : 0.0;
+  std::sort(out.members.begin(), out.members.end());
   return out;
 }
 

@@ -277,6 +277,7 @@ struct RepairBatches {
   int largest = 0;            // the largest batch's repairs
   double largest_at_s = 0.0;  // when it closed
   double largest_first_start_s = 0.0, largest_last_start_s = 0.0;  // its faults' starts
+  std::vector<size_t> members;  // the batched faults (TraceData::faults indices), ascending
 };
 // The batches of repairs in a trace (closed repairs only).
 RepairBatches find_repair_batches(const TraceData& trace);

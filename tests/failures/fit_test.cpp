@@ -166,6 +166,7 @@ TEST(FitTrace, RepairsClosedTogetherAreReportedAsBatches) {
   EXPECT_EQ(b.batches, 1);
   EXPECT_EQ(b.faults, 3);
   EXPECT_EQ(b.largest, 3);
+  EXPECT_EQ(b.members, (std::vector<size_t>{6, 7, 8}));
   EXPECT_NEAR(b.largest_at_s, 130 * 3600.0, 1e-6);
   EXPECT_NEAR(b.largest_first_start_s, 40 * 3600.0, 1e-6);
   EXPECT_NEAR(b.largest_last_start_s, 100 * 3600.0, 1e-6);

@@ -76,6 +76,36 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_FALSE(place_among(log.gap_cv, cv).beyond_all);
 }
 
+// The log's repairs closed in batches: counted directly from its faults, the log's failed GPUs
+// are the replayed log's (the document's log column); with the batched faults' repairs drawn
+// from the log's other repairs instead, its time above 4% failed falls below a third and its
+// peak by at least a tenth, as the document says.
+TEST(Backtest, BatchedRepairsMakeTheLogsWeeksAboveFourPercent) {
+  auto bt = fitted_backtest(testing::scenario("paper/infinitehbd-400.yaml"), kBacktestFitSeed);
+  ASSERT_TRUE(bt.ok()) << bt.error().message;
+  const auto& th = kBacktestThresholds;
+  const sim::RepairBatches& rb = bt->fit.batches;
+  EXPECT_EQ(rb.batches, 4);
+  EXPECT_EQ(rb.faults, 27);
+  EXPECT_EQ(rb.members.size(), 27u);
+  EXPECT_EQ(rb.largest, 15);
+  const FailureModelStats log = failure_model_stats(*bt->log, bt->fit.nodes, th, 1);
+  auto direct = log_failed_gpus(*bt->log, th);
+  ASSERT_TRUE(direct.ok()) << direct.error().message;
+  for (size_t k = 0; k < th.size(); ++k) {
+    EXPECT_NEAR(direct->share_above[k], log.share_above[k], 1e-9) << k;
+  }
+  EXPECT_DOUBLE_EQ(direct->peak_failed_gpus, log.peak_failed_gpus);
+  auto redrawn = log_failed_gpus(*bt->log, th, rb.members, 200, kBacktestFitSeed);
+  ASSERT_TRUE(redrawn.ok()) << redrawn.error().message;
+  EXPECT_LT(redrawn->share_above.back(), log.share_above.back() / 3);
+  EXPECT_LT(redrawn->peak_failed_gpus, 0.9 * log.peak_failed_gpus);
+  // Redrawing no fault is the log itself.
+  auto none = log_failed_gpus(*bt->log, th, {}, 200, kBacktestFitSeed);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->share_above, direct->share_above);
+}
+
 TEST(Backtest, PlaceAmongReplicationsCountsTiesHalfAndFlagsValuesBeyondAll) {
   const std::vector<double> v = {4, 1, 3, 2, 5};
   const Place mid = place_among(3, v);

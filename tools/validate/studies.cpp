@@ -10,6 +10,7 @@
 #include <numeric>
 #include <queue>
 #include <string_view>
+#include <tuple>
 
 #include "models/base/check.h"
 #include "models/base/random.h"
@@ -294,6 +295,71 @@ FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
   out.repair_p90_days = quantile(repairs, 0.9);
   out.gap_cv = cv;
   out.peak_failed_gpus = whole.peak_failed;
+  return out;
+}
+
+Result<LogFailedGpus> log_failed_gpus(const Prepared& p, const std::vector<double>& thresholds,
+                                      const std::vector<size_t>& redraw, int draws, uint64_t seed) {
+  const sim::TraceData* trace = p.trace().get();
+  if (trace == nullptr || !p.scenario().failures.trace) {
+    return Error::bad_input("log_failed_gpus: the scenario has no trace");
+  }
+  NTPSIM_CHECK(draws > 0 && std::is_sorted(redraw.begin(), redraw.end()));
+  const int64_t units = p.topology().units(p.scenario().failures.trace->component);
+  if (units <= 0 || static_cast<int64_t>(trace->node_names.size()) > units) {
+    return Error::bad_input("log_failed_gpus: the trace has more nodes than the cluster units");
+  }
+  const double gpus = static_cast<double>(p.topology().gpus());
+  const double gpus_per_unit = gpus / static_cast<double>(units);
+  const double end_s = p.engine_config().end.seconds();
+  std::vector<double> pool;  // the other faults' closed repairs
+  for (size_t i = 0; i < trace->faults.size(); ++i) {
+    const sim::TraceFault& f = trace->faults[i];
+    if (!f.open && !std::binary_search(redraw.begin(), redraw.end(), i)) pool.push_back(f.repair_s);
+  }
+  if (!redraw.empty() && pool.empty()) {
+    return Error::bad_input("log_failed_gpus: no other closed repairs to draw from");
+  }
+  const int n = redraw.empty() ? 1 : draws;
+  LogFailedGpus out;
+  out.share_above.assign(thresholds.size(), 0.0);
+  std::vector<int> faults_on(trace->node_names.size());
+  for (int d = 0; d < n; ++d) {
+    Stream rng(seed, static_cast<uint64_t>(d), "backtest.redraw");
+    // (time, +1 start / -1 end, node); ends sort before starts at one time.
+    std::vector<std::tuple<double, int, int32_t>> steps;
+    for (size_t i = 0; i < trace->faults.size(); ++i) {
+      const sim::TraceFault& f = trace->faults[i];
+      double repair = f.repair_s;
+      if (std::binary_search(redraw.begin(), redraw.end(), i)) {
+        repair = pool[static_cast<size_t>(rng.uniform_int(pool.size()))];
+      }
+      if (f.start_s >= end_s) continue;
+      steps.emplace_back(f.start_s, +1, f.node);
+      steps.emplace_back(std::min(end_s, f.start_s + repair), -1, f.node);
+    }
+    std::sort(steps.begin(), steps.end());
+    std::fill(faults_on.begin(), faults_on.end(), 0);
+    int64_t down = 0, peak = 0;
+    double last = 0.0;
+    std::vector<double> above(thresholds.size(), 0.0);
+    auto advance = [&](double t) {
+      for (size_t k = 0; k < thresholds.size(); ++k) {
+        if (static_cast<double>(down) * gpus_per_unit > thresholds[k] * gpus) above[k] += t - last;
+      }
+      last = t;
+    };
+    for (const auto& [t, delta, node] : steps) {
+      advance(t);
+      int& on = faults_on[static_cast<size_t>(node)];
+      if (delta > 0 && on++ == 0) ++down;
+      if (delta < 0 && --on == 0) --down;
+      peak = std::max(peak, down);
+    }
+    advance(end_s);
+    for (size_t k = 0; k < thresholds.size(); ++k) out.share_above[k] += above[k] / end_s / n;
+    out.peak_failed_gpus += static_cast<double>(peak) * gpus_per_unit / n;
+  }
   return out;
 }
 

@@ -120,6 +120,20 @@ Place place_among(double l, std::vector<double> v);
 FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
                                       const std::vector<double>& thresholds, int reps);
 
+// The log of a trace scenario `p` (one trace node per unit of its trace component), its failed
+// GPUs counted directly from the trace's faults over the scenario's horizon: the time share above
+// each threshold (of the cluster's GPUs) and the peak. With `redraw` (TraceData::faults indices,
+// ascending), the repairs of those faults are drawn instead from the log's other closed repairs,
+// uniformly (Stream(seed, draw, "backtest.redraw")), and the statistics are the means over
+// `draws` such logs: what the log would show had those repairs been independent of one another.
+struct LogFailedGpus {
+  std::vector<double> share_above;  // per threshold
+  double peak_failed_gpus = 0;
+};
+Result<LogFailedGpus> log_failed_gpus(const Prepared& p, const std::vector<double>& thresholds,
+                                      const std::vector<size_t>& redraw = {}, int draws = 1,
+                                      uint64_t seed = 0);
+
 // The back-test's settings, shared by the document and tests/validation so their verdicts agree:
 // the thresholds of the time-share curve (the NTP paper's Fig. 4 reads 0.1%), the fit's seed and
 // the model's replications.
