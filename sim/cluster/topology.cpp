@@ -1,9 +1,11 @@
 #include "sim/cluster/topology.h"
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/depth_first_search.hpp>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/base/check.h"
 
@@ -11,8 +13,10 @@ namespace ntpsim::sim {
 namespace {
 
 // The component graph: one vertex per pod, domain, node and GPU; edges point from a component to
-// the components that depend on it. A tree, rooted at the pods.
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+// the components that depend on it. A tree, rooted at the pods. Compressed sparse rows: built in
+// one pass from the edges, which come sorted by source, with two allocations however many GPUs
+// (an adjacency list allocates per vertex, which the planner paid once per candidate cluster).
+using Graph = boost::compressed_sparse_row_graph<boost::directedS>;
 using Vertex = Graph::vertex_descriptor;
 
 // Per-vertex blast radius accumulated bottom-up: the lowest GPU index below it and the count.
@@ -92,17 +96,24 @@ Result<Topology> Topology::build(const ClusterConfig& c) {
   const int64_t node0 = domain0 + t.domains_;
   const int64_t gpu0 = node0 + nodes;
   const int64_t vertices = gpu0 + t.gpus_;
-  Graph g(static_cast<size_t>(vertices));
+  // Edges in order of their source (pods, then domains, then nodes), as the graph requires.
+  std::vector<std::pair<Vertex, Vertex>> edges;
+  edges.reserve(static_cast<size_t>(vertices - pods));
   const int64_t nodes_per_domain = t.gpus_per_domain_ / t.gpus_per_node_;
   for (int64_t d = 0; d < t.domains_; ++d) {
-    boost::add_edge(static_cast<Vertex>(d / t.domains_per_pod_), static_cast<Vertex>(domain0 + d), g);
+    edges.emplace_back(static_cast<Vertex>(d / t.domains_per_pod_),
+                       static_cast<Vertex>(domain0 + d));
   }
   for (int64_t n = 0; n < nodes; ++n) {
-    boost::add_edge(static_cast<Vertex>(domain0 + n / nodes_per_domain), static_cast<Vertex>(node0 + n), g);
+    edges.emplace_back(static_cast<Vertex>(domain0 + n / nodes_per_domain),
+                       static_cast<Vertex>(node0 + n));
   }
   for (int64_t gpu = 0; gpu < t.gpus_; ++gpu) {
-    boost::add_edge(static_cast<Vertex>(node0 + gpu / t.gpus_per_node_), static_cast<Vertex>(gpu0 + gpu), g);
+    edges.emplace_back(static_cast<Vertex>(node0 + gpu / t.gpus_per_node_),
+                       static_cast<Vertex>(gpu0 + gpu));
   }
+  const Graph g(boost::edges_are_sorted, edges.begin(), edges.end(), static_cast<size_t>(vertices));
+  edges = {};
 
   std::vector<Span> spans(static_cast<size_t>(vertices));
   for (int64_t gpu = 0; gpu < t.gpus_; ++gpu) spans[static_cast<size_t>(gpu0 + gpu)] = {gpu, 1, gpu};
