@@ -339,5 +339,9 @@ RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,
 RegimeFit fit_hawkes_regime_repairs(const std::vector<double>& times_s,
                                     const std::vector<Interval>& repairs, double span_s,
                                     double min_delay_s, const RegimeFit& start);
+// The arrivals of a regime fit as the engine's process: distribution hawkes with the fit's two
+// kernels, its regime and (with_repairs) its repair scales. Rate and kinds are left empty (the
+// caller's: a process per log or a test's).
+FailureProcess regime_process(const RegimeFit& f);
 
 }  // namespace ntpsim::sim

@@ -267,16 +267,7 @@ void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double ref
   // weights them to a mean of 1, so the kinds keep their fitted mean repair. That share is the
   // one the engine realises (process_means.h: immigrants and the failures they trigger, which
   // follow the chain as it moves), not the immigrants' own.
-  FailureProcess fitted;
-  fitted.distribution = "hawkes";
-  fitted.branching = p.n1;
-  fitted.excitation_mean_s = p.tau1;
-  fitted.slow_branching = p.n2;
-  fitted.slow_excitation_mean_s = p.tau2;
-  fitted.regime_high_share = p.share;
-  fitted.regime_rate_ratio = p.ratio;
-  fitted.regime_high_mean_s = p.high_s;
-  const double high_faults = regime_high_failure_share(fitted);
+  const double high_faults = regime_high_failure_share(regime_process(out));
   out.high_fault_share = high_faults;
   out.low_repair_scale = 1.0 / (1.0 - high_faults + high_faults * out.repair_scale);
   out.high_repair_scale = out.low_repair_scale * out.repair_scale;
@@ -540,6 +531,21 @@ RegimeFit fit_hawkes_regime_repairs(const std::vector<double>& times_s,
                                     const std::vector<Interval>& repairs, double span_s,
                                     double min_delay_s, const RegimeFit& start) {
   return fit_regime_laws(times_s, repairs, span_s, min_delay_s, start);
+}
+
+FailureProcess regime_process(const RegimeFit& f) {
+  FailureProcess p;
+  p.distribution = "hawkes";
+  p.branching = f.kernels.branching;
+  p.excitation_mean_s = f.kernels.mean_delay_s;
+  p.slow_branching = f.kernels.slow_branching;
+  p.slow_excitation_mean_s = f.kernels.slow_mean_delay_s;
+  p.regime_high_share = f.high_share;
+  p.regime_rate_ratio = f.rate_ratio;
+  p.regime_high_mean_s = f.high_mean_s;
+  p.regime_low_repair_scale = f.low_repair_scale;
+  p.regime_high_repair_scale = f.high_repair_scale;
+  return p;
 }
 
 RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,

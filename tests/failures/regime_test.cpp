@@ -136,17 +136,7 @@ TEST(Regime, FitRecoversTheRegimeWithinItsIntervals) {
     EXPECT_LT(f.kernels.delta_aic, two.delta_aic) << r;
     // The states' repair scales average 1 over the failures as the engine starts them in each
     // state (immigrants and the failures they trigger), so each kind keeps its mean repair.
-    FailureProcess fitted;
-    fitted.distribution = "hawkes";
-    fitted.branching = f.kernels.branching;
-    fitted.excitation_mean_s = f.kernels.mean_delay_s;
-    fitted.slow_branching = f.kernels.slow_branching;
-    fitted.slow_excitation_mean_s = f.kernels.slow_mean_delay_s;
-    fitted.regime_high_share = f.high_share;
-    fitted.regime_rate_ratio = f.rate_ratio;
-    fitted.regime_high_mean_s = f.high_mean_s;
-    fitted.regime_low_repair_scale = f.low_repair_scale;
-    fitted.regime_high_repair_scale = f.high_repair_scale;
+    FailureProcess fitted = regime_process(f);
     fitted.kinds = {k};
     EXPECT_NEAR(mean_repair_s(fitted), k.repair.mean_s, 1e-9 * k.repair.mean_s) << r;
     EXPECT_NEAR(f.high_repair_scale / f.low_repair_scale, f.repair_scale, 1e-12) << r;
