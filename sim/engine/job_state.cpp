@@ -360,6 +360,12 @@ int JobState::domain_min_degree(int domain) const {
 }
 
 int JobState::domain_failed_gpus(int domain) const {
+  if (track_swaps_) {  // the domain's down bits are kept: count them
+    const uint64_t* down = &down_bits_[static_cast<size_t>(domain) * words_per_domain_];
+    int n = 0;
+    for (int w = 0; w < words_per_domain_; ++w) n += std::popcount(down[w]);
+    return n;
+  }
   const int G = layout_.gpus_per_domain;
   int n = 0;
   const Gpu* base = &gpu_[static_cast<size_t>(domain) * G];

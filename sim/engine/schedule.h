@@ -3,6 +3,13 @@
 // strategy's run. Strategies never add events of their own (checkpoints and recovery ends are
 // integrated analytically, engine.h), so the order does not depend on the strategy and building
 // it once per replication saves the heap work of the other strategies.
+//
+// Two ways to the same order. The queue receives failure i, then (once it is popped) its repair
+// and failure i + 1, so its insertion sequence orders repairs by their failure's index, and the
+// order is (time, priority, failure index) for any list. When the repairs take few distinct
+// durations (fixed repair times: typically one per failure kind), the repairs of one duration
+// come in failure order, already sorted (failure times are sorted); the schedule is then a merge
+// of those sorted streams and the failures, with no heap. Otherwise the queue builds it.
 // Ownership: a value that keeps its storage across build() calls (no allocation once grown).
 // Thread safety: none; one per thread, read-only while runs replay it.
 #pragma once
@@ -23,13 +30,26 @@ struct ScheduledEvent {
 
 class EventSchedule {
  public:
+  // Repair durations a merge handles; more distinct ones take the queue.
+  static constexpr int kMaxMergedDurations = 8;
+
   // REQUIRES: failures sorted by time. Events at or after `end` are left out.
   void build(const std::vector<FailureEvent>& failures, Time end);
   const std::vector<ScheduledEvent>& events() const { return events_; }
+  // How the last build ran: true = the merge of per-duration streams, false = the queue.
+  bool merged() const { return merged_; }
 
  private:
+  // The queue's build, for any repair durations.
+  void build_with_queue(const std::vector<FailureEvent>& failures, Time end);
+  // The merge; false (nothing built) when the repairs take over kMaxMergedDurations durations.
+  bool build_merged(const std::vector<FailureEvent>& failures, Time end);
+
   EventQueue queue_;
   std::vector<ScheduledEvent> events_;
+  // Per distinct repair duration: the failures whose repair it is, in index order.
+  std::vector<std::vector<int32_t>> streams_;
+  bool merged_ = false;
 };
 
 }  // namespace ntpsim::sim

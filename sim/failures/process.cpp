@@ -295,19 +295,34 @@ double ProcessGenerator::hawkes_gap() {
   }
 }
 
+void ProcessGenerator::draw_candidate(double mean_gap) {
+  candidate_ready_ = true;
+  candidate_s_ = now_s_ + arrivals_.exponential(mean_gap);
+  if (!(candidate_s_ < kHorizonS)) {
+    candidate_unit_ = -1;
+    return;
+  }
+  candidate_unit_ = pick_unit_exponential();
+  __builtin_prefetch(&up_at_s_[static_cast<size_t>(candidate_unit_)]);
+}
+
 void ProcessGenerator::refill() {
   if (exponential_) {
     if (!(total_rate_ > 0.0)) return;
     const double mean_gap = 1.0 / total_rate_;
     for (;;) {
-      now_s_ += hawkes_ ? hawkes_gap() : arrivals_.exponential(mean_gap);
-      if (!(now_s_ < kHorizonS)) return;
       int64_t u = 0;
       if (hawkes_) {
+        now_s_ += hawkes_gap();
+        if (!(now_s_ < kHorizonS)) return;
         u = pick_up_unit(now_s_);
         if (u < 0) continue;  // every unit that can fail is in repair: dropped
       } else {
-        u = pick_unit_exponential();
+        if (!candidate_ready_) draw_candidate(mean_gap);
+        now_s_ = candidate_s_;
+        u = candidate_unit_;
+        if (u < 0) return;  // past the horizon (the candidate stays: every later call returns)
+        draw_candidate(mean_gap);
         if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
       }
       excess_ += jump_;  // 0 unless hawkes: a failure that happened excites the class

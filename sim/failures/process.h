@@ -93,6 +93,14 @@ class ProcessGenerator final : public EventGenerator {
   double lemon_multiplier_ = 1.0;       // a lemon's weight relative to another unit
   double total_rate_ = 0.0;             // exponential: superposed rate over all units, per second
   double now_s_ = 0.0;                  // exponential: time of the last candidate event
+  // Exponential without hawkes: the next candidate (time, unit), drawn from arrivals_ as soon as
+  // the one before it is taken (the same draws in the same order as drawing it when needed:
+  // nothing else draws from arrivals_ in between), so that its up_at_s_ entry is prefetched while
+  // the event before it is emitted and consumed. Unit -1: its time is past the horizon.
+  bool candidate_ready_ = false;
+  double candidate_s_ = 0.0;
+  int64_t candidate_unit_ = -1;
+  void draw_candidate(double mean_gap);
   double background_rate_ = 0.0;        // hawkes: immigrant rate over all units, per second
   double decay_ = 0.0;                  // hawkes: 1 / mean delay of a triggered failure
   double jump_ = 0.0;                   // hawkes: intensity a failure adds (0 otherwise)
