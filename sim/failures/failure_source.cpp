@@ -131,6 +131,12 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
     return bad(path + ".burst_probability", "must be in [0, 1]");
   }
   if (p.burst_size < 1) return bad(path + ".burst_size", "must be at least 1");
+  if (!(p.deferred_share >= 0.0 && p.deferred_share <= 1.0)) {
+    return bad(path + ".deferred_repairs.share", "must be in [0, 1]");
+  }
+  if (p.deferred_share > 0.0 && !(std::isfinite(p.visit_interval_s) && p.visit_interval_s > 0.0)) {
+    return bad(path + ".deferred_repairs.visit_interval", "must be a finite duration > 0");
+  }
   return Status::Ok();
 }
 

@@ -50,11 +50,17 @@
 // - Bursts: with burst_probability an event takes burst_size consecutive units of the class
 //   (unit u, u+1, ... modulo the count, skipping units already in repair), one event each, all at
 //   the same time and of the same kind, each with its own repair draw.
+// - Deferred repairs (`deferred_repairs: {share, visit_interval}`, any distribution): each
+//   failure, with chance `share` ("deferred.<class>"), is not repaired on its own; its unit stays
+//   down until the first maintenance visit strictly after it starts, and every deferred unit of
+//   the process comes back at a visit together. Visits are a Poisson process of mean gap
+//   `visit_interval` from time 0 ("visits.<class>"), drawn in order as failures need them; the
+//   other failures draw their repairs as below. Burst partners decide each on their own.
 // - Kinds are drawn by share ("kinds.<class>"), repair times per kind ("repair.<class>").
 // Random streams, each Stream(seed, replication, name), so one process never shifts another's
 // draws: "failures.<class>", "kinds.<class>", "bursts.<class>", "repair.<class>",
-// "lemons.<class>", "regime.<class>" (a second process of the same class adds ".<n>"), and
-// "trace.placement".
+// "lemons.<class>", "regime.<class>", "deferred.<class>", "visits.<class>" (a second process of
+// the same class adds ".<n>"), and "trace.placement".
 //
 // Ownership: a FailureSource owns its per-replication state and keeps a pointer to the Topology
 // (REQUIRES: the Topology outlives the source) and a shared_ptr to the immutable TraceData.

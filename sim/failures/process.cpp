@@ -119,7 +119,11 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       repair_stream_(seed, replication,
                      std::string("repair.") + class_name(p.component) + stream_suffix),
       regime_stream_(seed, replication,
-                     std::string("regime.") + class_name(p.component) + stream_suffix) {
+                     std::string("regime.") + class_name(p.component) + stream_suffix),
+      deferred_stream_(seed, replication,
+                       std::string("deferred.") + class_name(p.component) + stream_suffix),
+      visit_stream_(seed, replication,
+                    std::string("visits.") + class_name(p.component) + stream_suffix) {
   NTPSIM_CHECK(units_ > 0);
   double cumulative = 0.0;
   for (const FailureKind& k : p.kinds) {
@@ -184,6 +188,13 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       state_ = regime_stream_.bernoulli(share) ? 1 : 0;
       switch_at_s_ = regime_stream_.exponential(state_mean_s_[state_]);
     }
+  }
+
+  if (p.deferred_share > 0.0) {
+    deferred_ = true;
+    deferred_share_ = p.deferred_share;
+    visit_interval_s_ = p.visit_interval_s;
+    next_visit_s_ = visit_stream_.exponential(visit_interval_s_);  // Poisson from time 0
   }
 
   up_at_s_.assign(static_cast<size_t>(units_), 0.0);
@@ -353,6 +364,13 @@ void ProcessGenerator::refill() {
   emit(t, u);
 }
 
+double ProcessGenerator::next_visit_after(double t_s) {
+  while (next_visit_s_ <= t_s && next_visit_s_ < kHorizonS) {
+    next_visit_s_ += visit_stream_.exponential(visit_interval_s_);
+  }
+  return next_visit_s_;
+}
+
 void ProcessGenerator::emit(double t_s, int64_t unit) {
   size_t k = 0;
   if (kinds_.size() > 1) {
@@ -363,12 +381,18 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
   const Time when = Time::at(micros_of(t_s));
   auto add = [&](int64_t u) {
     double repair_s = 0.0;
-    if (state_repairs_) {  // the law of the state the failure starts in
-      repair_s = std::max(0.0, state_repair_[state_].draw(repair_stream_));
+    double visit_s = -1.0;  // a deferred repair's visit, else < 0
+    if (deferred_ && deferred_stream_.bernoulli(deferred_share_)) {
+      visit_s = next_visit_after(t_s);  // down until the next maintenance visit
+      repair_s = visit_s - t_s;
     } else {
-      repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+      if (state_repairs_) {  // the law of the state the failure starts in
+        repair_s = std::max(0.0, state_repair_[state_].draw(repair_stream_));
+      } else {
+        repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+      }
+      if (regime_) repair_s *= repair_scale_[state_];  // the state the failure starts in
     }
-    if (regime_) repair_s *= repair_scale_[state_];  // the state the failure starts in
     up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
     FailureEvent e;
     e.time = when;
@@ -378,6 +402,9 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     e.kind = static_cast<uint16_t>(kind_base_ + k);
     // Repairs past the horizon (a heavy tail) saturate like Duration::from_seconds.
     e.repair = repair_s < kHorizonS ? micros_of(repair_s) : Duration::from_seconds(repair_s);
+    // Repairs ended by one visit end at one instant: the visit's microsecond, not the rounded
+    // difference (which can miss it by one).
+    if (visit_s >= 0.0 && visit_s < kHorizonS) e.repair = micros_of(visit_s) - when.since_start();
     e.interrupts = kind.interrupts;
     buffer_.push_back(e);
     if (!exponential_) {

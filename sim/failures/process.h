@@ -122,6 +122,16 @@ class ProcessGenerator final : public EventGenerator {
   bool state_repairs_ = false;
   RepairSampler state_repair_[2];
   Stream regime_stream_;
+  // Deferred repairs (FailureProcess::deferred_share > 0): whether a failure's repair waits for
+  // the next maintenance visit ("deferred.<class>"), and the visit times, drawn in order as
+  // failures need them ("visits.<class>"). Absent: no draw is spent on either.
+  bool deferred_ = false;
+  double deferred_share_ = 0.0;
+  double visit_interval_s_ = 0.0;
+  double next_visit_s_ = 0.0;
+  Stream deferred_stream_, visit_stream_;
+  // The first visit strictly after t_s (failures come in time order, so visits only move on).
+  double next_visit_after(double t_s);
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
 
   // Renewal processes (renewal.h): units that never failed wait in two pools (non-lemons,

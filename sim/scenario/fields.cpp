@@ -452,4 +452,14 @@ const FieldTable<FailureProcess>& burst_fields() {
   return kFields;
 }
 
+const FieldTable<FailureProcess>& deferred_repair_fields() {
+  using P = FailureProcess;
+  // At least a second between visits (the scenario's time resolution), at most a century.
+  static const FieldTable<P> kFields = {
+      fraction("share", &P::deferred_share, true, 0.0, 1.0),
+      duration("visit_interval", &P::visit_interval_s, true, 1.0, 100 * 365.25 * 86400.0),
+  };
+  return kFields;
+}
+
 }  // namespace ntpsim::sim::scenario_internal

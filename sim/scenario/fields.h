@@ -73,6 +73,9 @@ const FieldTable<TraceConfig>& trace_fields();
 // when the map is given). Their JSON keys are flat in the process, prefixed "lemon_"/"burst_".
 const FieldTable<FailureProcess>& lemon_fields();
 const FieldTable<FailureProcess>& burst_fields();
+// The `deferred_repairs` map of a failure process (both keys required when it is given); JSON
+// keys flat in the process, prefixed "deferred_", only when the share is positive.
+const FieldTable<FailureProcess>& deferred_repair_fields();
 
 // Reads every row of `table` from `r`, in order; stops at the first error.
 template <class S>

@@ -26,7 +26,10 @@ double regime_high_failure_share(const FailureProcess& p) {
   return pi * (rho * (1.0 - n) + n - c) / (1.0 - c);
 }
 
-double mean_repair_s(const FailureProcess& p) {
+namespace {
+
+// The mean of a repair drawn from a law (a kind's, or its state's), deferred repairs aside.
+double drawn_repair_mean_s(const FailureProcess& p) {
   double kinds = 0.0;
   for (const FailureKind& k : p.kinds) kinds += k.share * repair_law_mean_s(k.repair);
   if (!has_regimes(p)) return kinds;
@@ -35,6 +38,16 @@ double mean_repair_s(const FailureProcess& p) {
   const double high_law = p.regime_state_repairs ? repair_law_mean_s(p.regime_repair[1]) : kinds;
   return (1.0 - high) * p.regime_low_repair_scale * low_law +
          high * p.regime_high_repair_scale * high_law;
+}
+
+}  // namespace
+
+double mean_repair_s(const FailureProcess& p) {
+  const double drawn = drawn_repair_mean_s(p);
+  if (!(p.deferred_share > 0.0)) return drawn;
+  // Visits are a Poisson process, so the wait from a failure to the next visit has the mean
+  // gap whatever the failure's time.
+  return (1.0 - p.deferred_share) * drawn + p.deferred_share * p.visit_interval_s;
 }
 
 }  // namespace ntpsim::sim

@@ -37,7 +37,8 @@ double regime_high_failure_share(const FailureProcess& p);
 // failure rate x units per event x this). Without regimes, the kinds' laws' means weighted by
 // share. With regimes, each repair comes from the state its failure starts in: that state's law
 // (regime_repair, with regime_state_repairs) or else its kind's, times the state's repair
-// scale; the states weighted by regime_high_failure_share.
+// scale; the states weighted by regime_high_failure_share. Deferred repairs (a share of the
+// failures waiting for the next maintenance visit) last the mean gap between visits.
 double mean_repair_s(const FailureProcess& p);
 
 }  // namespace ntpsim::sim

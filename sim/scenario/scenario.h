@@ -105,6 +105,14 @@ struct FailureProcess {
   double lemon_multiplier = 1.0;
   double burst_probability = 0.0;   // chance that one event takes burst_size units at once
   int burst_size = 1;               // units taken by a burst event (same component class)
+  // Optional deferred repairs (`deferred_repairs: {share, visit_interval}`; any distribution):
+  // a share `deferred_share` of the failures is not repaired on its own: the unit stays down
+  // until the process's next maintenance visit, and every deferred unit down at a visit comes
+  // back at it, together (a log's repairs that close in batches). Visits arrive at exponential
+  // gaps of mean `visit_interval_s`, so a deferred repair lasts that long on average. Deferred
+  // repairs take no kind or state law and no regime scale. 0 share = absent.
+  double deferred_share = 0.0;
+  double visit_interval_s = 0.0;
 
   // The one home of the process's mean rates (the failure source, the loader's size checks and
   // the planner's screen all use these):

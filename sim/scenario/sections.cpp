@@ -129,7 +129,8 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
                     FailureProcess& out) {
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx,
                                              {"component", "rate", "mtbf", "distribution", "shape",
-                                              "kinds", "lemon", "burst", "excitation", "regime"}));
+                                              "kinds", "lemon", "burst", "excitation", "regime",
+                                              "deferred_repairs"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   std::string component = "gpu";
@@ -261,6 +262,13 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
     if (!b.ok()) return b.error();
     NTPSIM_RETURN_IF_ERROR(read_fields(*b, burst_fields(), out));
     NTPSIM_RETURN_IF_ERROR(b->finish());
+  }
+  const YAML::Node deferred = r->child("deferred_repairs");
+  if (deferred.IsDefined()) {
+    auto d = MapReader::make(deferred, join_path(path, "deferred_repairs"), ctx);
+    if (!d.ok()) return d.error();
+    NTPSIM_RETURN_IF_ERROR(read_fields(*d, deferred_repair_fields(), out));
+    NTPSIM_RETURN_IF_ERROR(d->finish());
   }
   return r->finish();
 }

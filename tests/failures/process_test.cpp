@@ -11,6 +11,7 @@
 #include "failure_test_util.h"
 #include "models/base/check.h"
 #include "models/base/random.h"
+#include "sim/scenario/process_means.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -353,6 +354,92 @@ TEST(ProcessTest, ZeroRateYieldsNothingAndBadParametersAreErrors) {
   p = testing::process(Component::kGpu, 1e-6);
   p.burst_size = 0;
   expect_error(p, "burst_size");
+  p = testing::process(Component::kGpu, 1e-6);
+  p.deferred_share = 1.5;
+  p.visit_interval_s = 86400.0;
+  expect_error(p, "failures.processes[1].deferred_repairs.share");
+  p.deferred_share = 0.5;
+  p.visit_interval_s = 0.0;
+  expect_error(p, "failures.processes[1].deferred_repairs.visit_interval");
+}
+
+// The distinct repair ends of `events` (each failure's start + repair), sorted.
+std::vector<double> distinct_ends(const std::vector<FailureEvent>& events) {
+  std::vector<double> ends;
+  for (const FailureEvent& e : events) ends.push_back((e.time + e.repair).seconds());
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  return ends;
+}
+
+// Every failure deferred: each unit stays down until the first visit after its failure, so no
+// visit (no repair end of another failure) falls inside a repair, repairs end together at few
+// instants (about one per visit, since units wait at nearly every visit), and a repair lasts
+// the mean gap between visits on average. Tolerances: 5 standard deviations; the waits of one
+// visit share their end, so the mean wait's deviation is taken over visits, not failures.
+TEST(ProcessTest, DeferredRepairsEndTogetherAtTheNextVisit) {
+  constexpr double kVisit = 10 * testing::kDay, kHorizon = 2000 * testing::kDay;
+  Scenario s = testing::scenario_with(400, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, 1.0 / (400 * testing::kDay));
+  p.kinds = {testing::kind("hard", 1.0, "fixed", 1.0)};
+  p.deferred_share = 1.0;
+  p.visit_interval_s = kVisit;
+  s.failures.processes = {p};
+  const Topology t = topo(s);
+  const auto events = collect(s, t, 11, 0, kHorizon);
+  ASSERT_GT(events.size(), 1000u);
+  const std::vector<double> ends = distinct_ends(events);
+  double wait_sum = 0.0;
+  for (const FailureEvent& e : events) {
+    const double start = e.time.seconds(), end = (e.time + e.repair).seconds();
+    ASSERT_GT(end, start);
+    // The first repair end after the start is this failure's own.
+    const auto next = std::upper_bound(ends.begin(), ends.end(), start);
+    ASSERT_NE(next, ends.end());
+    EXPECT_EQ(*next, end) << "a visit at " << *next << " s left the unit failed at " << start
+                          << " s down until " << end << " s";
+    wait_sum += end - start;
+  }
+  const auto visits_in_horizon =
+      static_cast<double>(std::lower_bound(ends.begin(), ends.end(), kHorizon) - ends.begin());
+  const double expected_visits = kHorizon / kVisit;
+  expect_within_5_sigma(visits_in_horizon, expected_visits, std::sqrt(expected_visits),
+                        "distinct repair ends (visits)");
+  expect_within_5_sigma(wait_sum / static_cast<double>(events.size()), kVisit,
+                        kVisit / std::sqrt(expected_visits), "mean wait for a visit");
+}
+
+// A share of the failures deferred: the others draw their kind's repair; the deferred share
+// and the mean repair match FailureProcess's closed form (process_means.h) within 5 standard
+// deviations (the deferred ones' over visits, as above).
+TEST(ProcessTest, DeferredRepairsMixWithDrawnRepairs) {
+  constexpr double kVisit = 5 * testing::kDay, kHorizon = 3000 * testing::kDay;
+  constexpr double kRepair = 3600.0;
+  Scenario s = testing::scenario_with(400, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, 1.0 / (200 * testing::kDay));
+  p.kinds = {testing::kind("hard", 1.0, "fixed", kRepair)};
+  p.deferred_share = 0.3;
+  p.visit_interval_s = kVisit;
+  s.failures.processes = {p};
+  const Topology t = topo(s);
+  const auto events = collect(s, t, 5, 1, kHorizon);
+  ASSERT_GT(events.size(), 4000u);
+  double deferred = 0.0, sum = 0.0;
+  for (const FailureEvent& e : events) {
+    if (e.repair.seconds() != kRepair) deferred += 1.0;
+    sum += e.repair.seconds();
+  }
+  const double n = static_cast<double>(events.size());
+  expect_within_5_sigma(deferred / n, 0.3, std::sqrt(0.3 * 0.7 / n), "deferred share");
+  const double visits = kHorizon / kVisit;
+  expect_within_5_sigma(sum / n, mean_repair_s(p), 0.3 * kVisit / std::sqrt(visits),
+                        "mean repair");
+  // Deferred repairs end at visits: far fewer distinct ends than deferred failures.
+  std::vector<FailureEvent> late;
+  for (const FailureEvent& e : events) {
+    if (e.repair.seconds() != kRepair) late.push_back(e);
+  }
+  EXPECT_LT(static_cast<double>(distinct_ends(late).size()), 1.5 * visits);
 }
 
 }  // namespace

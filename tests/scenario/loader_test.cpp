@@ -243,6 +243,37 @@ TEST(LoaderTest, MtbfWeibullLemonBurstAndEmpiricalRepair) {
   EXPECT_EQ(p.burst_size, 2);
 }
 
+// Deferred repairs read as a share and a visit interval, print back only when set, and reload
+// to the same scenario; the map is all-or-nothing.
+TEST(LoaderTest, DeferredRepairsReadPrintAndReload) {
+  const Scenario s = load_ok(
+      good("minimal"),
+      {"failures.processes=[{component: node, rate: 1e-4/h, kinds: [{name: a, repair: {mean: 1d}}], "
+       "deferred_repairs: {share: 5%, visit_interval: 30d}}]"});
+  const auto& p = s.failures.processes.at(0);
+  EXPECT_DOUBLE_EQ(p.deferred_share, 0.05);
+  EXPECT_DOUBLE_EQ(p.visit_interval_s, 30 * 86400.0);
+  const std::string text = to_yaml_text(s);
+  EXPECT_NE(text.find("deferred_repairs"), std::string::npos) << text;
+  EXPECT_EQ(to_yaml_text(load_ok(good("minimal"))).find("deferred_repairs"), std::string::npos);
+  ScratchDir dir;
+  auto again = load_scenario(dir.write("deferred.yaml", text));
+  ASSERT_TRUE(again.ok()) << again.error().message << "\n" << text;
+  EXPECT_EQ(to_yaml_text(*again), text);
+  EXPECT_EQ(scenario_hash(*again), scenario_hash(s));
+
+  auto missing = load_scenario(
+      good("minimal"),
+      {"failures.processes=[{component: node, rate: 1e-4/h, kinds: [{name: a, repair: {mean: 1d}}], "
+       "deferred_repairs: {share: 5%}}]"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("failures.processes[0].deferred_repairs"),
+            std::string::npos)
+      << missing.error().message;
+  EXPECT_NE(missing.error().message.find("visit_interval"), std::string::npos)
+      << missing.error().message;
+}
+
 // A chain entry keeps its own name and label, its actions in order and every option of its
 // terminal action with defaults filled (fractions parsed); boost-only options only with the boost.
 TEST(LoaderTest, ChainsReadWithTheirActionsAndOptions) {
