@@ -1097,6 +1097,14 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         pf.regime_chosen = false;
         pf.regime_repairs_chosen = true;
       }
+      // Repairs that wait for a maintenance visit, written with the laws per state only (fit.h):
+      // their replayed repairs then leave out the deferred faults', which the visits replace.
+      pf.deferred = fit_deferred_repairs(times, pooled_repairs);
+      pf.deferred_chosen = pf.deferred.supported && pf.regime_repairs_chosen;
+      if (pf.deferred_chosen) {
+        fit_internal::state_values(pooled_repairs, pf.regime_repairs.high_posterior,
+                                   pf.deferred.is_deferred, pf.regime_repairs.state_values_s);
+      }
       if (pf.regime_repairs_chosen) {
         pf.regime_repairs.kernels.chosen = true;
       } else if (pf.regime_chosen) {

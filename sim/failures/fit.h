@@ -230,6 +230,44 @@ struct KindFit {
 // so the gains compare by the criterion each kind's own choice used. The pooled stream leaves out
 // faults that start inside an earlier repair of their node (any kind): the engine's process thins
 // those, and they trigger nothing.
+// Repairs that wait for a maintenance visit (the engine's deferred_repairs, failure_source.h):
+// each fault, with chance `share`, is not repaired on its own but at the first visit after it
+// starts, visits a Poisson process of mean gap `visit_interval_s`, and every deferred fault open
+// at a visit ends at it; the others' repairs come from one RepairMixture. Repair ends are known
+// to kResolutionS, so an end on its own counts as the mixture's chance of that minute and a
+// visit as the chance of a visit in it; a deferred fault must see no visit between its start and
+// its end. The likelihood of a set of visits (and so of deferred faults) is then
+//   sum over the others (ln(1 - share) + their own term) + deferred x ln(share)
+//     + visits x ln(visits / waiting x kResolutionS) - visits,
+// `waiting` the time some deferred fault is waiting (the union of their repairs; visits outside
+// it close nothing and are not seen). Candidate visits are the closed repairs' ends within
+// kResolutionS of one another, at least 2, of faults that started over more than
+// RepairBatches::kBatchSpreadS (repairs of one burst that end together are the burst's, not a
+// visit's); visits are added one at a time while the likelihood grows (a greedy search, not an
+// exhaustive one), then the others' mixture is refitted. Supported with at least kMinVisits
+// visits and a lower AIC (2 parameters more) than one mixture for every repair.
+struct DeferredRepairFit {
+  static constexpr double kResolutionS = 60.0;
+  static constexpr int kMinVisits = 3;
+  int candidates = 0;
+  int visits = 0;
+  int64_t deferred = 0;
+  double share = 0.0, share_lo = 0.0, share_hi = 0.0;  // exact (Clopper-Pearson) 95% interval
+  double visit_interval_s = 0.0, visit_interval_lo_s = 0.0, visit_interval_hi_s = 0.0;
+  double waiting_s = 0.0;    // the union of the deferred faults' repairs
+  double mean_wait_s = 0.0;  // the deferred faults' mean repair
+  double log_likelihood = 0.0;      // with the visits, the others' mixture refitted
+  double iid_log_likelihood = 0.0;  // one mixture for every repair
+  double delta_aic = 0.0;           // AIC(with visits) - AIC(one mixture)
+  RepairMixture rest;               // the others' repair law
+  std::vector<char> is_deferred;    // per repair (the order of the repairs given)
+  bool supported = false;
+};
+// `repairs[i]` the repair of the fault starting at `starts_s[i]` (failed = false: still open,
+// never deferred). Not supported (nothing claimed) with fewer than 10 repairs.
+DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
+                                       const std::vector<Interval>& repairs);
+
 struct PooledFit {
   int64_t events = 0;
   std::vector<double> times_s;  // the pooled faults' start times, sorted
@@ -251,6 +289,12 @@ struct PooledFit {
   int chosen_scales = 0;    // 0: kinds apart (one process each); 1 or 2: the pooled process
   bool regime_chosen = false;  // the pooled process chosen is `regime` (chosen_scales 2)
   bool regime_repairs_chosen = false;  // it is `regime_repairs` (chosen_scales 2)
+  // Which repairs wait for a maintenance visit (fit_deferred_repairs on the pooled faults).
+  // Written with the regime's repair laws per state only (deferred_chosen): those replay the
+  // log's repairs, and the deferred faults' repairs then leave them; the kinds' fitted laws
+  // would count them twice.
+  DeferredRepairFit deferred;
+  bool deferred_chosen = false;
   // The chosen pooled process's kernels (one, two, regime or regime_repairs); REQUIRES
   // chosen_scales > 0.
   const HawkesFit& chosen() const {

@@ -10,6 +10,8 @@
 #include <limits>
 #include <vector>
 
+#include "sim/failures/fit.h"
+
 namespace ntpsim::sim::fit_internal {
 
 // The two-sided 95% normal quantile.
@@ -161,6 +163,13 @@ void set_mixture(V& th, int o, const Mixture& x) {
   th[o + 3] = std::log(std::max(1e-6, x.m2 - x.m1));
   th[o + 4] = std::log(std::max(1e-6, x.s2 - kMinMixtureSigma));
 }
+
+// The per-state values a regime fit with repair laws per state replays: each repair (floored
+// at 1 s) in the state more probable for it (posterior of the high state > 0.5), sorted; a state
+// no repair is more probable in replays the one most probable in it. Repairs with skip[i] set
+// (a non-empty `skip`) are left out.
+void state_values(const std::vector<Interval>& repairs, const std::vector<double>& posterior,
+                  const std::vector<char>& skip, std::vector<double> (&out)[2]);
 
 // Weighted EM for the mixture on ln(repair) values (censored repairs taken at their censoring
 // time: a start for the exact likelihood, not an estimate), from `x` (updated). Returns the

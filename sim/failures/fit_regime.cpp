@@ -354,22 +354,7 @@ void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double ref
   if constexpr (Problem::kLaws) {
     out.state_repairs = true;
     f.log_likelihood(p, &out.high_posterior);
-    const std::vector<Interval>& rep = *f.repairs;
-    for (size_t i = 0; i < rep.size() && i < out.high_posterior.size(); ++i) {
-      out.state_values_s[out.high_posterior[i] > 0.5 ? 1 : 0].push_back(rep[i].t_s);
-    }
-    for (int st = 0; st < 2; ++st) {
-      if (!out.state_values_s[st].empty() || out.high_posterior.empty()) continue;
-      // No repair is more probable in this state: it replays the one most probable in it.
-      size_t best = 0;
-      for (size_t i = 1; i < out.high_posterior.size(); ++i) {
-        const double a = st == 1 ? out.high_posterior[i] : 1 - out.high_posterior[i];
-        const double b = st == 1 ? out.high_posterior[best] : 1 - out.high_posterior[best];
-        if (a > b) best = i;
-      }
-      out.state_values_s[st].push_back(rep[best].t_s);
-    }
-    for (auto& v : out.state_values_s) std::sort(v.begin(), v.end());
+    state_values(*f.repairs, out.high_posterior, {}, out.state_values_s);
     for (int st = 0; st < 2; ++st) {
       RepairMixture& r = out.state_repair[st];
       const Mixture& x = p.law[st];

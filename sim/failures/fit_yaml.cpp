@@ -84,6 +84,16 @@ double independent_gain(const KindFit& k) {
   return k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - k.lifetime[0].aic;
 }
 
+// A two-lognormal repair law in words: "short 0.454 of them, median 1.66 h, sigma 2.58; long
+// median 2.77 d, sigma 1.55; mean 5.87 d".
+std::string mixture_text(const RepairMixture& m) {
+  return fmt::format(
+      "short {:.3g} of them, median {:.3g} h, sigma {:.3g}; long median {:.3g} d, sigma {:.3g}; "
+      "mean {:.3g} d",
+      m.short_share, m.short_median_s / 3600.0, m.short_sigma, m.long_median_s / kSecondsPerDay,
+      m.long_sigma, m.mean_s / kSecondsPerDay);
+}
+
 std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
@@ -270,14 +280,11 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       const RepairMixture& m = gr.iid_repairs;
       y += fmt::format(
           "#   pooled hawkes with regimes and a repair law per state (two lognormal parts each): "
-          "AIC {:+.1f} over independent\n#     faults and independent repairs (one law: short "
-          "{:.3g} of them, median {:.3g} h, sigma {:.3g}; long median {:.3g} d, sigma {:.3g}; "
-          "mean {:.3g} d); with the node choice below: AIC {:+.1f}{}\n#     high state {:.3g} of "
+          "AIC {:+.1f} over independent\n#     faults and independent repairs (one law: {}); "
+          "with the node choice below: AIC {:+.1f}{}\n#     high state {:.3g} of "
           "the time (95% CI {:.3g}-{:.3g}) in spells of {:.3g} d (95% CI {:.3g}-{:.3g}), "
           "immigrants {:.3g}x (95% CI {:.3g}-{:.3g}) the low state's\n",
-          gr.kernels.delta_aic, m.short_share, m.short_median_s / 3600.0, m.short_sigma,
-          m.long_median_s / kSecondsPerDay, m.long_sigma, m.mean_s / kSecondsPerDay,
-          gr.kernels.delta_aic + pf.lemon_gain, gr.kernels.chosen ? "  <- chosen" : "",
+          gr.kernels.delta_aic, mixture_text(m), gr.kernels.delta_aic + pf.lemon_gain, gr.kernels.chosen ? "  <- chosen" : "",
           gr.high_share, gr.high_share_lo, gr.high_share_hi, gr.high_mean_s / kSecondsPerDay,
           gr.high_mean_lo_s / kSecondsPerDay, gr.high_mean_hi_s / kSecondsPerDay, gr.rate_ratio,
           gr.rate_ratio_lo, gr.rate_ratio_hi);
@@ -301,6 +308,28 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         "p {:.3g}; AIC gain {:+.1f}: {}\n",
         l.fraction, l.multiplier, l.lr_statistic, l.p_value, pf.lemon_gain,
         l.supported ? "lemons (added to each pooled process's gain)" : "not supported");
+    if (const DeferredRepairFit& d = pf.deferred; d.visits > 0) {
+      y += fmt::format(
+          "#   which repairs wait for a maintenance visit (pooled repairs; {} candidate visits): "
+          "{} visits close {} faults;\n#     share {:.3g} (95% CI {:.3g}-{:.3g}), visits every "
+          "{:.3g} d (95% CI {:.3g}-{:.3g}) while one waits, mean wait {:.3g} d; AIC gain {:+.1f} "
+          "over one law for every repair (the others' law: {}): {}\n",
+          d.candidates, d.visits, d.deferred, d.share, d.share_lo, d.share_hi,
+          d.visit_interval_s / kSecondsPerDay, d.visit_interval_lo_s / kSecondsPerDay,
+          d.visit_interval_hi_s / kSecondsPerDay, d.mean_wait_s / kSecondsPerDay, d.delta_aic,
+          mixture_text(d.rest),
+          pf.deferred_chosen ? std::string("deferred repairs (written below)")
+          : !d.supported     ? fmt::format("not supported (at least {} visits and a lower AIC "
+                                           "needed)",
+                                           DeferredRepairFit::kMinVisits)
+                             : std::string("supported, not written: only the regime's laws per "
+                                           "state replay the log's repairs without the "
+                                           "deferred ones"));
+    } else {
+      y += fmt::format("#   which repairs wait for a maintenance visit: {} candidate visits, none raises "
+                       "the likelihood\n",
+                       d.candidates);
+    }
     if (pf.chosen_scales > 0) {
       const HawkesFit& h = pf.chosen();
       if (h.ks_p < 0.05) {
@@ -315,13 +344,16 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         "another, "
         "of faults\n# that started over more than a day): {} batch{}, {} faults, {:.1f}% of the "
         "log's down node-time;\n# the largest closed {} repairs on day {:.2f} (faults from day "
-        "{:.2f} to {:.2f}).\n# note: the model below draws every repair on its own, so it does "
-        "not hold these faults down\n#       together: expect fewer and shorter stretches with "
-        "many nodes down than the log has\n",
+        "{:.2f} to {:.2f}).\n{}",
         RepairBatches::kMinBatch, RepairBatches::kBatchGapS, rb.batches,
         rb.batches == 1 ? "" : "es", rb.faults, 100.0 * rb.down_share, rb.largest,
         rb.largest_at_s / kSecondsPerDay, rb.largest_first_start_s / kSecondsPerDay,
-        rb.largest_last_start_s / kSecondsPerDay);
+        rb.largest_last_start_s / kSecondsPerDay,
+        fit.pooled.deferred_chosen
+            ? "# the model below defers a share of the repairs to maintenance visits (above)\n"
+            : "# note: the model below draws every repair on its own, so it does not hold these "
+              "faults down\n#       together: expect fewer and shorter stretches with many nodes "
+              "down than the log has\n");
   }
   y += "failures:\n  processes:\n";
   if (pf.chosen_scales > 0) {
@@ -390,6 +422,13 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     if (l.supported) {
       y += fmt::format("      lemon: {{fraction: {:.6g}, multiplier: {:.6g}}}\n", l.fraction,
                        l.multiplier);
+    }
+    if (pf.deferred_chosen) {
+      const DeferredRepairFit& d = pf.deferred;
+      y += fmt::format(
+          "      # {} of the log's repairs waited for one of {} visits (they left the laws per "
+          "state above)\n      deferred_repairs: {{share: {:.6g}, visit_interval: {}}}\n",
+          d.deferred, d.visits, d.share, duration(d.visit_interval_s));
     }
     return y;
   }

@@ -74,6 +74,21 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_FALSE(place_among(log.repair_median_days, median).beyond_all);
   EXPECT_FALSE(place_among(log.repair_p90_days, p90).beyond_all);
   EXPECT_FALSE(place_among(log.gap_cv, cv).beyond_all);
+  // Repairs that wait for maintenance visits: the fit finds the log's batches (6 visits, 27
+  // faults), writes them with the regime's laws per state, and with them the time above 2%
+  // failed agrees and the log's times above 1% and 4% lie inside the replications' range.
+  EXPECT_TRUE(pf.deferred.supported);
+  EXPECT_TRUE(pf.deferred_chosen);
+  EXPECT_EQ(pf.deferred.visits, 6);
+  EXPECT_EQ(pf.deferred.deferred, 27);
+  EXPECT_LT(pf.deferred.delta_aic, -100.0);
+  ASSERT_EQ(th.at(2), 0.02);
+  EXPECT_NEAR(fit.share_above.at(2), log.share_above.at(2), pub::kBacktestShareTol);
+  for (const size_t k : {size_t{1}, size_t{3}}) {
+    std::vector<double> share;
+    for (const auto& r : fit.by_rep) share.push_back(r.share_above.at(k));
+    EXPECT_FALSE(place_among(log.share_above.at(k), share).beyond_all) << th.at(k);
+  }
 }
 
 // The log's repairs closed in batches: counted directly from its faults, the log's failed GPUs

@@ -104,6 +104,37 @@ std::pair<int, double> largest_batch_of_closures(const sim::PooledFit& pf, const
 
 }  // namespace
 
+// What the fit's deferred repairs (repairs that wait for a maintenance visit) find in the log.
+std::string deferred_text(const sim::PooledFit& pf, const sim::RepairBatches& rb) {
+  const sim::DeferredRepairFit& d = pf.deferred;
+  if (d.visits == 0) {
+    return fmt::format(
+        "The fit's deferred repairs (repairs that wait for a maintenance visit, "
+        "docs/trace-format.md) find no visit among {} candidates that raises the likelihood, so "
+        "every repair law of the fit draws each repair on its own.",
+        d.candidates);
+  }
+  return fmt::format(
+      "The fit's deferred repairs (a share of the faults wait for the next maintenance visit, a "
+      "Poisson process, and every waiting fault ends at it; docs/trace-format.md) find {} "
+      "visits among {} candidates that close {} faults: a share of {:.3f} (95% CI {:.3f}-{:.3f}) "
+      "waits, visits come every {:.1f} d (95% CI {:.1f}-{:.1f}) while one waits, and the "
+      "deferred faults waited {:.1f} d on average; AIC gain {:.1f} over one law for every "
+      "repair. {} The engine defers faults whenever they start, so its waiting faults are spread "
+      "over the year, while the log's batches gather faults of its busy weeks (the largest, "
+      "above, from days {:.1f} to {:.1f}): the columns above include the visits.",
+      d.visits, d.candidates, d.deferred, d.share, d.share_lo, d.share_hi,
+      d.visit_interval_s / 86400.0, d.visit_interval_lo_s / 86400.0,
+      d.visit_interval_hi_s / 86400.0, d.mean_wait_s / 86400.0, d.delta_aic,
+      pf.deferred_chosen
+          ? "The model above has them (deferred_repairs), and its replayed repairs per state "
+            "leave out the deferred faults' own."
+          : d.supported ? "They are not written: only the regime's laws per state replay the "
+                          "log's repairs without the deferred faults' own."
+                        : "Too few to claim, they are not written.",
+      rb.largest_first_start_s / 86400.0, rb.largest_last_start_s / 86400.0);
+}
+
 Status backtest_section(Doc& doc) {
   const uint64_t seed = kBacktestFitSeed;
   auto bt = fitted_backtest(doc.scenario(kHbd), seed);
@@ -170,11 +201,15 @@ Status backtest_section(Doc& doc) {
           "; the busy state's repairs are {:.0f}% ({:.0f}-{:.0f}%) short (median {:.3g} min) and "
           "average {:.3g} d ({:.3g}-{:.3g} d), the quiet state's {:.0f}% short (median {:.3g} "
           "min), averaging {:.3g} d; the engine replays the log's repairs of each state ({} and "
-          "{}, each in the state more probable for it)",
+          "{}, each in the state more probable for it{})",
           hi.short_share * 100, hi.short_share_lo * 100, hi.short_share_hi * 100,
           hi.short_median_s / 60.0, hi.mean_s / 86400.0, hi.mean_lo_s / 86400.0,
           hi.mean_hi_s / 86400.0, lo.short_share * 100, lo.short_median_s / 60.0,
-          lo.mean_s / 86400.0, g.state_values_s[1].size(), g.state_values_s[0].size());
+          lo.mean_s / 86400.0, g.state_values_s[1].size(), g.state_values_s[0].size(),
+          pf.deferred_chosen
+              ? fmt::format("; the {} faults that waited for maintenance visits aside, below",
+                            pf.deferred.deferred)
+              : std::string());
     }
     b += ".\n";
   } else if (pf.chosen_scales == 2) {
@@ -274,7 +309,9 @@ Status backtest_section(Doc& doc) {
   if (!sr.converged) {
     state_text = "A repair law per state (two lognormal parts in each) did not converge.";
   } else {
-    const double lo_faults = static_cast<double>(sr.state_values_s[0].size());
+    // Faults by the state more probable for them (the replayed repairs leave out deferred ones).
+    const auto lo_faults = static_cast<double>(std::count_if(
+        sr.high_posterior.begin(), sr.high_posterior.end(), [](double h) { return h <= 0.5; }));
     state_text = fmt::format(
         "A repair law per state with two lognormal parts in each (the states inferred from the "
         "arrivals and the repairs together, forward-backward) describes the short and the long "
@@ -288,7 +325,7 @@ Status backtest_section(Doc& doc) {
         pf.regime_repairs_chosen ? "chooses it" : "keeps the regimes of the arrivals alone",
         pct(1.0 - sr.high_share, 0), sr.rate_ratio, lo_faults, sr.state_repair[0].short_share * 100,
         sr.state_repair[0].short_median_s / 60.0, pct(sr.high_share, 0),
-        static_cast<double>(sr.state_values_s[1].size()));
+        static_cast<double>(sr.high_posterior.size()) - lo_faults);
   }
   double short_repairs = 0;
   for (const sim::Interval& r : pf.repairs) short_repairs += r.t_s < 3600.0 ? 1 : 0;
@@ -344,10 +381,7 @@ Status backtest_section(Doc& doc) {
         "repairs of the batched faults drawn instead from the log's other repairs (mean of {} "
         "draws, seed {}), the same arrivals give {:.3f}, {:.3f} and {:.3f} and a peak of {:.0f}: "
         "the batches make most of the time above 4% and {:.0f} of the peak's {:.0f} failed GPUs. "
-        "Every repair law of the fit "
-        "draws each repair on its own, so no candidate model reaches them; a model of repairs "
-        "that wait for one another and close together is not yet one of the fit's "
-        "candidates.\n\n",
+        "{}\n\n",
         rb.batches, sim::RepairBatches::kMinBatch, sim::RepairBatches::kBatchGapS, rb.faults,
         100.0 * static_cast<double>(rb.faults) / static_cast<double>(bt->fit.faults),
         pct(rb.down_share, 0), rb.largest, rb.largest_at_s / 86400.0,
@@ -355,7 +389,8 @@ Status backtest_section(Doc& doc) {
         direct->share_above[1], direct->share_above[2], direct->share_above[3],
         direct->peak_failed_gpus, kDraws, seed, redrawn->share_above[1], redrawn->share_above[2],
         redrawn->share_above[3], redrawn->peak_failed_gpus,
-        direct->peak_failed_gpus - redrawn->peak_failed_gpus, direct->peak_failed_gpus);
+        direct->peak_failed_gpus - redrawn->peak_failed_gpus, direct->peak_failed_gpus,
+        deferred_text(pf, rb));
   }
   doc.seeds.push_back(fmt::format("Back-test ({}; fitted with seed {}) | seed {}, {} replications",
                                   kHbd, seed, bt->fitted->scenario().seed, reps));

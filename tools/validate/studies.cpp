@@ -409,6 +409,7 @@ Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64
     p.lemon_multiplier = 1;
     p.burst_probability = 0;
     p.burst_size = 1;
+    p.deferred_share = 0;  // repairs on their own: no maintenance visits
   }
   auto exponential = sim::Simulation::prepare(e);
   if (!exponential.ok()) return exponential.error();

@@ -1,0 +1,242 @@
+// fit_deferred_repairs: repairs that wait for a maintenance visit (fit.h, DeferredRepairFit), and
+// the per-state values a regime fit replays (fit_internal.h, state_values), which leave the
+// deferred faults' repairs out once the visits are fitted.
+#include <algorithm>
+#include <boost/math/distributions/beta.hpp>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "sim/failures/fit.h"
+#include "sim/failures/fit_internal.h"
+
+namespace ntpsim::sim {
+namespace fit_internal {
+
+void state_values(const std::vector<Interval>& repairs, const std::vector<double>& posterior,
+                  const std::vector<char>& skip, std::vector<double> (&out)[2]) {
+  auto skipped = [&](size_t i) { return !skip.empty() && skip[i] != 0; };
+  out[0].clear();
+  out[1].clear();
+  for (size_t i = 0; i < repairs.size() && i < posterior.size(); ++i) {
+    if (!skipped(i)) out[posterior[i] > 0.5 ? 1 : 0].push_back(repairs[i].t_s);
+  }
+  for (int st = 0; st < 2; ++st) {
+    if (!out[st].empty()) continue;
+    // No repair is more probable in this state: it replays the one most probable in it.
+    size_t best = posterior.size();
+    for (size_t i = 0; i < posterior.size() && i < repairs.size(); ++i) {
+      if (skipped(i)) continue;
+      const double a = st == 1 ? posterior[i] : 1 - posterior[i];
+      if (best == posterior.size() || a > (st == 1 ? posterior[best] : 1 - posterior[best])) {
+        best = i;
+      }
+    }
+    if (best < posterior.size()) out[st].push_back(repairs[best].t_s);
+  }
+  for (auto& v : out) std::sort(v.begin(), v.end());
+}
+
+}  // namespace fit_internal
+
+namespace {
+
+using namespace fit_internal;  // NOLINT(google-build-using-namespace): the shared helpers
+
+Mixture working(const RepairMixture& r) {
+  Mixture x;
+  x.p = r.short_share;
+  x.m1 = std::log(r.short_median_s);
+  x.s1 = r.short_sigma;
+  x.m2 = std::log(r.long_median_s);
+  x.s2 = r.long_sigma;
+  return x;
+}
+
+// A repair's term on its own: the mixture's chance of the minute it ended in (its density times
+// the resolution) for a closed repair of at least kShortestRepairS, else log_mixture's chance.
+double own_term(const Mixture& x, const Interval& r) {
+  const double l = log_mixture(x, r.t_s, r.failed);
+  return r.failed && r.t_s >= kShortestRepairS
+             ? l + std::log(DeferredRepairFit::kResolutionS)
+             : l;
+}
+
+// A candidate visit: the first of a run of repair ends within the resolution of one another,
+// and the faults whose repairs end in the run.
+struct Candidate {
+  double at_s = 0.0;
+  std::vector<size_t> faults;
+};
+
+struct Evaluation {
+  bool valid = false;
+  double log_likelihood = 0.0;
+  std::vector<char> deferred;  // per repair
+  int64_t deferred_count = 0;
+  int visits = 0;
+  double waiting_s = 0.0;
+};
+
+// The likelihood (fit.h) with the visits `chosen`: each visit's faults that see no other chosen
+// visit between their start and it are deferred; a visit left with fewer than 2 of them is not
+// a valid choice (it would be one repair's own end).
+Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<size_t>& chosen,
+                    const std::vector<double>& starts_s, const std::vector<double>& own) {
+  Evaluation e;
+  const size_t n = own.size();
+  e.deferred.assign(n, 0);
+  std::vector<std::pair<double, double>> waits;
+  for (const size_t c : chosen) {
+    const Candidate& v = candidates[c];
+    int members = 0;
+    for (const size_t i : v.faults) {
+      const bool seen_other = std::any_of(chosen.begin(), chosen.end(), [&](size_t o) {
+        return o != c && candidates[o].at_s > starts_s[i] && candidates[o].at_s < v.at_s;
+      });
+      if (seen_other) continue;
+      e.deferred[i] = 1;
+      waits.emplace_back(starts_s[i], v.at_s);
+      ++members;
+    }
+    if (members < 2) return e;
+    ++e.visits;
+    e.deferred_count += members;
+  }
+  std::sort(waits.begin(), waits.end());
+  double lo = 0.0, hi = -1.0;
+  for (const auto& [a, b] : waits) {
+    if (a > hi) {
+      if (hi > lo) e.waiting_s += hi - lo;
+      lo = a;
+      hi = b;
+    } else {
+      hi = std::max(hi, b);
+    }
+  }
+  if (hi > lo) e.waiting_s += hi - lo;
+  const double d = static_cast<double>(e.deferred_count), nd = static_cast<double>(n);
+  const double q = d / nd;
+  double ll = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    if (e.deferred[i] == 0) ll += (q > 0.0 ? std::log1p(-q) : 0.0) + own[i];
+  }
+  if (e.visits > 0) {
+    if (!(e.waiting_s > 0.0) || q >= 1.0) return e;
+    const double v = static_cast<double>(e.visits);
+    ll += d * std::log(q) + v * std::log(v / e.waiting_s * DeferredRepairFit::kResolutionS) - v;
+  }
+  e.log_likelihood = ll;
+  e.valid = true;
+  return e;
+}
+
+}  // namespace
+
+DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
+                                       const std::vector<Interval>& repairs) {
+  DeferredRepairFit out;
+  const size_t n = std::min(starts_s.size(), repairs.size());
+  out.is_deferred.assign(n, 0);
+  if (n < 10) return out;
+  const RepairMixture all = fit_repair_mixture(repairs);
+  if (!all.converged) return out;
+  const Mixture base = working(all);
+  std::vector<double> own(n);
+  for (size_t i = 0; i < n; ++i) own[i] = own_term(base, repairs[i]);
+
+  // Candidate visits: runs of closed repairs' ends within the resolution of one another.
+  std::vector<size_t> by_end;
+  for (size_t i = 0; i < n; ++i) {
+    if (repairs[i].failed) by_end.push_back(i);
+  }
+  auto end_of = [&](size_t i) { return starts_s[i] + repairs[i].t_s; };
+  std::sort(by_end.begin(), by_end.end(),
+            [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
+  std::vector<Candidate> candidates;
+  for (size_t k = 0; k < by_end.size();) {
+    size_t j = k + 1;
+    while (j < by_end.size() &&
+           end_of(by_end[j]) - end_of(by_end[j - 1]) <= DeferredRepairFit::kResolutionS) {
+      ++j;
+    }
+    Candidate c;
+    c.at_s = end_of(by_end[k]);
+    double first = kInf, last = -kInf;
+    for (size_t m = k; m < j; ++m) {
+      c.faults.push_back(by_end[m]);
+      first = std::min(first, starts_s[by_end[m]]);
+      last = std::max(last, starts_s[by_end[m]]);
+    }
+    if (c.faults.size() >= 2 && last - first > RepairBatches::kBatchSpreadS) {
+      candidates.push_back(std::move(c));
+    }
+    k = j;
+  }
+  out.candidates = static_cast<int>(candidates.size());
+
+  // Greedy: add the visit that raises the likelihood most, while one does.
+  std::vector<size_t> chosen;
+  Evaluation best = evaluate(candidates, chosen, starts_s, own);
+  for (;;) {
+    size_t pick = candidates.size();
+    Evaluation top;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
+      std::vector<size_t> trial = chosen;
+      trial.push_back(c);
+      Evaluation e = evaluate(candidates, trial, starts_s, own);
+      if (e.valid && e.log_likelihood > best.log_likelihood + 1e-9 &&
+          (pick == candidates.size() || e.log_likelihood > top.log_likelihood)) {
+        pick = c;
+        top = std::move(e);
+      }
+    }
+    if (pick == candidates.size()) break;
+    chosen.push_back(pick);
+    best = std::move(top);
+  }
+
+  // Without visits: one mixture for every repair. With them: the others' mixture refitted.
+  double iid = 0.0;
+  for (size_t i = 0; i < n; ++i) iid += own[i];
+  out.iid_log_likelihood = iid;
+  out.log_likelihood = iid;
+  if (best.visits == 0) return out;
+  std::vector<Interval> rest;
+  for (size_t i = 0; i < n; ++i) {
+    if (best.deferred[i] == 0) rest.push_back(repairs[i]);
+  }
+  out.rest = fit_repair_mixture(rest);
+  if (!out.rest.converged) return out;
+  const Mixture x = working(out.rest);
+  std::vector<double> own_rest(n);
+  for (size_t i = 0; i < n; ++i) own_rest[i] = own_term(x, repairs[i]);
+  const Evaluation final_eval = evaluate(candidates, chosen, starts_s, own_rest);
+  if (!final_eval.valid) return out;
+
+  out.is_deferred = final_eval.deferred;
+  out.visits = final_eval.visits;
+  out.deferred = final_eval.deferred_count;
+  out.waiting_s = final_eval.waiting_s;
+  out.log_likelihood = final_eval.log_likelihood;
+  out.delta_aic = 2.0 * 2.0 - 2.0 * (out.log_likelihood - iid);
+  double wait = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    if (out.is_deferred[i] != 0) wait += repairs[i].t_s;
+  }
+  const double d = static_cast<double>(out.deferred), nd = static_cast<double>(n);
+  out.mean_wait_s = wait / d;
+  out.share = d / nd;
+  // Clopper-Pearson: exact binomial 95% limits of the share.
+  out.share_lo = boost::math::ibeta_inv(d, nd - d + 1.0, 0.025);
+  out.share_hi = d < nd ? boost::math::ibeta_inv(d + 1.0, nd - d, 0.975) : 1.0;
+  const RateEstimate visits = poisson_rate(out.visits, out.waiting_s);
+  out.visit_interval_s = 1.0 / visits.per_s;
+  out.visit_interval_lo_s = 1.0 / visits.hi_per_s;
+  out.visit_interval_hi_s = visits.lo_per_s > 0.0 ? 1.0 / visits.lo_per_s : kInf;
+  out.supported = out.visits >= DeferredRepairFit::kMinVisits && out.delta_aic < 0.0;
+  return out;
+}
+
+}  // namespace ntpsim::sim

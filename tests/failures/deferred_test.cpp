@@ -1,0 +1,126 @@
+// Repairs that wait for a maintenance visit: fit_deferred_repairs recovers a known share and
+// visit interval from the engine's own events within their 95% intervals, finds none in a log
+// whose repairs end one by one, takes repairs that end together after one burst for the burst's
+// (not a visit's), and says it cannot claim visits from too few. Fixed seeds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "failure_test_util.h"
+#include "fit_test_util.h"
+#include "sim/failures/fit.h"
+
+namespace ntpsim::sim {
+namespace {
+
+using testing::kDay;
+
+constexpr int kNodes = 400;
+
+// Node faults at `per_node_days` mean gap per node, repairs lognormal (mean 2 d, sigma 1.5),
+// a share `deferred` of them waiting for visits every `visit_days` on average.
+Scenario visits_scenario(double per_node_days, double deferred, double visit_days) {
+  Scenario s = testing::scenario_with(kNodes, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, 1.0 / (per_node_days * kDay));
+  FailureKind k = testing::kind("hard", 1.0, "lognormal", 2 * kDay);
+  k.repair.sigma = 1.5;
+  p.kinds = {k};
+  p.deferred_share = deferred;
+  p.visit_interval_s = visit_days * kDay;
+  s.failures.processes = {p};
+  return s;
+}
+
+DeferredRepairFit fit_events(const std::vector<FailureEvent>& ev, double days) {
+  return fit_deferred_repairs(testing::times_of(ev), testing::repairs_of(ev, days * kDay));
+}
+
+TEST(DeferredRepairFit, RecoversTheShareAndTheVisitIntervalOfTheEngine) {
+  constexpr double kDays = 1000, kShare = 0.08, kVisit = 20;
+  const auto ev = testing::events(visits_scenario(300, kShare, kVisit), 3, 0, kDays);
+  ASSERT_GT(ev.size(), 1000u);
+  const DeferredRepairFit f = fit_events(ev, kDays);
+  ASSERT_TRUE(f.supported) << "visits " << f.visits << ", delta AIC " << f.delta_aic;
+  EXPECT_LT(f.delta_aic, -100.0);
+  EXPECT_GE(f.share_hi, kShare);
+  EXPECT_LE(f.share_lo, kShare);
+  EXPECT_GE(f.visit_interval_hi_s, kVisit * kDay);
+  EXPECT_LE(f.visit_interval_lo_s, kVisit * kDay);
+  EXPECT_LT(f.share_lo, f.share);
+  EXPECT_GT(f.share_hi, f.share);
+  // About one visit per 20 days closes something (5 sigma of a Poisson count).
+  EXPECT_NEAR(f.visits, kDays / kVisit, 5 * std::sqrt(kDays / kVisit));
+  // Every deferred fault's repair ends at a visit it shares with another deferred fault.
+  const auto starts = testing::times_of(ev);
+  const auto repairs = testing::repairs_of(ev, kDays * kDay);
+  int64_t deferred = 0;
+  for (size_t i = 0; i < f.is_deferred.size(); ++i) {
+    if (f.is_deferred[i] == 0) continue;
+    ++deferred;
+    int together = 0;
+    for (size_t j = 0; j < f.is_deferred.size(); ++j) {
+      if (f.is_deferred[j] != 0 && std::fabs((starts[i] + repairs[i].t_s) -
+                                             (starts[j] + repairs[j].t_s)) <= 60.0) {
+        ++together;
+      }
+    }
+    EXPECT_GE(together, 2) << "fault " << i;
+  }
+  EXPECT_EQ(deferred, f.deferred);
+}
+
+TEST(DeferredRepairFit, FindsNoVisitsWhenRepairsEndOneByOne) {
+  constexpr double kDays = 1000;
+  const auto ev = testing::events(visits_scenario(300, 0.0, 1.0), 3, 0, kDays);
+  ASSERT_GT(ev.size(), 1000u);
+  const DeferredRepairFit f = fit_events(ev, kDays);
+  EXPECT_FALSE(f.supported) << "visits " << f.visits << ", delta AIC " << f.delta_aic;
+  EXPECT_EQ(f.visits, 0);
+  EXPECT_EQ(f.deferred, 0);
+}
+
+// Faults of one burst (starts within seconds) whose repairs end together are not visits: every
+// candidate needs faults that started more than a day apart.
+TEST(DeferredRepairFit, RepairsOfOneBurstThatEndTogetherAreNotVisits) {
+  std::vector<double> starts;
+  std::vector<Interval> repairs;
+  for (int b = 0; b < 40; ++b) {  // 40 bursts of 5 nodes, each repaired together 2 days later
+    for (int k = 0; k < 5; ++k) {
+      starts.push_back(b * 10 * kDay + k);
+      repairs.push_back({2 * kDay - k, true, 1e300});
+    }
+  }
+  for (int i = 0; i < 100; ++i) {  // independent faults with repairs of 1 h to 20 d
+    starts.push_back(i * 4 * kDay + 3600.0);
+    repairs.push_back({3600.0 * std::pow(480.0, (i % 10) / 9.0), true, 1e300});
+  }
+  const DeferredRepairFit f = fit_deferred_repairs(starts, repairs);
+  EXPECT_EQ(f.candidates, 0);
+  EXPECT_FALSE(f.supported);
+}
+
+// Two visits are too few to claim a visit rate: the fit reports them and does not support them.
+TEST(DeferredRepairFit, TooFewVisitsAreReportedNotClaimed) {
+  std::vector<double> starts;
+  std::vector<Interval> repairs;
+  for (int i = 0; i < 200; ++i) {
+    starts.push_back(i * 2 * kDay);
+    repairs.push_back({3600.0 * std::pow(480.0, (i % 10) / 9.0), true, 1e300});
+  }
+  for (const double visit : {150 * kDay, 300 * kDay}) {  // 6 faults over 30 days each
+    for (int k = 0; k < 6; ++k) {
+      const double start = visit - (30 - 5 * k) * kDay + 7.0;
+      starts.push_back(start);
+      repairs.push_back({visit - start, true, 1e300});
+    }
+  }
+  const DeferredRepairFit f = fit_deferred_repairs(starts, repairs);
+  EXPECT_EQ(f.visits, 2);
+  EXPECT_EQ(f.deferred, 12);
+  EXPECT_LT(f.delta_aic, 0.0);
+  EXPECT_FALSE(f.supported);
+}
+
+}  // namespace
+}  // namespace ntpsim::sim
