@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "models/base/units.h"
 #include "sim/scenario/fields.h"
@@ -249,26 +250,19 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   if (!kinds.IsDefined()) return r->error_here("missing required field \"kinds\"");
   NTPSIM_RETURN_IF_ERROR(read_kinds(kinds, join_path(path, "kinds"), ctx, out.kinds));
 
-  const YAML::Node lemon = r->child("lemon");
-  if (lemon.IsDefined()) {
-    auto l = MapReader::make(lemon, join_path(path, "lemon"), ctx);
-    if (!l.ok()) return l.error();
-    NTPSIM_RETURN_IF_ERROR(read_fields(*l, lemon_fields(), out));
-    NTPSIM_RETURN_IF_ERROR(l->finish());
-  }
-  const YAML::Node burst = r->child("burst");
-  if (burst.IsDefined()) {
-    auto b = MapReader::make(burst, join_path(path, "burst"), ctx);
-    if (!b.ok()) return b.error();
-    NTPSIM_RETURN_IF_ERROR(read_fields(*b, burst_fields(), out));
-    NTPSIM_RETURN_IF_ERROR(b->finish());
-  }
-  const YAML::Node deferred = r->child("deferred_repairs");
-  if (deferred.IsDefined()) {
-    auto d = MapReader::make(deferred, join_path(path, "deferred_repairs"), ctx);
-    if (!d.ok()) return d.error();
-    NTPSIM_RETURN_IF_ERROR(read_fields(*d, deferred_repair_fields(), out));
-    NTPSIM_RETURN_IF_ERROR(d->finish());
+  // The optional maps of plain fields, each all-or-nothing (every key of its table).
+  const std::pair<const char*, const FieldTable<FailureProcess>*> maps[] = {
+      {"lemon", &lemon_fields()},
+      {"burst", &burst_fields()},
+      {"deferred_repairs", &deferred_repair_fields()},
+  };
+  for (const auto& [key, table] : maps) {
+    const YAML::Node node_of_map = r->child(key);
+    if (!node_of_map.IsDefined()) continue;
+    auto m = MapReader::make(node_of_map, join_path(path, key), ctx);
+    if (!m.ok()) return m.error();
+    NTPSIM_RETURN_IF_ERROR(read_fields(*m, *table, out));
+    NTPSIM_RETURN_IF_ERROR(m->finish());
   }
   return r->finish();
 }

@@ -363,6 +363,18 @@ TEST(ProcessTest, ZeroRateYieldsNothingAndBadParametersAreErrors) {
   expect_error(p, "failures.processes[1].deferred_repairs.visit_interval");
 }
 
+// A node process on 400 nodes failing every `per_node_days` per node, repairs fixed at
+// `repair_s`, a share `deferred` of them waiting for visits every `visit_s` on average.
+Scenario deferred_scenario(double per_node_days, double repair_s, double deferred, double visit_s) {
+  Scenario s = testing::scenario_with(400, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, 1.0 / (per_node_days * testing::kDay));
+  p.kinds = {testing::kind("hard", 1.0, "fixed", repair_s)};
+  p.deferred_share = deferred;
+  p.visit_interval_s = visit_s;
+  s.failures.processes = {p};
+  return s;
+}
+
 // The distinct repair ends of `events` (each failure's start + repair), sorted.
 std::vector<double> distinct_ends(const std::vector<FailureEvent>& events) {
   std::vector<double> ends;
@@ -379,12 +391,7 @@ std::vector<double> distinct_ends(const std::vector<FailureEvent>& events) {
 // visit share their end, so the mean wait's deviation is taken over visits, not failures.
 TEST(ProcessTest, DeferredRepairsEndTogetherAtTheNextVisit) {
   constexpr double kVisit = 10 * testing::kDay, kHorizon = 2000 * testing::kDay;
-  Scenario s = testing::scenario_with(400, 8, 8);
-  FailureProcess p = testing::process(Component::kNode, 1.0 / (400 * testing::kDay));
-  p.kinds = {testing::kind("hard", 1.0, "fixed", 1.0)};
-  p.deferred_share = 1.0;
-  p.visit_interval_s = kVisit;
-  s.failures.processes = {p};
+  const Scenario s = deferred_scenario(400, 1.0, 1.0, kVisit);
   const Topology t = topo(s);
   const auto events = collect(s, t, 11, 0, kHorizon);
   ASSERT_GT(events.size(), 1000u);
@@ -415,12 +422,8 @@ TEST(ProcessTest, DeferredRepairsEndTogetherAtTheNextVisit) {
 TEST(ProcessTest, DeferredRepairsMixWithDrawnRepairs) {
   constexpr double kVisit = 5 * testing::kDay, kHorizon = 3000 * testing::kDay;
   constexpr double kRepair = 3600.0;
-  Scenario s = testing::scenario_with(400, 8, 8);
-  FailureProcess p = testing::process(Component::kNode, 1.0 / (200 * testing::kDay));
-  p.kinds = {testing::kind("hard", 1.0, "fixed", kRepair)};
-  p.deferred_share = 0.3;
-  p.visit_interval_s = kVisit;
-  s.failures.processes = {p};
+  const Scenario s = deferred_scenario(200, kRepair, 0.3, kVisit);
+  const FailureProcess& p = s.failures.processes[0];
   const Topology t = topo(s);
   const auto events = collect(s, t, 5, 1, kHorizon);
   ASSERT_GT(events.size(), 4000u);
