@@ -2,6 +2,7 @@
 #include "sim/failures/fit.h"
 
 #include <Eigen/Dense>
+#include <fmt/format.h>
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
@@ -1067,10 +1068,18 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                           "fit.pooled.hawkes");
       pf.two = fit_hawkes_two_scale(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
                                     "fit.pooled.hawkes2");
-      pf.regime = fit_hawkes_regime(times, pooled_repairs, span, o.min_excitation_delay_s, pf.two,
-                                    /*with_repairs=*/false);
-      pf.regime_repairs = fit_hawkes_regime_repairs(times, pooled_repairs, span,
-                                                    o.min_excitation_delay_s, pf.regime);
+      if (pf.events <= o.max_regime_faults) {
+        pf.regime = fit_hawkes_regime(times, pooled_repairs, span, o.min_excitation_delay_s,
+                                      pf.two, /*with_repairs=*/false);
+        pf.regime_repairs = fit_hawkes_regime_repairs(times, pooled_repairs, span,
+                                                      o.min_excitation_delay_s, pf.regime);
+      } else {
+        pf.regime_skipped = fmt::format(
+            "regimes not fitted: {} pooled faults, more than the {} the regime fits take on "
+            "(their cost grows with the faults, about 16 CPU-ms each; --max-regime-faults "
+            "raises the bound)",
+            pf.events, o.max_regime_faults);
+      }
       // The cluster's rate over all node-time (the engine places each fault on a node that is up).
       pf.one.rate_per_s = pf.two.rate_per_s = pf.regime.kernels.rate_per_s =
           pf.regime_repairs.kernels.rate_per_s = static_cast<double>(pf.events) / node_seconds;
@@ -1099,7 +1108,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       }
       // Repairs that wait for a maintenance visit, written with the laws per state only (fit.h):
       // their replayed repairs then leave out the deferred faults', which the visits replace.
-      pf.deferred = fit_deferred_repairs(times, pooled_repairs);
+      pf.deferred = fit_deferred_repairs(times, pooled_repairs, span);
       pf.deferred_chosen = pf.deferred.supported && pf.regime_repairs_chosen;
       if (pf.deferred_chosen) {
         fit_internal::state_values(pooled_repairs, pf.regime_repairs.high_posterior,

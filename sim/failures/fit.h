@@ -50,6 +50,11 @@ struct FitOptions {
   // The Hawkes excitation's mean delay is kept at least this long: faults logged at the same
   // instant would otherwise drive it to 0 and the likelihood to infinity.
   double min_excitation_delay_s = 60;
+  // The regime fits of the pooled faults (the forward algorithm over the hidden state, with a
+  // central-difference Hessian: about 16 CPU-ms per fault on this project's reference machine)
+  // run on at most this many pooled faults; a larger log gets the Hawkes fits without regimes,
+  // and the fit says why (PooledFit::regime_skipped).
+  int64_t max_regime_faults = 5000;
 };
 
 // A lifetime or repair: (time, failed); failed = false is censored.
@@ -234,22 +239,26 @@ struct KindFit {
 // each fault, with chance `share`, is not repaired on its own but at the first visit after it
 // starts, visits a Poisson process of mean gap `visit_interval_s`, and every deferred fault open
 // at a visit ends at it; the others' repairs come from one RepairMixture. Repair ends are known
-// to kResolutionS, so an end on its own counts as the mixture's chance of that minute and a
-// visit as the chance of a visit in it; a deferred fault must see no visit between its start and
-// its end. The likelihood of a set of visits (and so of deferred faults) is then
+// to a resolution r: kResolutionS, or the log's time unit when it records whole minutes or hours
+// (every start a multiple of it). An end on its own counts as the mixture's chance of that r and
+// a visit as the chance of a visit in it; a deferred fault must see no visit between its start
+// and its end. The likelihood of a set of visits (and so of deferred faults) is then
 //   sum over the others (ln(1 - share) + their own term) + deferred x ln(share)
-//     + visits x ln(visits / waiting x kResolutionS) - visits,
+//     + visits x ln(visits / waiting x r) - visits,
 // `waiting` the time some deferred fault is waiting (the union of their repairs; visits outside
-// it close nothing and are not seen). Candidate visits are the closed repairs' ends within
-// kResolutionS of one another, at least 2, of faults that started over more than
-// RepairBatches::kBatchSpreadS (repairs of one burst that end together are the burst's, not a
-// visit's); visits are added one at a time while the likelihood grows (a greedy search, not an
-// exhaustive one), then the others' mixture is refitted. Supported with at least kMinVisits
-// visits and a lower AIC (2 parameters more) than one mixture for every repair.
+// it close nothing and are not seen). Candidate visits are the closed repairs' ends within r of
+// one another, at least 2, of faults that started over more than RepairBatches::kBatchSpreadS
+// (repairs of one burst that end together are the burst's, not a visit's), at most
+// kMaxCandidates of them (the largest); visits are added one at a time while the likelihood
+// grows (a greedy search, not an exhaustive one), then the others' mixture is refitted.
+// Supported with at least kMinVisits visits and a lower AIC (2 parameters more) than one
+// mixture for every repair.
 struct DeferredRepairFit {
   static constexpr double kResolutionS = 60.0;
   static constexpr int kMinVisits = 3;
-  int candidates = 0;
+  static constexpr int kMaxCandidates = 200;
+  double resolution_s = 0.0;  // r, above
+  int candidates = 0;         // all of them, considered or not
   int visits = 0;
   int64_t deferred = 0;
   double share = 0.0, share_lo = 0.0, share_hi = 0.0;  // exact (Clopper-Pearson) 95% interval
@@ -264,9 +273,11 @@ struct DeferredRepairFit {
   bool supported = false;
 };
 // `repairs[i]` the repair of the fault starting at `starts_s[i]` (failed = false: still open,
-// never deferred). Not supported (nothing claimed) with fewer than 10 repairs.
+// never deferred), over a log of `span_s`; ends within r of the span are not candidates (a log
+// may close every open repair at its end). Not supported (nothing claimed) with fewer than 10
+// repairs.
 DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
-                                       const std::vector<Interval>& repairs);
+                                       const std::vector<Interval>& repairs, double span_s);
 
 struct PooledFit {
   int64_t events = 0;
@@ -289,6 +300,9 @@ struct PooledFit {
   int chosen_scales = 0;    // 0: kinds apart (one process each); 1 or 2: the pooled process
   bool regime_chosen = false;  // the pooled process chosen is `regime` (chosen_scales 2)
   bool regime_repairs_chosen = false;  // it is `regime_repairs` (chosen_scales 2)
+  // Why `regime` and `regime_repairs` were not fitted ("" when they were, or when the pooled
+  // faults are too few for any pooled fit).
+  std::string regime_skipped;
   // Which repairs wait for a maintenance visit (fit_deferred_repairs on the pooled faults).
   // Written with the regime's repair laws per state only (deferred_chosen): those replay the
   // log's repairs, and the deferred faults' repairs then leave them; the kinds' fitted laws

@@ -53,13 +53,26 @@ Mixture working(const RepairMixture& r) {
   return x;
 }
 
-// A repair's term on its own: the mixture's chance of the minute it ended in (its density times
-// the resolution) for a closed repair of at least kShortestRepairS, else log_mixture's chance.
-double own_term(const Mixture& x, const Interval& r) {
+// A repair's term on its own: the mixture's chance of the `resolution_s` it ended in (its
+// density times the resolution) for a closed repair of at least kShortestRepairS, else
+// log_mixture's chance.
+double own_term(const Mixture& x, const Interval& r, double resolution_s) {
   const double l = log_mixture(x, r.t_s, r.failed);
-  return r.failed && r.t_s >= kShortestRepairS
-             ? l + std::log(DeferredRepairFit::kResolutionS)
-             : l;
+  return r.failed && r.t_s >= kShortestRepairS ? l + std::log(resolution_s) : l;
+}
+
+// The coarsest of 1 s, 1 min and 1 h that every start is a whole multiple of (a log that records
+// hours cannot tell ends within an hour apart), 0 when none is.
+double time_unit_s(const std::vector<double>& starts_s) {
+  double unit = 0.0;
+  for (const double u : {1.0, 60.0, 3600.0}) {
+    const bool whole = std::all_of(starts_s.begin(), starts_s.end(), [u](double t) {
+      const double k = std::round(t / u);
+      return std::fabs(t - k * u) <= std::max(1e-3, 1e-12 * std::fabs(t));
+    });
+    if (whole) unit = u;
+  }
+  return unit;
 }
 
 // A candidate visit: the first of a run of repair ends within the resolution of one another,
@@ -80,20 +93,25 @@ struct Evaluation {
 
 // The likelihood (fit.h) with the visits `chosen`: each visit's faults that see no other chosen
 // visit between their start and it are deferred; a visit left with fewer than 2 of them is not
-// a valid choice (it would be one repair's own end).
+// a valid choice (it would be one repair's own end). O(deferred x log visits + faults).
 Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<size_t>& chosen,
-                    const std::vector<double>& starts_s, const std::vector<double>& own) {
+                    const std::vector<double>& starts_s, const std::vector<double>& own,
+                    double own_total, double resolution_s) {
   Evaluation e;
   const size_t n = own.size();
-  e.deferred.assign(n, 0);
+  e.deferred.assign(n, 0);  // one memset; the likelihood below visits only the deferred
+  std::vector<double> at;  // the chosen visits' times, sorted
+  for (const size_t c : chosen) at.push_back(candidates[c].at_s);
+  std::sort(at.begin(), at.end());
   std::vector<std::pair<double, double>> waits;
   for (const size_t c : chosen) {
     const Candidate& v = candidates[c];
     int members = 0;
     for (const size_t i : v.faults) {
-      const bool seen_other = std::any_of(chosen.begin(), chosen.end(), [&](size_t o) {
-        return o != c && candidates[o].at_s > starts_s[i] && candidates[o].at_s < v.at_s;
-      });
+      // Another chosen visit after the start and before this one would have closed the fault.
+      const bool seen_other =
+          std::upper_bound(at.begin(), at.end(), starts_s[i]) != at.end() &&
+          *std::upper_bound(at.begin(), at.end(), starts_s[i]) < v.at_s;
       if (seen_other) continue;
       e.deferred[i] = 1;
       waits.emplace_back(starts_s[i], v.at_s);
@@ -117,14 +135,16 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
   if (hi > lo) e.waiting_s += hi - lo;
   const double d = static_cast<double>(e.deferred_count), nd = static_cast<double>(n);
   const double q = d / nd;
-  double ll = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    if (e.deferred[i] == 0) ll += (q > 0.0 ? std::log1p(-q) : 0.0) + own[i];
+  // The others' terms: all of them less the deferred faults' (no pass over every fault).
+  double own_deferred = 0.0;
+  for (const size_t c : chosen) {
+    for (const size_t i : candidates[c].faults) own_deferred += e.deferred[i] != 0 ? own[i] : 0.0;
   }
+  double ll = (nd - d) * (q > 0.0 ? std::log1p(-q) : 0.0) + (own_total - own_deferred);
   if (e.visits > 0) {
     if (!(e.waiting_s > 0.0) || q >= 1.0) return e;
     const double v = static_cast<double>(e.visits);
-    ll += d * std::log(q) + v * std::log(v / e.waiting_s * DeferredRepairFit::kResolutionS) - v;
+    ll += d * std::log(q) + v * std::log(v / e.waiting_s * resolution_s) - v;
   }
   e.log_likelihood = ll;
   e.valid = true;
@@ -134,30 +154,37 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
 }  // namespace
 
 DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
-                                       const std::vector<Interval>& repairs) {
+                                       const std::vector<Interval>& repairs, double span_s) {
   DeferredRepairFit out;
   const size_t n = std::min(starts_s.size(), repairs.size());
   out.is_deferred.assign(n, 0);
   if (n < 10) return out;
   const RepairMixture all = fit_repair_mixture(repairs);
   if (!all.converged) return out;
+  // Ends closer than the log's time unit cannot be told apart: the resolution is the coarser.
+  const std::vector<double> starts(starts_s.begin(), starts_s.begin() + static_cast<long>(n));
+  const double resolution = std::max(DeferredRepairFit::kResolutionS, time_unit_s(starts));
+  out.resolution_s = resolution;
   const Mixture base = working(all);
   std::vector<double> own(n);
-  for (size_t i = 0; i < n; ++i) own[i] = own_term(base, repairs[i]);
+  for (size_t i = 0; i < n; ++i) own[i] = own_term(base, repairs[i], resolution);
+  const double own_total = std::accumulate(own.begin(), own.end(), 0.0);
 
   // Candidate visits: runs of closed repairs' ends within the resolution of one another.
   std::vector<size_t> by_end;
-  for (size_t i = 0; i < n; ++i) {
-    if (repairs[i].failed) by_end.push_back(i);
-  }
   auto end_of = [&](size_t i) { return starts_s[i] + repairs[i].t_s; };
+  // Ends at the log's end are where it stopped looking (a log may write the span as the end of
+  // every repair still open), not visits.
+  for (size_t i = 0; i < n; ++i) {
+    if (repairs[i].failed && end_of(i) < span_s - resolution) by_end.push_back(i);
+  }
   std::sort(by_end.begin(), by_end.end(),
             [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
   std::vector<Candidate> candidates;
   for (size_t k = 0; k < by_end.size();) {
     size_t j = k + 1;
     while (j < by_end.size() &&
-           end_of(by_end[j]) - end_of(by_end[j - 1]) <= DeferredRepairFit::kResolutionS) {
+           end_of(by_end[j]) - end_of(by_end[j - 1]) <= resolution) {
       ++j;
     }
     Candidate c;
@@ -174,10 +201,19 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
     k = j;
   }
   out.candidates = static_cast<int>(candidates.size());
+  // The greedy search costs candidates x visits evaluations: only the largest candidates (the
+  // most faults ending together; the earlier on ties) are considered.
+  if (candidates.size() > static_cast<size_t>(DeferredRepairFit::kMaxCandidates)) {
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) {
+                       return a.faults.size() > b.faults.size();
+                     });
+    candidates.resize(static_cast<size_t>(DeferredRepairFit::kMaxCandidates));
+  }
 
   // Greedy: add the visit that raises the likelihood most, while one does.
   std::vector<size_t> chosen;
-  Evaluation best = evaluate(candidates, chosen, starts_s, own);
+  Evaluation best = evaluate(candidates, chosen, starts_s, own, own_total, resolution);
   for (;;) {
     size_t pick = candidates.size();
     Evaluation top;
@@ -185,7 +221,7 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
       if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
       std::vector<size_t> trial = chosen;
       trial.push_back(c);
-      Evaluation e = evaluate(candidates, trial, starts_s, own);
+      Evaluation e = evaluate(candidates, trial, starts_s, own, own_total, resolution);
       if (e.valid && e.log_likelihood > best.log_likelihood + 1e-9 &&
           (pick == candidates.size() || e.log_likelihood > top.log_likelihood)) {
         pick = c;
@@ -198,8 +234,7 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   }
 
   // Without visits: one mixture for every repair. With them: the others' mixture refitted.
-  double iid = 0.0;
-  for (size_t i = 0; i < n; ++i) iid += own[i];
+  const double iid = own_total;
   out.iid_log_likelihood = iid;
   out.log_likelihood = iid;
   if (best.visits == 0) return out;
@@ -211,8 +246,9 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   if (!out.rest.converged) return out;
   const Mixture x = working(out.rest);
   std::vector<double> own_rest(n);
-  for (size_t i = 0; i < n; ++i) own_rest[i] = own_term(x, repairs[i]);
-  const Evaluation final_eval = evaluate(candidates, chosen, starts_s, own_rest);
+  for (size_t i = 0; i < n; ++i) own_rest[i] = own_term(x, repairs[i], resolution);
+  const double rest_total = std::accumulate(own_rest.begin(), own_rest.end(), 0.0);
+  const Evaluation final_eval = evaluate(candidates, chosen, starts_s, own_rest, rest_total, resolution);
   if (!final_eval.valid) return out;
 
   out.is_deferred = final_eval.deferred;

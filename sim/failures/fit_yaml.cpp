@@ -249,7 +249,9 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           h->delta_aic + pf.lemon_gain, h->chosen ? "  <- chosen" : "");
     }
     const RegimeFit& g = pf.regime;
-    if (!g.converged) {
+    if (!pf.regime_skipped.empty()) {
+      y += "#   pooled hawkes with regimes: " + pf.regime_skipped + "\n";
+    } else if (!g.converged) {
       y += "#   pooled hawkes, 2 time scales with regimes: did not converge\n";
     } else {
       const HawkesFit& h = g.kernels;
@@ -274,7 +276,9 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           h.mu_per_s * kSecondsPerDay, h.delta_aic + pf.lemon_gain, h.chosen ? "  <- chosen" : "");
     }
     const RegimeFit& gr = pf.regime_repairs;
-    if (!gr.converged) {
+    if (!pf.regime_skipped.empty()) {
+      // Said once, above.
+    } else if (!gr.converged) {
       y += "#   pooled hawkes with regimes and a repair law per state: did not converge\n";
     } else {
       const RepairMixture& m = gr.iid_repairs;

@@ -33,7 +33,8 @@ Scenario visits_scenario(double per_node_days, double deferred, double visit_day
 }
 
 DeferredRepairFit fit_events(const std::vector<FailureEvent>& ev, double days) {
-  return fit_deferred_repairs(testing::times_of(ev), testing::repairs_of(ev, days * kDay));
+  return fit_deferred_repairs(testing::times_of(ev), testing::repairs_of(ev, days * kDay),
+                              days * kDay);
 }
 
 TEST(DeferredRepairFit, RecoversTheShareAndTheVisitIntervalOfTheEngine) {
@@ -95,7 +96,7 @@ TEST(DeferredRepairFit, RepairsOfOneBurstThatEndTogetherAreNotVisits) {
     starts.push_back(i * 4 * kDay + 3600.0);
     repairs.push_back({3600.0 * std::pow(480.0, (i % 10) / 9.0), true, 1e300});
   }
-  const DeferredRepairFit f = fit_deferred_repairs(starts, repairs);
+  const DeferredRepairFit f = fit_deferred_repairs(starts, repairs, 400 * kDay);
   EXPECT_EQ(f.candidates, 0);
   EXPECT_FALSE(f.supported);
 }
@@ -115,11 +116,48 @@ TEST(DeferredRepairFit, TooFewVisitsAreReportedNotClaimed) {
       repairs.push_back({visit - start, true, 1e300});
     }
   }
-  const DeferredRepairFit f = fit_deferred_repairs(starts, repairs);
+  const DeferredRepairFit f = fit_deferred_repairs(starts, repairs, 410 * kDay);
   EXPECT_EQ(f.visits, 2);
   EXPECT_EQ(f.deferred, 12);
   EXPECT_LT(f.delta_aic, 0.0);
   EXPECT_FALSE(f.supported);
+}
+
+// A log that records whole hours: independent repairs end in the same hour often, and the fit
+// takes the hour as its resolution, so they are not visits; the same repairs recorded to the
+// second and closed at the log's end (a log may write the span for every open repair) are not
+// visits either.
+TEST(DeferredRepairFit, CoarseTimesAndEndsAtTheSpanAreNotVisits) {
+  constexpr double kDays = 365;
+  const auto ev = testing::events(visits_scenario(10, 0.0, 1.0), 7, 0, kDays);
+  ASSERT_GT(ev.size(), 12000u);
+  std::vector<double> hours, seconds;
+  std::vector<Interval> hour_repairs, span_repairs;
+  for (const FailureEvent& e : ev) {
+    const double start = e.time.seconds(), end = (e.time + e.repair).seconds();
+    const double start_h = std::round(start / 3600.0) * 3600.0;
+    const double end_h = std::max(start_h, std::round(end / 3600.0) * 3600.0);
+    if (end_h >= kDays * kDay) continue;
+    hours.push_back(start_h);
+    hour_repairs.push_back({std::max(1.0, end_h - start_h), true, 1e300});
+    seconds.push_back(start);
+    span_repairs.push_back({std::min(end, kDays * kDay) - start, true, 1e300});
+  }
+  const DeferredRepairFit coarse = fit_deferred_repairs(hours, hour_repairs, kDays * kDay);
+  EXPECT_EQ(coarse.resolution_s, 3600.0);
+  EXPECT_GT(coarse.candidates, 0);
+  EXPECT_FALSE(coarse.supported) << "visits " << coarse.visits << ", AIC " << coarse.delta_aic;
+  // Repairs still open at the end of the log, closed there.
+  const std::vector<Interval> open = testing::repairs_of(ev, kDays * kDay);
+  std::vector<Interval> closed_at_span;
+  for (Interval r : open) {
+    r.failed = true;
+    closed_at_span.push_back(r);
+  }
+  const DeferredRepairFit at_span =
+      fit_deferred_repairs(testing::times_of(ev), closed_at_span, kDays * kDay);
+  EXPECT_EQ(at_span.resolution_s, 60.0);
+  EXPECT_EQ(at_span.visits, 0) << "AIC " << at_span.delta_aic;
 }
 
 }  // namespace

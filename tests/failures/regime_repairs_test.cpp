@@ -269,5 +269,25 @@ TEST(RegimeRepairs, LogWithRepairsByStateIsFittedAndTheEngineReproducesIt) {
       << fp.pooled.regime_repairs.kernels.delta_aic;
 }
 
+// Above FitOptions::max_regime_faults pooled faults the regime fits are not run (their cost
+// grows with the faults): the fit keeps the Hawkes processes without regimes and says why, in
+// the model's comments.
+TEST(RegimeRepairs, RegimesAreNotFittedAboveTheBoundAndTheFitSaysSo) {
+  const double days = 730, rate = 2e-4 / 3600.0;
+  const auto ev = events(state_scenario(rate, 0.2, 0.1, Spec{}, 2), 9, 0, days);
+  const std::string csv = testing::csv_log_with_kinds(ev, days);
+  const TraceFit f = testing::fit_csv(csv, kStateNodes, 0, /*max_regime_faults=*/100);
+  ASSERT_GT(f.pooled.events, 100);
+  EXPECT_NE(f.pooled.regime_skipped.find("regimes not fitted"), std::string::npos);
+  EXPECT_FALSE(f.pooled.regime.converged);
+  EXPECT_FALSE(f.pooled.regime_repairs.converged);
+  EXPECT_FALSE(f.pooled.regime_chosen);
+  EXPECT_FALSE(f.pooled.regime_repairs_chosen);
+  EXPECT_NE(fitted_failures_yaml(f).find(f.pooled.regime_skipped), std::string::npos);
+  const TraceFit all = testing::fit_csv(csv, kStateNodes, 0);
+  EXPECT_TRUE(all.pooled.regime_skipped.empty());
+  EXPECT_TRUE(all.pooled.regime.converged);
+}
+
 }  // namespace
 }  // namespace ntpsim::sim

@@ -71,6 +71,11 @@ class TraceCommand final : public Command {
         ->needs(sub->get_option("--fit"));
     sub->add_option("--seed", seed_, "With --fit: seed of the bootstrap draws")
         ->needs(sub->get_option("--fit"));
+    sub->add_option("--max-regime-faults", max_regime_faults_,
+                    "With --fit: fit regimes of the pooled faults only up to this many faults "
+                    "(their cost grows with the faults, about 16 CPU-ms each)")
+        ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
+        ->needs(sub->get_option("--fit"));
     sub->add_option("--gpus-per-node", gpus_per_node_,
                     "With --fit: GPUs per node of the logged cluster; adds every rate per "
                     "GPU-hour, by kind and cause, to the model's comments")
@@ -178,11 +183,15 @@ class TraceCommand final : public Command {
     o.burst_window_s = burst_window_;
     o.bootstrap = bootstrap_;
     o.seed = seed_;
+    o.max_regime_faults = max_regime_faults_;
     o.source_hash = fmt::format("fnv1a64:{:016x} ({} bytes)", fnv1a64(bytes), bytes.size());
     auto fit = sim::fit_trace(t, o);
     if (!fit.ok()) return fit.error();
     for (const sim::KindFit& k : fit->kinds) {
       for (const std::string& n : k.notes) fit_notes_.push_back("kind " + k.name + ": " + n);
+    }
+    if (!fit->pooled.regime_skipped.empty()) {
+      fit_notes_.push_back("pooled faults: " + fit->pooled.regime_skipped);
     }
     return sim::fitted_failures_yaml(*fit);
   }
@@ -196,6 +205,7 @@ class TraceCommand final : public Command {
   std::string fit_out_;
   double burst_window_ = 3600.0;
   int bootstrap_ = 99;
+  int64_t max_regime_faults_ = sim::FitOptions{}.max_regime_faults;
   uint64_t seed_ = 1;
   int64_t nodes_ = 0;
   int64_t gpus_per_node_ = 0;
