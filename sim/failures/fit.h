@@ -257,6 +257,7 @@ struct DeferredRepairFit {
   static constexpr double kResolutionS = 60.0;
   static constexpr int kMinVisits = 3;
   static constexpr int kMaxCandidates = 200;
+  std::string not_fitted;     // why no visit was looked for ("" when the search ran)
   double resolution_s = 0.0;  // r, above
   int candidates = 0;         // all of them, considered or not
   int visits = 0;

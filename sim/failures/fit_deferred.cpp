@@ -158,9 +158,15 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   DeferredRepairFit out;
   const size_t n = std::min(starts_s.size(), repairs.size());
   out.is_deferred.assign(n, 0);
-  if (n < 10) return out;
+  if (n < 10) {
+    out.not_fitted = "fewer than 10 repairs";
+    return out;
+  }
   const RepairMixture all = fit_repair_mixture(repairs);
-  if (!all.converged) return out;
+  if (!all.converged) {
+    out.not_fitted = "one two-lognormal law for every repair did not converge";
+    return out;
+  }
   // Ends closer than the log's time unit cannot be told apart: the resolution is the coarser.
   const std::vector<double> starts(starts_s.begin(), starts_s.begin() + static_cast<long>(n));
   const double resolution = std::max(DeferredRepairFit::kResolutionS, time_unit_s(starts));
@@ -243,7 +249,10 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
     if (best.deferred[i] == 0) rest.push_back(repairs[i]);
   }
   out.rest = fit_repair_mixture(rest);
-  if (!out.rest.converged) return out;
+  if (!out.rest.converged) {
+    out.not_fitted = "the other repairs' law did not converge";
+    return out;
+  }
   const Mixture x = working(out.rest);
   std::vector<double> own_rest(n);
   for (size_t i = 0; i < n; ++i) own_rest[i] = own_term(x, repairs[i], resolution);

@@ -329,10 +329,13 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
                              : std::string("supported, not written: only the regime's laws per "
                                            "state replay the log's repairs without the "
                                            "deferred ones"));
+    } else if (!d.not_fitted.empty()) {
+      y += "#   which repairs wait for a maintenance visit: not fitted (" + d.not_fitted + ")\n";
     } else {
-      y += fmt::format("#   which repairs wait for a maintenance visit: {} candidate visits, none raises "
-                       "the likelihood\n",
-                       d.candidates);
+      y += fmt::format(
+          "#   which repairs wait for a maintenance visit: {} candidate visits, none raises the "
+          "likelihood\n",
+          d.candidates);
     }
     if (pf.chosen_scales > 0) {
       const HawkesFit& h = pf.chosen();

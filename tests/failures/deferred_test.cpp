@@ -117,10 +117,34 @@ TEST(DeferredRepairFit, TooFewVisitsAreReportedNotClaimed) {
     }
   }
   const DeferredRepairFit f = fit_deferred_repairs(starts, repairs, 410 * kDay);
+  EXPECT_TRUE(f.not_fitted.empty()) << f.not_fitted;
   EXPECT_EQ(f.visits, 2);
   EXPECT_EQ(f.deferred, 12);
   EXPECT_LT(f.delta_aic, 0.0);
   EXPECT_FALSE(f.supported);
+}
+
+// Too few repairs, or repairs of one length (no law to compare a visit with): no search, and
+// the fit says why.
+TEST(DeferredRepairFit, NoSearchWithoutALawForTheOtherRepairs) {
+  std::vector<double> starts;
+  std::vector<Interval> repairs;
+  for (int i = 0; i < 9; ++i) {
+    starts.push_back(i * kDay);
+    repairs.push_back({3600.0 * (i + 1), true, 1e300});
+  }
+  const DeferredRepairFit few = fit_deferred_repairs(starts, repairs, 30 * kDay);
+  EXPECT_EQ(few.not_fitted, "fewer than 10 repairs");
+  EXPECT_FALSE(few.supported);
+  for (int i = 0; i < 40; ++i) {
+    starts.push_back((10 + i) * kDay);
+    repairs.push_back({7200.0, true, 1e300});
+  }
+  for (Interval& r : repairs) r.t_s = 7200.0;
+  const DeferredRepairFit same = fit_deferred_repairs(starts, repairs, 60 * kDay);
+  EXPECT_FALSE(same.not_fitted.empty());
+  EXPECT_EQ(same.visits, 0);
+  EXPECT_FALSE(same.supported);
 }
 
 // A log that records whole hours: independent repairs end in the same hour often, and the fit

@@ -107,6 +107,10 @@ std::pair<int, double> largest_batch_of_closures(const sim::PooledFit& pf, const
 // What the fit's deferred repairs (repairs that wait for a maintenance visit) find in the log.
 std::string deferred_text(const sim::PooledFit& pf, const sim::RepairBatches& rb) {
   const sim::DeferredRepairFit& d = pf.deferred;
+  if (!d.not_fitted.empty()) {
+    return "The fit's deferred repairs (repairs that wait for a maintenance visit) were not "
+           "fitted: " + d.not_fitted + ".";
+  }
   if (d.visits == 0) {
     return fmt::format(
         "The fit's deferred repairs (repairs that wait for a maintenance visit, "
