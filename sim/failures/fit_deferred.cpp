@@ -257,7 +257,8 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   std::vector<double> own_rest(n);
   for (size_t i = 0; i < n; ++i) own_rest[i] = own_term(x, repairs[i], resolution);
   const double rest_total = std::accumulate(own_rest.begin(), own_rest.end(), 0.0);
-  const Evaluation final_eval = evaluate(candidates, chosen, starts_s, own_rest, rest_total, resolution);
+  const Evaluation final_eval =
+      evaluate(candidates, chosen, starts_s, own_rest, rest_total, resolution);
   if (!final_eval.valid) return out;
 
   out.is_deferred = final_eval.deferred;

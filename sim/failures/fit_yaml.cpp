@@ -288,7 +288,8 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           "with the node choice below: AIC {:+.1f}{}\n#     high state {:.3g} of "
           "the time (95% CI {:.3g}-{:.3g}) in spells of {:.3g} d (95% CI {:.3g}-{:.3g}), "
           "immigrants {:.3g}x (95% CI {:.3g}-{:.3g}) the low state's\n",
-          gr.kernels.delta_aic, mixture_text(m), gr.kernels.delta_aic + pf.lemon_gain, gr.kernels.chosen ? "  <- chosen" : "",
+          gr.kernels.delta_aic, mixture_text(m), gr.kernels.delta_aic + pf.lemon_gain,
+          gr.kernels.chosen ? "  <- chosen" : "",
           gr.high_share, gr.high_share_lo, gr.high_share_hi, gr.high_mean_s / kSecondsPerDay,
           gr.high_mean_lo_s / kSecondsPerDay, gr.high_mean_hi_s / kSecondsPerDay, gr.rate_ratio,
           gr.rate_ratio_lo, gr.rate_ratio_hi);
