@@ -5,6 +5,7 @@
 #include <boost/math/distributions/beta.hpp>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "sim/failures/fit.h"
@@ -63,7 +64,7 @@ double own_term(const Mixture& x, const Interval& r, double resolution_s) {
 
 // The coarsest of 1 s, 1 min and 1 h that every start is a whole multiple of (a log that records
 // hours cannot tell ends within an hour apart), 0 when none is.
-double time_unit_s(const std::vector<double>& starts_s) {
+double time_unit_s(std::span<const double> starts_s) {
   double unit = 0.0;
   for (const double u : {1.0, 60.0, 3600.0}) {
     const bool whole = std::all_of(starts_s.begin(), starts_s.end(), [u](double t) {
@@ -109,9 +110,8 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
     int members = 0;
     for (const size_t i : v.faults) {
       // Another chosen visit after the start and before this one would have closed the fault.
-      const bool seen_other =
-          std::upper_bound(at.begin(), at.end(), starts_s[i]) != at.end() &&
-          *std::upper_bound(at.begin(), at.end(), starts_s[i]) < v.at_s;
+      const auto first_after = std::upper_bound(at.begin(), at.end(), starts_s[i]);
+      const bool seen_other = first_after != at.end() && *first_after < v.at_s;
       if (seen_other) continue;
       e.deferred[i] = 1;
       waits.emplace_back(starts_s[i], v.at_s);
@@ -168,8 +168,8 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
     return out;
   }
   // Ends closer than the log's time unit cannot be told apart: the resolution is the coarser.
-  const std::vector<double> starts(starts_s.begin(), starts_s.begin() + static_cast<long>(n));
-  const double resolution = std::max(DeferredRepairFit::kResolutionS, time_unit_s(starts));
+  const double resolution = std::max(DeferredRepairFit::kResolutionS,
+                                     time_unit_s(std::span<const double>(starts_s.data(), n)));
   out.resolution_s = resolution;
   const Mixture base = working(all);
   std::vector<double> own(n);

@@ -400,11 +400,12 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     e.unit = u;
     e.gpus = component_ == Component::kGpu ? GpuRange{u, 1} : topology_->blast_radius(component_, u);
     e.kind = static_cast<uint16_t>(kind_base_ + k);
-    // Repairs past the horizon (a heavy tail) saturate like Duration::from_seconds.
-    e.repair = repair_s < kHorizonS ? micros_of(repair_s) : Duration::from_seconds(repair_s);
-    // Repairs ended by one visit end at one instant: the visit's microsecond, not the rounded
+    // Repairs past the horizon (a heavy tail) saturate like Duration::from_seconds. Repairs
+    // ended by one visit end at one instant: the visit's microsecond, not the rounded
     // difference (which can miss it by one).
-    if (visit_s >= 0.0 && visit_s < kHorizonS) e.repair = micros_of(visit_s) - when.since_start();
+    e.repair = visit_s >= 0.0 && visit_s < kHorizonS ? micros_of(visit_s) - when.since_start()
+               : repair_s < kHorizonS                ? micros_of(repair_s)
+                                                     : Duration::from_seconds(repair_s);
     e.interrupts = kind.interrupts;
     buffer_.push_back(e);
     if (!exponential_) {

@@ -32,6 +32,16 @@ Scenario visits_scenario(double per_node_days, double deferred, double visit_day
   return s;
 }
 
+// `count` faults `gap_days` apart from `first_s`, their repairs 1 h to 20 d (ten lengths in
+// geometric steps, in turn), each ending on its own.
+void add_independent(int count, double gap_days, double first_s, std::vector<double>& starts,
+                     std::vector<Interval>& repairs) {
+  for (int i = 0; i < count; ++i) {
+    starts.push_back(i * gap_days * kDay + first_s);
+    repairs.push_back({3600.0 * std::pow(480.0, (i % 10) / 9.0), true, 1e300});
+  }
+}
+
 DeferredRepairFit fit_events(const std::vector<FailureEvent>& ev, double days) {
   return fit_deferred_repairs(testing::times_of(ev), testing::repairs_of(ev, days * kDay),
                               days * kDay);
@@ -92,10 +102,7 @@ TEST(DeferredRepairFit, RepairsOfOneBurstThatEndTogetherAreNotVisits) {
       repairs.push_back({2 * kDay - k, true, 1e300});
     }
   }
-  for (int i = 0; i < 100; ++i) {  // independent faults with repairs of 1 h to 20 d
-    starts.push_back(i * 4 * kDay + 3600.0);
-    repairs.push_back({3600.0 * std::pow(480.0, (i % 10) / 9.0), true, 1e300});
-  }
+  add_independent(100, 4, 3600.0, starts, repairs);
   const DeferredRepairFit f = fit_deferred_repairs(starts, repairs, 400 * kDay);
   EXPECT_EQ(f.candidates, 0);
   EXPECT_FALSE(f.supported);
@@ -105,10 +112,7 @@ TEST(DeferredRepairFit, RepairsOfOneBurstThatEndTogetherAreNotVisits) {
 TEST(DeferredRepairFit, TooFewVisitsAreReportedNotClaimed) {
   std::vector<double> starts;
   std::vector<Interval> repairs;
-  for (int i = 0; i < 200; ++i) {
-    starts.push_back(i * 2 * kDay);
-    repairs.push_back({3600.0 * std::pow(480.0, (i % 10) / 9.0), true, 1e300});
-  }
+  add_independent(200, 2, 0.0, starts, repairs);
   for (const double visit : {150 * kDay, 300 * kDay}) {  // 6 faults over 30 days each
     for (int k = 0; k < 6; ++k) {
       const double start = visit - (30 - 5 * k) * kDay + 7.0;

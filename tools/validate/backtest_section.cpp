@@ -102,8 +102,6 @@ std::pair<int, double> largest_batch_of_closures(const sim::PooledFit& pf, const
   return best;
 }
 
-}  // namespace
-
 // What the fit's deferred repairs (repairs that wait for a maintenance visit) find in the log.
 std::string deferred_text(const sim::PooledFit& pf, const sim::RepairBatches& rb) {
   const sim::DeferredRepairFit& d = pf.deferred;
@@ -138,6 +136,8 @@ std::string deferred_text(const sim::PooledFit& pf, const sim::RepairBatches& rb
                         : "Too few to claim, they are not written.",
       rb.largest_first_start_s / 86400.0, rb.largest_last_start_s / 86400.0);
 }
+
+}  // namespace
 
 Status backtest_section(Doc& doc) {
   const uint64_t seed = kBacktestFitSeed;
