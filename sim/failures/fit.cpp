@@ -1108,8 +1108,11 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       }
       // Repairs that wait for a maintenance visit, written with the laws per state only (fit.h):
       // their replayed repairs then leave out the deferred faults', which the visits replace.
-      pf.deferred = fit_deferred_repairs(times, pooled_repairs, span);
-      pf.deferred_chosen = pf.deferred.supported && pf.regime_repairs_chosen;
+      // Visits whose waits the log contradicts are not written: the deferred faults' repairs
+      // are then replayed with the others', which keeps their down time.
+      pf.deferred = fit_deferred_repairs(times, pooled_repairs, span, o.bootstrap, o.seed);
+      pf.deferred_chosen =
+          pf.deferred.supported && pf.deferred.waits_fit && pf.regime_repairs_chosen;
       if (pf.deferred_chosen) {
         fit_internal::state_values(pooled_repairs, pf.regime_repairs.high_posterior,
                                    pf.deferred.is_deferred, pf.regime_repairs.state_values_s);

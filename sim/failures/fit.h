@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -246,13 +247,30 @@ struct KindFit {
 //   sum over the others (ln(1 - share) + their own term) + deferred x ln(share)
 //     + visits x ln(visits / waiting x r) - visits,
 // `waiting` the time some deferred fault is waiting (the union of their repairs; visits outside
-// it close nothing and are not seen). Candidate visits are the closed repairs' ends within r of
-// one another, at least 2, of faults that started over more than RepairBatches::kBatchSpreadS
-// (repairs of one burst that end together are the burst's, not a visit's), at most
-// kMaxCandidates of them (the largest); visits are added one at a time while the likelihood
-// grows (a greedy search, not an exhaustive one), then the others' mixture is refitted.
-// Supported with at least kMinVisits visits and a lower AIC (2 parameters more) than one
-// mixture for every repair.
+// it close nothing and are not seen). The search and the AIC use this likelihood, so a visit of
+// two repairs that end together by chance pays for the whole wait of both. The visit interval
+// is not its maximum (waiting / visits): a visit is seen only when it closes a candidate (two
+// deferred faults, started more than RepairBatches::kBatchSpreadS apart), so the visits seen
+// are those that waited long enough to gather one, and their waits read the interval long
+// (by about 40% at a share of 0.08 and visits every 20 d). The interval is instead visits over
+// `watched`: the sum over the visits of the time from the start of the first deferred fault
+// that completes the candidate rule to the visit. From that moment the wait left is a whole
+// visit gap's, whatever came before (the visits are memoryless), so the estimate is unbiased.
+// Faults deferred alone are taken for repairs of their own, so `share` counts the deferred
+// faults of the visits seen: a lower bound. The fitted visits are then checked against the
+// waits (a parametric bootstrap of `draws` logs): each of the log's faults deferred with chance
+// `share`, visits a Poisson process of the fitted interval over the span, a visit seen by the
+// candidate rule; the seen deferred faults' mean wait of each draw against the log's
+// (`mean_wait_s`), two-sided. Under the model it is about the interval (the selection of long
+// gaps and the unseen short ones nearly cancel); a log whose deferred faults waited far longer
+// than its visits let them (or far shorter) has visits that are not a Poisson process, and the
+// model would misstate their down time: `waits_fit` is then false (the fit then writes no
+// visits, fit.cpp). Candidate visits are the closed repairs' ends within r of one another, at
+// least 2, of faults that started over more than RepairBatches::kBatchSpreadS (repairs of one
+// burst that end together are the burst's, not a visit's), at most kMaxCandidates of them (the
+// largest); visits are added one at a time while the likelihood grows (a greedy search, not an
+// exhaustive one), then the others' mixture is refitted. Supported with at least kMinVisits
+// visits and a lower AIC (2 parameters more) than one mixture for every repair.
 struct DeferredRepairFit {
   static constexpr double kResolutionS = 60.0;
   static constexpr int kMinVisits = 3;
@@ -265,20 +283,30 @@ struct DeferredRepairFit {
   double share = 0.0, share_lo = 0.0, share_hi = 0.0;  // exact (Clopper-Pearson) 95% interval
   double visit_interval_s = 0.0, visit_interval_lo_s = 0.0, visit_interval_hi_s = 0.0;
   double waiting_s = 0.0;    // the union of the deferred faults' repairs
+  double watched_s = 0.0;    // the visits' watched time (above); visit_interval_s's exposure
   double mean_wait_s = 0.0;  // the deferred faults' mean repair
   double log_likelihood = 0.0;      // with the visits, the others' mixture refitted
   double iid_log_likelihood = 0.0;  // one mixture for every repair
   double delta_aic = 0.0;           // AIC(with visits) - AIC(one mixture)
   RepairMixture rest;               // the others' repair law
   std::vector<char> is_deferred;    // per repair (the order of the repairs given)
+  // The waits against the fitted visits (above): over the draws that saw a visit (a draw
+  // without one has no mean wait; 0 when none did), the mean of the seen deferred faults' mean
+  // wait and its 2.5th and 97.5th percentiles; the two-sided p-value of the log's over every
+  // draw (one that sees no visit counts as far from the log either way); the draws that saw one.
+  double model_wait_s = 0.0, model_wait_lo_s = 0.0, model_wait_hi_s = 0.0;
+  double wait_p = std::numeric_limits<double>::quiet_NaN();  // NaN: not checked (no draws)
+  int wait_draws = 0;
+  bool waits_fit = false;  // p >= 0.05
   bool supported = false;
 };
 // `repairs[i]` the repair of the fault starting at `starts_s[i]` (failed = false: still open,
 // never deferred), over a log of `span_s`; ends within r of the span are not candidates (a log
 // may close every open repair at its end). Not supported (nothing claimed) with fewer than 10
-// repairs.
+// repairs. The wait check draws `draws` logs from Stream(seed, b, "fit.deferred.waits").
 DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
-                                       const std::vector<Interval>& repairs, double span_s);
+                                       const std::vector<Interval>& repairs, double span_s,
+                                       int draws = 99, uint64_t seed = 1);
 
 struct PooledFit {
   int64_t events = 0;

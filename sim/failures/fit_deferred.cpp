@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "models/base/random.h"
 #include "sim/failures/fit.h"
 #include "sim/failures/fit_internal.h"
 
@@ -89,12 +90,27 @@ struct Evaluation {
   std::vector<char> deferred;  // per repair
   int64_t deferred_count = 0;
   int visits = 0;
-  double waiting_s = 0.0;
+  double waiting_s = 0.0;  // the union of the deferred faults' repairs
+  double watched_s = 0.0;  // the visits' watched stretches (seen_from)
 };
 
+// When a visit's deferred faults (their starts, sorted) could first be told from repairs that
+// end on their own: once two of them wait, started more than RepairBatches::kBatchSpreadS apart
+// (a candidate's own rule). The visits seen are selected by that rule, so the time from the
+// first start is longer than a visit gap; from this moment on the wait is a whole gap's (the
+// visits are memoryless) whatever came before. Returns the visit's time when the rule never
+// holds.
+double seen_from(const std::vector<double>& member_starts, double visit_s) {
+  for (size_t k = 1; k < member_starts.size(); ++k) {
+    if (member_starts[k] - member_starts[0] > RepairBatches::kBatchSpreadS) return member_starts[k];
+  }
+  return visit_s;
+}
+
 // The likelihood (fit.h) with the visits `chosen`: each visit's faults that see no other chosen
-// visit between their start and it are deferred; a visit left with fewer than 2 of them is not
-// a valid choice (it would be one repair's own end). O(deferred x log visits + faults).
+// visit between their start and it are deferred; a visit left with fewer than 2 of them, or
+// with none started more than RepairBatches::kBatchSpreadS after the first, is not a valid
+// choice (one repair's own end, or one burst's). O(deferred x log visits + faults).
 Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<size_t>& chosen,
                     const std::vector<double>& starts_s, const std::vector<double>& own,
                     double own_total, double resolution_s) {
@@ -105,9 +121,10 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
   for (const size_t c : chosen) at.push_back(candidates[c].at_s);
   std::sort(at.begin(), at.end());
   std::vector<std::pair<double, double>> waits;
+  std::vector<double> member_starts;
   for (const size_t c : chosen) {
     const Candidate& v = candidates[c];
-    int members = 0;
+    member_starts.clear();
     for (const size_t i : v.faults) {
       // Another chosen visit after the start and before this one would have closed the fault.
       const auto first_after = std::upper_bound(at.begin(), at.end(), starts_s[i]);
@@ -115,11 +132,18 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
       if (seen_other) continue;
       e.deferred[i] = 1;
       waits.emplace_back(starts_s[i], v.at_s);
-      ++members;
+      member_starts.push_back(starts_s[i]);
     }
-    if (members < 2) return e;
+    if (member_starts.size() < 2) return e;
+    std::sort(member_starts.begin(), member_starts.end());
+    // A visit whose own deferred faults a candidate's rule would not take is not a valid choice.
+    // Another chosen visit inside this one's watched stretch would have closed its faults, so
+    // the stretches of the chosen visits do not overlap.
+    const double seen_s = seen_from(member_starts, v.at_s);
+    if (!(seen_s < v.at_s)) return e;
+    e.watched_s += v.at_s - seen_s;
     ++e.visits;
-    e.deferred_count += members;
+    e.deferred_count += static_cast<int64_t>(member_starts.size());
   }
   std::sort(waits.begin(), waits.end());
   double lo = 0.0, hi = -1.0;
@@ -151,10 +175,67 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
   return e;
 }
 
+// The wait check (fit.h): `draws` logs of the fitted visits over the log's fault starts.
+void check_waits(const std::vector<double>& starts_s, double span_s, int draws, uint64_t seed,
+                 DeferredRepairFit& f) {
+  std::vector<double> starts = starts_s;
+  std::sort(starts.begin(), starts.end());
+  std::vector<double> visits, means;
+  std::vector<std::vector<double>> by_visit;
+  int at_least = 0, at_most = 0;
+  for (int b = 0; b < draws; ++b) {
+    Stream s(seed, static_cast<uint64_t>(b), "fit.deferred.waits");
+    visits.clear();
+    for (double t = s.exponential(f.visit_interval_s); t < span_s;
+         t += s.exponential(f.visit_interval_s)) {
+      visits.push_back(t);
+    }
+    by_visit.assign(visits.size(), {});
+    for (const double start : starts) {
+      if (!s.bernoulli(f.share)) continue;
+      const auto next = std::upper_bound(visits.begin(), visits.end(), start);
+      if (next != visits.end()) {
+        by_visit[static_cast<size_t>(next - visits.begin())].push_back(start);
+      }
+    }
+    double wait = 0.0;
+    int64_t seen = 0;
+    for (size_t v = 0; v < visits.size(); ++v) {
+      const std::vector<double>& members = by_visit[v];  // in start order
+      if (members.size() < 2 || seen_from(members, visits[v]) >= visits[v]) continue;
+      for (const double start : members) wait += visits[v] - start;
+      seen += static_cast<int64_t>(members.size());
+    }
+    if (seen == 0) continue;
+    const double mean = wait / static_cast<double>(seen);
+    means.push_back(mean);
+    at_least += mean >= f.mean_wait_s ? 1 : 0;
+    at_most += mean <= f.mean_wait_s ? 1 : 0;
+  }
+  f.wait_draws = static_cast<int>(means.size());
+  if (draws <= 0) return;
+  // Over every draw: one that sees no visit is as far from the log (which saw some) either way.
+  f.wait_p = std::min(1.0, 2.0 * (1.0 + std::min(at_least, at_most)) / (draws + 1.0));
+  f.waits_fit = f.wait_p >= 0.05;
+  if (means.empty()) return;
+  std::sort(means.begin(), means.end());
+  const auto quantile = [&](double q) {
+    const double at = q * static_cast<double>(means.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(at));
+    const size_t hi = std::min(lo + 1, means.size() - 1);
+    return means[lo] + (at - static_cast<double>(lo)) * (means[hi] - means[lo]);
+  };
+  f.model_wait_s = std::accumulate(means.begin(), means.end(), 0.0) /
+                   static_cast<double>(means.size());
+  f.model_wait_lo_s = quantile(0.025);
+  f.model_wait_hi_s = quantile(0.975);
+}
+
 }  // namespace
 
 DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
-                                       const std::vector<Interval>& repairs, double span_s) {
+                                       const std::vector<Interval>& repairs, double span_s,
+                                       int draws, uint64_t seed) {
   DeferredRepairFit out;
   const size_t n = std::min(starts_s.size(), repairs.size());
   out.is_deferred.assign(n, 0);
@@ -265,6 +346,7 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   out.visits = final_eval.visits;
   out.deferred = final_eval.deferred_count;
   out.waiting_s = final_eval.waiting_s;
+  out.watched_s = final_eval.watched_s;
   out.log_likelihood = final_eval.log_likelihood;
   out.delta_aic = 2.0 * 2.0 - 2.0 * (out.log_likelihood - iid);
   double wait = 0.0;
@@ -277,11 +359,14 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   // Clopper-Pearson: exact binomial 95% limits of the share.
   out.share_lo = boost::math::ibeta_inv(d, nd - d + 1.0, 0.025);
   out.share_hi = d < nd ? boost::math::ibeta_inv(d + 1.0, nd - d, 0.975) : 1.0;
-  const RateEstimate visits = poisson_rate(out.visits, out.waiting_s);
+  // The unbiased interval (fit.h): visits over the watched stretches, not over the waiting.
+  const RateEstimate visits = poisson_rate(out.visits, out.watched_s);
   out.visit_interval_s = 1.0 / visits.per_s;
   out.visit_interval_lo_s = 1.0 / visits.hi_per_s;
   out.visit_interval_hi_s = visits.lo_per_s > 0.0 ? 1.0 / visits.lo_per_s : kInf;
   out.supported = out.visits >= DeferredRepairFit::kMinVisits && out.delta_aic < 0.0;
+  check_waits(std::vector<double>(starts_s.begin(), starts_s.begin() + static_cast<ptrdiff_t>(n)),
+              span_s, draws, seed, out);
   return out;
 }
 

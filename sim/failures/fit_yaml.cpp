@@ -94,6 +94,25 @@ std::string mixture_text(const RepairMixture& m) {
       m.long_sigma, m.mean_s / kSecondsPerDay);
 }
 
+// The deferred faults' waits against the fitted visits (fit.h, the wait check) in words.
+std::string deferred_wait_text(const DeferredRepairFit& d) {
+  if (std::isnan(d.wait_p)) {
+    return fmt::format("the deferred faults waited {:.3g} d on average (not checked against the "
+                       "visits)",
+                       d.mean_wait_s / kSecondsPerDay);
+  }
+  if (d.wait_draws == 0) {
+    return fmt::format("the deferred faults waited {:.3g} d on average, and no log drawn from the "
+                       "fitted visits sees one (p {:.2g})",
+                       d.mean_wait_s / kSecondsPerDay, d.wait_p);
+  }
+  return fmt::format(
+      "the deferred faults waited {:.3g} d on average, the fitted visits give {:.3g} d "
+      "(95% of {} drawn logs {:.3g}-{:.3g} d; p {:.2g})",
+      d.mean_wait_s / kSecondsPerDay, d.model_wait_s / kSecondsPerDay, d.wait_draws,
+      d.model_wait_lo_s / kSecondsPerDay, d.model_wait_hi_s / kSecondsPerDay, d.wait_p);
+}
+
 std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
@@ -317,16 +336,20 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       y += fmt::format(
           "#   which repairs wait for a maintenance visit (pooled repairs; {} candidate visits): "
           "{} visits close {} faults;\n#     share {:.3g} (95% CI {:.3g}-{:.3g}), visits every "
-          "{:.3g} d (95% CI {:.3g}-{:.3g}) while one waits, mean wait {:.3g} d; AIC gain {:+.1f} "
-          "over one law for every repair (the others' law: {}): {}\n",
+          "{:.3g} d (95% CI {:.3g}-{:.3g}; timed from when each batch could be seen); AIC gain "
+          "{:+.1f} over one law for every repair (the others' law: {});\n#     {}: {}\n",
           d.candidates, d.visits, d.deferred, d.share, d.share_lo, d.share_hi,
           d.visit_interval_s / kSecondsPerDay, d.visit_interval_lo_s / kSecondsPerDay,
-          d.visit_interval_hi_s / kSecondsPerDay, d.mean_wait_s / kSecondsPerDay, d.delta_aic,
-          mixture_text(d.rest),
+          d.visit_interval_hi_s / kSecondsPerDay, d.delta_aic, mixture_text(d.rest),
+          deferred_wait_text(d),
           pf.deferred_chosen ? std::string("deferred repairs (written below)")
           : !d.supported     ? fmt::format("not supported (at least {} visits and a lower AIC "
                                            "needed)",
                                            DeferredRepairFit::kMinVisits)
+          : !d.waits_fit     ? std::string("not written: the log's visits are not a Poisson "
+                                           "process, and visits this often would shorten the "
+                                           "deferred faults' down time; their repairs are "
+                                           "replayed with the others'")
                              : std::string("supported, not written: only the regime's laws per "
                                            "state replay the log's repairs without the "
                                            "deferred ones"));

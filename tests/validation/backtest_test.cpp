@@ -75,20 +75,17 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_FALSE(place_among(log.repair_p90_days, p90).beyond_all);
   EXPECT_FALSE(place_among(log.gap_cv, cv).beyond_all);
   // Repairs that wait for maintenance visits: the fit finds the log's batches (6 visits, 27
-  // faults), writes them with the regime's laws per state, and with them the time above 2%
-  // failed agrees and the log's times above 1% and 4% lie inside the replications' range.
+  // faults), but the log's deferred faults waited longer than the visits it finds would let them
+  // (the wait check rejects them at 5%), so the model does not have them and replays their repairs
+  // with the others' (which keeps the repair mean and p90 above within tolerance).
   EXPECT_TRUE(pf.deferred.supported);
-  EXPECT_TRUE(pf.deferred_chosen);
   EXPECT_EQ(pf.deferred.visits, 6);
   EXPECT_EQ(pf.deferred.deferred, 27);
   EXPECT_LT(pf.deferred.delta_aic, -100.0);
-  ASSERT_EQ(th.at(2), 0.02);
-  EXPECT_NEAR(fit.share_above.at(2), log.share_above.at(2), pub::kBacktestShareTol);
-  for (const size_t k : {size_t{1}, size_t{3}}) {
-    std::vector<double> share;
-    for (const auto& r : fit.by_rep) share.push_back(r.share_above.at(k));
-    EXPECT_FALSE(place_among(log.share_above.at(k), share).beyond_all) << th.at(k);
-  }
+  EXPECT_GT(pf.deferred.mean_wait_s, pf.deferred.model_wait_hi_s);
+  EXPECT_LT(pf.deferred.wait_p, 0.05);
+  EXPECT_FALSE(pf.deferred.waits_fit);
+  EXPECT_FALSE(pf.deferred_chosen);
 }
 
 // The log's repairs closed in batches: counted directly from its faults, the log's failed GPUs
