@@ -1009,7 +1009,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
 
   // Clustering across kinds (PooledFit). Per node, the union of its repairs: a fault starting
   // inside it is left out of the stream (and its repair extends the union), the rest is up time.
-  if (fit.kinds.size() >= 2) {
+  if (!fit.kinds.empty()) {
     PooledFit& pf = fit.pooled;
     std::vector<double> down_from(trace.node_names.size(), 0.0),
         up_at(trace.node_names.size(), 0.0);

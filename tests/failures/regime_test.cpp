@@ -171,6 +171,30 @@ double dispersion_30d(const std::vector<double>& t, double days) {
 // count, the excitation's factor 1 / (1 - n) on top), the CV of its gaps (within 0.25), its mean
 // repair (within 15%) and the dispersion of its 30-day counts (within a factor of 2; a Poisson
 // process gives about 1). The same process without regimes is not given one.
+// A log of one kind gets the same clustered candidates (two time scales, regimes, repairs by
+// state, visits) beside the kind's own laws: the regimes are found and written as for many kinds.
+TEST(Regime, LogOfOneKindGetsTheClusteredCandidates) {
+  const double days = 730, rate = 2e-4 / 3600.0;
+  FailureKind a = testing::kind("a", 1.0, "lognormal", 2 * kDay);
+  a.repair.sigma = 1.5;
+  const RegimeSpec g;
+  const auto ev = events(regime_scenario(rate, 0.2, 3600.0, 0.2, kDay, g, {a}), 9, 0, days);
+  const TraceFit f = testing::fit_csv(testing::csv_log_with_kinds(ev, days), kRegimeNodes);
+  ASSERT_EQ(f.kinds.size(), 1u);
+  EXPECT_EQ(f.pooled.events, static_cast<int64_t>(ev.size()));
+  ASSERT_TRUE(f.pooled.regime.converged);
+  EXPECT_LT(f.pooled.regime.kernels.delta_aic, f.pooled.apart_gain);
+  EXPECT_TRUE(f.pooled.regime_chosen || f.pooled.regime_repairs_chosen)
+      << "kind " << f.pooled.apart_gain << ", regime " << f.pooled.regime.kernels.delta_aic;
+  const std::string yaml = fitted_failures_yaml(f);
+  EXPECT_NE(yaml.find("clustering in time"), std::string::npos) << yaml;
+  auto s = testing::load_fitted_round_trip("fit_regime_one", yaml, kRegimeNodes,
+                                           "high_mean_duration");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->failures.processes.size(), 1u);
+  EXPECT_GT(s->failures.processes[0].regime_high_share, 0.0);
+}
+
 TEST(Regime, LogWithRegimesIsFittedAndTheEngineReproducesIt) {
   const double days = 730, rate = 2e-4 / 3600.0, n = 0.4;
   FailureKind a = testing::kind("a", 0.6, "lognormal", 2 * kDay);
