@@ -1070,9 +1070,9 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                                     "fit.pooled.hawkes2");
       if (pf.events <= o.max_regime_faults) {
         pf.regime = fit_hawkes_regime(times, pooled_repairs, span, o.min_excitation_delay_s,
-                                      pf.two, /*with_repairs=*/false);
-        pf.regime_repairs = fit_hawkes_regime_repairs(times, pooled_repairs, span,
-                                                      o.min_excitation_delay_s, pf.regime);
+                                      pf.two, /*with_repairs=*/false, o.threads);
+        pf.regime_repairs = fit_hawkes_regime_repairs(
+            times, pooled_repairs, span, o.min_excitation_delay_s, pf.regime, o.threads);
       } else {
         pf.regime_skipped = fmt::format(
             "regimes not fitted: {} pooled faults, more than the {} the regime fits take on "

@@ -56,6 +56,8 @@ struct FitOptions {
   // run on at most this many pooled faults; a larger log gets the Hawkes fits without regimes,
   // and the fit says why (PooledFit::regime_skipped).
   int64_t max_regime_faults = 5000;
+  // Threads for the regime fits' derivatives (their cost); the fit is identical for any count.
+  int threads = 1;
 };
 
 // A lifetime or repair: (time, failed); failed = false is censored.
@@ -412,20 +414,21 @@ HawkesFit fit_hawkes_two_scale(const std::vector<double>& times_s, double span_s
 // RegimeFit, from the two-scale fit `start` of the same times; with_repairs: `repairs[i]` is the
 // repair of the fault at times_s[i] (failed = false: still open at the span, censored), else
 // unused. Not converged (nothing claimed) when `start` did not converge, with fewer than 2
-// faults, or (with repairs) when the repairs have (nearly) one length.
+// faults, or (with repairs) when the repairs have (nearly) one length. The derivatives run on
+// `threads` threads; the fit is identical for any count.
 RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,
                             const std::vector<Interval>& repairs, double span_s, double min_delay_s,
-                            const HawkesFit& start, bool with_repairs);
+                            const HawkesFit& start, bool with_repairs, int threads = 1);
 // RegimeFit with a repair law per state (state_repairs): the arrivals of fit_hawkes_regime and
 // each fault's repair (`repairs[i]`, of times_s[i]) from the RepairMixture of the state the
 // fault starts in. Maximum likelihood by the forward algorithm; the start is the times-only fit
 // `start` with each state's mixture fitted to the repairs weighted by the state's posterior
 // (forward-backward), repeated a few times (an EM step for the repair laws), then Newton's
 // method on all 18 parameters; 95% delta-method intervals (Eigen). Not converged when `start`
-// did not converge or fit_repair_mixture does not on the repairs.
+// did not converge or fit_repair_mixture does not on the repairs. Threads as fit_hawkes_regime.
 RegimeFit fit_hawkes_regime_repairs(const std::vector<double>& times_s,
                                     const std::vector<Interval>& repairs, double span_s,
-                                    double min_delay_s, const RegimeFit& start);
+                                    double min_delay_s, const RegimeFit& start, int threads = 1);
 // The arrivals of a regime fit as the engine's process: distribution hawkes with the fit's two
 // kernels, its regime and (with_repairs) its repair scales. Rate and kinds are left empty (the
 // caller's: a process per log or a test's).

@@ -5,9 +5,11 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <atomic>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "sim/failures/fit.h"
@@ -41,35 +43,54 @@ using Vec = Eigen::Matrix<double, N, 1>;
 template <int N>
 using Mat = Eigen::Matrix<double, N, N>;
 
-// Central-difference gradient and Hessian of f at th.
+// Central-difference gradient and Hessian of f at th. With `threads` > 1 the rows (row i: g[i]
+// and h(i, 0..i)) are shared among workers, largest first, each worker with its own copy of f
+// (an f may keep a cache, so it is called from one thread only); every entry is the same
+// arithmetic on the same evaluations as with one thread, so g and h are identical for any count.
 template <int N, typename F>
-void derivatives(const F& f, const Vec<N>& th, Vec<N>& g, Mat<N>& h) {
+void derivatives(const F& f, const Vec<N>& th, Vec<N>& g, Mat<N>& h, int threads = 1) {
   constexpr double e = 1e-4;
   const double f0 = f(th);
-  for (int i = 0; i < N; ++i) {
+  auto row = [&](const F& fw, int i) {
     const Vec<N> ui = Vec<N>::Unit(i) * e;
-    const double fp = f(th + ui), fm = f(th - ui);
+    const double fp = fw(th + ui), fm = fw(th - ui);
     g[i] = (fp - fm) / (2 * e);
     h(i, i) = (fp - 2 * f0 + fm) / (e * e);
     for (int j = 0; j < i; ++j) {
       const Vec<N> uj = Vec<N>::Unit(j) * e;
-      h(i, j) = h(j, i) =
-          (f(th + ui + uj) - f(th + ui - uj) - f(th - ui + uj) + f(th - ui - uj)) / (4 * e * e);
+      h(i, j) = h(j, i) = (fw(th + ui + uj) - fw(th + ui - uj) - fw(th - ui + uj) +
+                           fw(th - ui - uj)) /
+                          (4 * e * e);
     }
+  };
+  const int workers = std::clamp(threads, 1, N);
+  if (workers == 1) {
+    for (int i = 0; i < N; ++i) row(f, i);
+    return;
   }
+  std::atomic<int> next{0};  // rows taken, counted from the last (the longest) down
+  auto work = [&](const F& fw) {
+    for (int k = next++; k < N; k = next++) row(fw, N - 1 - k);
+  };
+  const std::vector<F> copies(static_cast<size_t>(workers - 1), f);  // before f runs again
+  std::vector<std::thread> pool;
+  for (const F& c : copies) pool.emplace_back([&work, &c] { work(c); });
+  work(f);
+  for (std::thread& t : pool) t.join();
 }
 
 // Maximises f from th (updated, with its value ll) by Newton's method with a line search, for a
-// likelihood of `d` events (the gradient tolerance scales with sqrt(d)). Returns whether it
-// reached a stationary point.
+// likelihood of `d` events (the gradient tolerance scales with sqrt(d)), the derivatives on
+// `threads` threads (the same steps for any count). Returns whether it reached a stationary
+// point.
 template <int N, typename F>
-bool newton_maximise(const F& f, Vec<N>& th, double& ll, double d) {
+bool newton_maximise(const F& f, Vec<N>& th, double& ll, double d, int threads = 1) {
   Vec<N> g;
   Mat<N> h;
   bool converged = false;
   double ll_before = ll;  // ten iterations ago
   for (int iter = 0; iter < 300; ++iter) {
-    derivatives<N>(f, th, g, h);
+    derivatives<N>(f, th, g, h, threads);
     // Stationary: a small gradient, or (on a flat ridge, e.g. branching -> 0 where the delay is
     // unidentified) no gain in the likelihood over ten iterations.
     if (g.norm() < 1e-4 * std::sqrt(d) || (iter % 10 == 9 && ll - ll_before < 1e-8)) {

@@ -56,7 +56,8 @@ struct RegimeProblem {
   // coordinates at a time, so most evaluations repeat both states' laws, and these terms
   // (erfc for the censored repairs) are most of an evaluation's cost. A law is matched by its
   // bits, and the terms are the doubles log_mixture returns, so every result is unchanged.
-  // Memory: kCachedLaws x 2 x faults doubles. Not thread-safe (one problem per fit).
+  // Memory: kCachedLaws x 2 x faults doubles. Not thread-safe: threaded derivatives give each
+  // thread its own copy of the problem (fit_internal.h).
   static constexpr int kCachedLaws = 16;
   struct RepairTerms {
     Mixture law;
@@ -239,7 +240,7 @@ struct RegimeProblem {
 // a model of AIC `reference_aic`, and 95% delta-method intervals.
 template <int N>
 void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double reference_aic,
-              double span_s, double min_delay_s, RegimeFit& out) {
+              double span_s, double min_delay_s, int threads, RegimeFit& out) {
   using Problem = RegimeProblem<N>;
   using Theta = Vec<N>;
   constexpr int kParams = N;
@@ -275,7 +276,7 @@ void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double ref
   // 95% intervals by the delta method on each parameter's unbounded scale, mapped back.
   Theta g;
   Mat<kParams> h;
-  derivatives<kParams>(f, th, g, h);
+  derivatives<kParams>(f, th, g, h, threads);
   // A coordinate on which the likelihood is flat (a delay at its floor, where the logit runs to
   // -infinity) has no information: it is held fixed at its estimate and the rest is inverted.
   Mat<kParams> info = -h;
@@ -383,7 +384,7 @@ void complete(const RegimeProblem<N>& f, const Vec<N>& th, double ll, double ref
 
 template <int N>
 RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Interval>& repairs,
-                     double span_s, double min_delay_s, const HawkesFit& start) {
+                     double span_s, double min_delay_s, const HawkesFit& start, int threads) {
   using Problem = RegimeProblem<N>;
   using Theta = Vec<N>;
   constexpr int kParams = N;
@@ -440,11 +441,11 @@ RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Inter
     }
   }
   if (!std::isfinite(ll)) return out;
-  out.converged = newton_maximise<kParams>(f, th, ll, d);
+  out.converged = newton_maximise<kParams>(f, th, ll, d, threads);
   const double reference_aic =
       Problem::kRepairs ? 2.0 * 3 - 2.0 * (out.kernels.poisson_log_likelihood + iid.log_likelihood)
                         : 2.0 * 1 - 2.0 * out.kernels.poisson_log_likelihood;
-  complete<N>(f, th, ll, reference_aic, span_s, min_delay_s, out);
+  complete<N>(f, th, ll, reference_aic, span_s, min_delay_s, threads, out);
   return out;
 }
 
@@ -452,7 +453,7 @@ RegimeFit fit_regime(const std::vector<double>& times_s, const std::vector<Inter
 // state's mixture starts as the posterior-weighted fit of the repairs, repeated while the
 // posteriors (now with the repair laws) move, then Newton's method on all 18 parameters.
 RegimeFit fit_regime_laws(const std::vector<double>& times_s, const std::vector<Interval>& repairs,
-                          double span_s, double min_delay_s, const RegimeFit& start) {
+                          double span_s, double min_delay_s, const RegimeFit& start, int threads) {
   using Problem = RegimeProblem<18>;
   RegimeFit out;
   out.kernels.scales = 2;
@@ -504,9 +505,9 @@ RegimeFit fit_regime_laws(const std::vector<double>& times_s, const std::vector<
   Vec<18> th = f.coordinate(p);
   double ll = f(th);
   if (!std::isfinite(ll)) return out;
-  out.converged = newton_maximise<18>(f, th, ll, d);
+  out.converged = newton_maximise<18>(f, th, ll, d, threads);
   complete<18>(f, th, ll, 2.0 * 6 - 2.0 * (out.kernels.poisson_log_likelihood + iid.log_likelihood),
-               span_s, min_delay_s, out);
+               span_s, min_delay_s, threads, out);
   return out;
 }
 
@@ -514,8 +515,8 @@ RegimeFit fit_regime_laws(const std::vector<double>& times_s, const std::vector<
 
 RegimeFit fit_hawkes_regime_repairs(const std::vector<double>& times_s,
                                     const std::vector<Interval>& repairs, double span_s,
-                                    double min_delay_s, const RegimeFit& start) {
-  return fit_regime_laws(times_s, repairs, span_s, min_delay_s, start);
+                                    double min_delay_s, const RegimeFit& start, int threads) {
+  return fit_regime_laws(times_s, repairs, span_s, min_delay_s, start, threads);
 }
 
 FailureProcess regime_process(const RegimeFit& f) {
@@ -535,9 +536,9 @@ FailureProcess regime_process(const RegimeFit& f) {
 
 RegimeFit fit_hawkes_regime(const std::vector<double>& times_s,
                             const std::vector<Interval>& repairs, double span_s, double min_delay_s,
-                            const HawkesFit& start, bool with_repairs) {
-  return with_repairs ? fit_regime<11>(times_s, repairs, span_s, min_delay_s, start)
-                      : fit_regime<8>(times_s, repairs, span_s, min_delay_s, start);
+                            const HawkesFit& start, bool with_repairs, int threads) {
+  return with_repairs ? fit_regime<11>(times_s, repairs, span_s, min_delay_s, start, threads)
+                      : fit_regime<8>(times_s, repairs, span_s, min_delay_s, start, threads);
 }
 
 }  // namespace ntpsim::sim

@@ -24,13 +24,15 @@
 namespace ntpsim::sim::testing {
 
 inline TraceFit fit_csv(const std::string& csv, int64_t nodes, int bootstrap = 19,
-                        int64_t max_regime_faults = FitOptions{}.max_regime_faults) {
+                        int64_t max_regime_faults = FitOptions{}.max_regime_faults,
+                        int threads = 1) {
   auto t = parse_csv_trace(csv, "log.csv");
   EXPECT_TRUE(t.ok()) << t.error().message;
   FitOptions o;
   o.nodes = nodes;
   o.bootstrap = bootstrap;
   o.max_regime_faults = max_regime_faults;
+  o.threads = threads;
   auto f = fit_trace(*t, o);
   EXPECT_TRUE(f.ok()) << f.error().message;
   return *f;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "models/base/atomic_file.h"
 #include "models/base/time.h"
@@ -75,6 +76,11 @@ class TraceCommand final : public Command {
                     "With --fit: fit regimes of the pooled faults only up to this many faults "
                     "(their cost grows with the faults, about 16 CPU-ms each)")
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
+        ->needs(sub->get_option("--fit"));
+    sub->add_option("--threads", threads_,
+                    "With --fit: worker threads of the regime fits (default: all cores; the fit "
+                    "is the same for any count)")
+        ->check(CLI::Range(1, 4096))
         ->needs(sub->get_option("--fit"));
     sub->add_option("--gpus-per-node", gpus_per_node_,
                     "With --fit: GPUs per node of the logged cluster; adds every rate per "
@@ -184,6 +190,8 @@ class TraceCommand final : public Command {
     o.bootstrap = bootstrap_;
     o.seed = seed_;
     o.max_regime_faults = max_regime_faults_;
+    o.threads = threads_ > 0 ? threads_
+                             : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     o.source_hash = fmt::format("fnv1a64:{:016x} ({} bytes)", fnv1a64(bytes), bytes.size());
     auto fit = sim::fit_trace(t, o);
     if (!fit.ok()) return fit.error();
@@ -206,6 +214,7 @@ class TraceCommand final : public Command {
   double burst_window_ = 3600.0;
   int bootstrap_ = 99;
   int64_t max_regime_faults_ = sim::FitOptions{}.max_regime_faults;
+  int threads_ = 0;  // 0 = std::thread::hardware_concurrency()
   uint64_t seed_ = 1;
   int64_t nodes_ = 0;
   int64_t gpus_per_node_ = 0;
