@@ -305,10 +305,12 @@ struct DeferredRepairFit {
 // `repairs[i]` the repair of the fault starting at `starts_s[i]` (failed = false: still open,
 // never deferred), over a log of `span_s`; ends within r of the span are not candidates (a log
 // may close every open repair at its end). Not supported (nothing claimed) with fewer than 10
-// repairs. The wait check draws `draws` logs from Stream(seed, b, "fit.deferred.waits").
+// repairs. The wait check draws `draws` logs from Stream(seed, b, "fit.deferred.waits"); a draw
+// costs one step per fault, so the default is large enough that the p-value is not its own
+// resolution (1 in 1,000).
 DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
                                        const std::vector<Interval>& repairs, double span_s,
-                                       int draws = 99, uint64_t seed = 1);
+                                       int draws = 999, uint64_t seed = 1);
 
 struct PooledFit {
   int64_t events = 0;

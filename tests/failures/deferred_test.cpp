@@ -139,6 +139,21 @@ TEST(DeferredRepairFit, VisitsThatContradictTheWaitsFailTheWaitCheck) {
   EXPECT_EQ(f.wait_draws, 0);
   EXPECT_LT(f.wait_p, 0.05);
   EXPECT_FALSE(f.waits_fit);
+
+  // The same with fresh faults of one second (logs record repairs that short): visits every
+  // second over 400 days. The check draws only the visits that close a deferred fault, so it
+  // costs what the first did.
+  for (size_t i = 300; i < repairs.size(); ++i) {  // the batches' faults
+    if (repairs[i].t_s == 3600.0) {
+      starts[i] += 3599.0;
+      repairs[i].t_s = 1.0;
+    }
+  }
+  const DeferredRepairFit s = fit_deferred_repairs(starts, repairs, 400 * kDay);
+  ASSERT_TRUE(s.supported) << "visits " << s.visits << ", delta AIC " << s.delta_aic;
+  EXPECT_NEAR(s.visit_interval_s, 1.0, 1e-6);
+  EXPECT_EQ(s.wait_draws, 0);
+  EXPECT_FALSE(s.waits_fit);
 }
 
 TEST(DeferredRepairFit, FindsNoVisitsWhenRepairsEndOneByOne) {
