@@ -1110,7 +1110,8 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       // their replayed repairs then leave out the deferred faults', which the visits replace.
       // Visits whose waits the log contradicts are not written: the deferred faults' repairs
       // are then replayed with the others', which keeps their down time.
-      pf.deferred = fit_deferred_repairs(times, pooled_repairs, span, 999, o.seed);
+      pf.deferred = fit_deferred_repairs(times, pooled_repairs, span,
+                                         DeferredRepairFit::kWaitDraws, o.seed);
       pf.deferred_chosen =
           pf.deferred.supported && pf.deferred.waits_fit && pf.regime_repairs_chosen;
       if (pf.deferred_chosen) {

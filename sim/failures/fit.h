@@ -277,6 +277,9 @@ struct DeferredRepairFit {
   static constexpr double kResolutionS = 60.0;
   static constexpr int kMinVisits = 3;
   static constexpr int kMaxCandidates = 200;
+  // Logs the wait check draws (one step per fault each): enough that its p-value is not its own
+  // resolution.
+  static constexpr int kWaitDraws = 999;
   std::string not_fitted;     // why no visit was looked for ("" when the search ran)
   double resolution_s = 0.0;  // r, above
   int candidates = 0;         // all of them, considered or not
@@ -284,7 +287,6 @@ struct DeferredRepairFit {
   int64_t deferred = 0;
   double share = 0.0, share_lo = 0.0, share_hi = 0.0;  // exact (Clopper-Pearson) 95% interval
   double visit_interval_s = 0.0, visit_interval_lo_s = 0.0, visit_interval_hi_s = 0.0;
-  double waiting_s = 0.0;    // the union of the deferred faults' repairs
   double watched_s = 0.0;    // the visits' watched time (above); visit_interval_s's exposure
   double mean_wait_s = 0.0;  // the deferred faults' mean repair
   double log_likelihood = 0.0;      // with the visits, the others' mixture refitted
@@ -305,12 +307,11 @@ struct DeferredRepairFit {
 // `repairs[i]` the repair of the fault starting at `starts_s[i]` (failed = false: still open,
 // never deferred), over a log of `span_s`; ends within r of the span are not candidates (a log
 // may close every open repair at its end). Not supported (nothing claimed) with fewer than 10
-// repairs. The wait check draws `draws` logs from Stream(seed, b, "fit.deferred.waits"); a draw
-// costs one step per fault, so the default is large enough that the p-value is not its own
-// resolution (1 in 1,000).
+// repairs. The wait check draws `draws` logs from Stream(seed, b, "fit.deferred.waits").
 DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
                                        const std::vector<Interval>& repairs, double span_s,
-                                       int draws = 999, uint64_t seed = 1);
+                                       int draws = DeferredRepairFit::kWaitDraws,
+                                       uint64_t seed = 1);
 
 struct PooledFit {
   int64_t events = 0;

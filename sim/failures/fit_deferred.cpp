@@ -180,9 +180,8 @@ Evaluation evaluate(const std::vector<Candidate>& candidates, const std::vector<
 // first after a start that no earlier deferred fault waits past is that start plus an
 // exponential gap, whatever visits came before. So a draw costs one step per fault, however
 // short the fitted interval (visits every second over a year would otherwise be 3e7 a draw).
-void check_waits(const std::vector<double>& starts_s, double span_s, int draws, uint64_t seed,
+void check_waits(std::vector<double> starts, double span_s, int draws, uint64_t seed,
                  DeferredRepairFit& f) {
-  std::vector<double> starts = starts_s;
   std::sort(starts.begin(), starts.end());
   std::vector<double> means, members;
   int at_least = 0, at_most = 0;
@@ -348,7 +347,6 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   out.is_deferred = final_eval.deferred;
   out.visits = final_eval.visits;
   out.deferred = final_eval.deferred_count;
-  out.waiting_s = final_eval.waiting_s;
   out.watched_s = final_eval.watched_s;
   out.log_likelihood = final_eval.log_likelihood;
   out.delta_aic = 2.0 * 2.0 - 2.0 * (out.log_likelihood - iid);

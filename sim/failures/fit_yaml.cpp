@@ -238,18 +238,15 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
   if (pf.one.events > 0) {
     // One kind: the same candidates (two time scales, regimes, repairs by state, visits) beside
     // the kind's own laws, which are its "kinds apart".
-    y += fit.kinds.size() == 1
-             ? fmt::format(
-                   "#\n# clustering in time: the {} faults (outside their node's earlier repairs) "
-                   "as one Hawkes\n# process; AIC gains over independent exponential faults\n"
-                   "#   the kind's own chosen model: {:+.1f}{}\n",
-                   pf.events, pf.apart_gain, pf.chosen_scales == 0 ? "  <- chosen" : "")
-             : fmt::format(
-                   "#\n# clustering across kinds: the {} faults of every kind (outside their "
-                   "node's earlier repairs) as one\n# marked Hawkes process, each fault's kind "
-                   "drawn by its share; AIC gains over independent exponential faults\n#   "
-                   "kinds apart (their chosen models): {:+.1f}{}\n",
-                   pf.events, pf.apart_gain, pf.chosen_scales == 0 ? "  <- chosen" : "");
+    const bool one = fit.kinds.size() == 1;
+    y += fmt::format(
+        "#\n# {}: the {} faults{} (outside their node's earlier repairs) as one\n# {}; AIC gains "
+        "over independent exponential faults\n#   {}: {:+.1f}{}\n",
+        one ? "clustering in time" : "clustering across kinds", pf.events,
+        one ? "" : " of every kind",
+        one ? "Hawkes process" : "marked Hawkes process, each fault's kind drawn by its share",
+        one ? "the kind's own chosen model" : "kinds apart (their chosen models)", pf.apart_gain,
+        pf.chosen_scales == 0 ? "  <- chosen" : "");
     for (const HawkesFit* h : {&pf.one, &pf.two}) {
       if (!h->converged) {
         y += fmt::format("#   pooled hawkes, {} time scale(s): did not converge\n", h->scales);
