@@ -137,6 +137,13 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
   if (p.deferred_share > 0.0 && !(std::isfinite(p.visit_interval_s) && p.visit_interval_s > 0.0)) {
     return bad(path + ".deferred_repairs.visit_interval", "must be a finite duration > 0");
   }
+  if (!(p.shared_repair_probability >= 0.0 && p.shared_repair_probability <= 1.0)) {
+    return bad(path + ".shared_repairs.probability", "must be in [0, 1]");
+  }
+  if (p.shared_repair_probability > 0.0 &&
+      !(std::isfinite(p.shared_repair_window_s) && p.shared_repair_window_s > 0.0)) {
+    return bad(path + ".shared_repairs.window", "must be a finite duration > 0");
+  }
   return Status::Ok();
 }
 

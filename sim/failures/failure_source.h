@@ -56,11 +56,19 @@
 //   the process comes back at a visit together. Visits are a Poisson process of mean gap
 //   `visit_interval` from time 0 ("visits.<class>"), drawn in order as failures need them; the
 //   other failures draw their repairs as below. Burst partners decide each on their own.
+// - Shared repairs (`shared_repairs: {window, probability}`, any distribution): a failure that
+//   starts within `window` of the process's previous failure (a burst partner's previous
+//   failure is the partner before it), while that failure's unit is still down, shares its
+//   repair with chance `probability` ("shared.<class>"): its unit comes back at the previous
+//   failure's instant, to the microsecond (one incident, one fix), and takes no draw, deferral
+//   or scale. A failure that shares is itself the previous failure of the next, so an incident
+//   can gather many units. The closed forms (process_means.h) count a shared repair as a drawn
+//   one: they do not see when failures come.
 // - Kinds are drawn by share ("kinds.<class>"), repair times per kind ("repair.<class>").
 // Random streams, each Stream(seed, replication, name), so one process never shifts another's
 // draws: "failures.<class>", "kinds.<class>", "bursts.<class>", "repair.<class>",
-// "lemons.<class>", "regime.<class>", "deferred.<class>", "visits.<class>" (a second process of
-// the same class adds ".<n>"), and "trace.placement".
+// "lemons.<class>", "regime.<class>", "deferred.<class>", "visits.<class>", "shared.<class>" (a
+// second process of the same class adds ".<n>"), and "trace.placement".
 //
 // Ownership: a FailureSource owns its per-replication state and keeps a pointer to the Topology
 // (REQUIRES: the Topology outlives the source) and a shared_ptr to the immutable TraceData.

@@ -123,7 +123,9 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       deferred_stream_(seed, replication,
                        std::string("deferred.") + class_name(p.component) + stream_suffix),
       visit_stream_(seed, replication,
-                    std::string("visits.") + class_name(p.component) + stream_suffix) {
+                    std::string("visits.") + class_name(p.component) + stream_suffix),
+      shared_stream_(seed, replication,
+                     std::string("shared.") + class_name(p.component) + stream_suffix) {
   NTPSIM_CHECK(units_ > 0);
   double cumulative = 0.0;
   for (const FailureKind& k : p.kinds) {
@@ -195,6 +197,11 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
     deferred_share_ = p.deferred_share;
     visit_interval_s_ = p.visit_interval_s;
     next_visit_s_ = visit_stream_.exponential(visit_interval_s_);  // Poisson from time 0
+  }
+  if (p.shared_repair_probability > 0.0) {
+    shared_ = true;
+    shared_probability_ = p.shared_repair_probability;
+    shared_window_s_ = p.shared_repair_window_s;
   }
 
   up_at_s_.assign(static_cast<size_t>(units_), 0.0);
@@ -382,7 +389,12 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
   auto add = [&](int64_t u) {
     double repair_s = 0.0;
     double visit_s = -1.0;  // a deferred repair's visit, else < 0
-    if (deferred_ && deferred_stream_.bernoulli(deferred_share_)) {
+    // One incident with the previous failure: its unit still down, this one within the window.
+    const bool shares = shared_ && previous_s_ >= 0.0 && t_s - previous_s_ <= shared_window_s_ &&
+                        previous_end_s_ > t_s && shared_stream_.bernoulli(shared_probability_);
+    if (shares) {
+      repair_s = previous_end_s_ - t_s;
+    } else if (deferred_ && deferred_stream_.bernoulli(deferred_share_)) {
       visit_s = next_visit_after(t_s);  // down until the next maintenance visit
       repair_s = visit_s - t_s;
     } else {
@@ -406,8 +418,15 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     e.repair = visit_s >= 0.0 && visit_s < kHorizonS ? micros_of(visit_s) - when.since_start()
                : repair_s < kHorizonS                ? micros_of(repair_s)
                                                      : Duration::from_seconds(repair_s);
+    // A shared repair ends at the previous failure's instant, to the microsecond.
+    if (shares && previous_end_s_ < kHorizonS) e.repair = previous_end_ - when.since_start();
     e.interrupts = kind.interrupts;
     buffer_.push_back(e);
+    if (shared_) {
+      previous_s_ = t_s;
+      previous_end_s_ = t_s + repair_s;
+      previous_end_ = when.since_start() + e.repair;
+    }
     if (!exponential_) {
       if (pool_position_[static_cast<size_t>(u)] >= 0) {  // a burst partner that never failed
         (is_lemon(u) ? pool_lemon_ : pool_normal_).remove(u, t_s, arrivals_, pool_position_);

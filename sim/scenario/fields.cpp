@@ -462,4 +462,14 @@ const FieldTable<FailureProcess>& deferred_repair_fields() {
   return kFields;
 }
 
+const FieldTable<FailureProcess>& shared_repair_fields() {
+  using P = FailureProcess;
+  // A window of at least a second (the scenario's time resolution), at most a year.
+  static const FieldTable<P> kFields = {
+      duration("window", &P::shared_repair_window_s, true, 1.0, 365.25 * 86400.0),
+      fraction("probability", &P::shared_repair_probability, true, 0.0, 1.0),
+  };
+  return kFields;
+}
+
 }  // namespace ntpsim::sim::scenario_internal

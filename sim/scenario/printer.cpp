@@ -84,6 +84,9 @@ YAML::Node process_yaml(const FailureProcess& p) {
   if (p.deferred_share > 0.0) {  // absent: the form above unchanged
     n["deferred_repairs"] = fields_yaml(scenario_internal::deferred_repair_fields(), p);
   }
+  if (p.shared_repair_probability > 0.0) {  // absent: the form above unchanged
+    n["shared_repairs"] = fields_yaml(scenario_internal::shared_repair_fields(), p);
+  }
   return n;
 }
 
@@ -345,6 +348,10 @@ json to_json(const Scenario& s) {
     if (p.deferred_share > 0.0) {  // only then: the other processes' form is unchanged
       const json deferred = fields_json(scenario_internal::deferred_repair_fields(), p);
       for (const auto& [key, value] : deferred.items()) process["deferred_" + key] = value;
+    }
+    if (p.shared_repair_probability > 0.0) {  // only then: the other processes' form is unchanged
+      const json shared = fields_json(scenario_internal::shared_repair_fields(), p);
+      for (const auto& [key, value] : shared.items()) process["shared_repair_" + key] = value;
     }
     processes.push_back(std::move(process));
     if (p.distribution == "hawkes") {  // only then: the other processes' form is unchanged

@@ -38,7 +38,9 @@ double regime_high_failure_share(const FailureProcess& p);
 // share. With regimes, each repair comes from the state its failure starts in: that state's law
 // (regime_repair, with regime_state_repairs) or else its kind's, times the state's repair
 // scale; the states weighted by regime_high_failure_share. Deferred repairs (a share of the
-// failures waiting for the next maintenance visit) last the mean gap between visits.
+// failures waiting for the next maintenance visit) last the mean gap between visits. Shared
+// repairs (shared_repairs) count as drawn ones: a shared repair lasts what is left of the
+// previous failure's, which depends on when failures come, and no closed form here sees that.
 double mean_repair_s(const FailureProcess& p);
 
 }  // namespace ntpsim::sim

@@ -113,6 +113,14 @@ struct FailureProcess {
   // repairs take no kind or state law and no regime scale. 0 share = absent.
   double deferred_share = 0.0;
   double visit_interval_s = 0.0;
+  // Optional shared repairs (`shared_repairs: {window, probability}`; any distribution): a
+  // failure that starts within `shared_repair_window_s` of the process's previous failure, while
+  // that failure's unit is still down, is with chance `shared_repair_probability` one incident
+  // with it: its unit comes back at the same instant (one fix), instead of drawing a repair (a
+  // switch, power or cooling fault that takes several units down and is fixed once). Partners of
+  // one burst are previous failures of one another. 0 probability = absent.
+  double shared_repair_probability = 0.0;
+  double shared_repair_window_s = 0.0;
 
   // The one home of the process's mean rates (the failure source, the loader's size checks and
   // the planner's screen all use these):

@@ -131,7 +131,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx,
                                              {"component", "rate", "mtbf", "distribution", "shape",
                                               "kinds", "lemon", "burst", "excitation", "regime",
-                                              "deferred_repairs"}));
+                                              "deferred_repairs", "shared_repairs"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   std::string component = "gpu";
@@ -255,6 +255,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
       {"lemon", &lemon_fields()},
       {"burst", &burst_fields()},
       {"deferred_repairs", &deferred_repair_fields()},
+      {"shared_repairs", &shared_repair_fields()},
   };
   for (const auto& [key, table] : maps) {
     const YAML::Node node_of_map = r->child(key);

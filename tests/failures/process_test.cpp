@@ -361,6 +361,13 @@ TEST(ProcessTest, ZeroRateYieldsNothingAndBadParametersAreErrors) {
   p.deferred_share = 0.5;
   p.visit_interval_s = 0.0;
   expect_error(p, "failures.processes[1].deferred_repairs.visit_interval");
+  p = testing::process(Component::kGpu, 1e-6);
+  p.shared_repair_probability = -0.1;
+  p.shared_repair_window_s = 3600.0;
+  expect_error(p, "failures.processes[1].shared_repairs.probability");
+  p.shared_repair_probability = 0.5;
+  p.shared_repair_window_s = 0.0;
+  expect_error(p, "failures.processes[1].shared_repairs.window");
 }
 
 // A node process on 400 nodes failing every `per_node_days` per node, repairs fixed at
@@ -443,6 +450,79 @@ TEST(ProcessTest, DeferredRepairsMixWithDrawnRepairs) {
     if (e.repair.seconds() != kRepair) late.push_back(e);
   }
   EXPECT_LT(static_cast<double>(distinct_ends(late).size()), 1.5 * visits);
+}
+
+// A node process on 400 nodes failing every `per_node_days` per node, exponential repairs of
+// mean `repair_s` (distinct to the microsecond, so two ends meet only when shared), bursts of
+// `burst_size` nodes in a share `burst` of the events, and shared repairs.
+Scenario shared_scenario(double per_node_days, double repair_s, double window_s, double shared,
+                         double burst = 0.0, int burst_size = 1) {
+  Scenario s = testing::scenario_with(400, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, 1.0 / (per_node_days * testing::kDay));
+  p.kinds = {testing::kind("hard", 1.0, "exponential", repair_s)};
+  p.shared_repair_window_s = window_s;
+  p.shared_repair_probability = shared;
+  p.burst_probability = burst;
+  p.burst_size = burst_size;
+  s.failures.processes = {p};
+  return s;
+}
+
+// The failures that may share the previous one's repair (within the window of it, its unit still
+// down), and those of them whose repair ends at the previous one's instant.
+struct SharedCount {
+  int64_t candidates = 0, shared = 0, others = 0;
+};
+SharedCount count_shared(const std::vector<FailureEvent>& events, double window_s) {
+  SharedCount c;
+  for (size_t i = 1; i < events.size(); ++i) {
+    const FailureEvent& a = events[i - 1];
+    const FailureEvent& b = events[i];
+    const bool candidate = b.time.seconds() - a.time.seconds() <= window_s &&
+                           (a.time + a.repair).seconds() > b.time.seconds();
+    if (!candidate) {
+      ++c.others;
+      continue;
+    }
+    ++c.candidates;
+    c.shared += (a.time + a.repair) == (b.time + b.repair) ? 1 : 0;
+  }
+  return c;
+}
+
+// Probability 1: every failure within the window of the previous one, whose unit is still down,
+// comes back at the previous one's instant, to the microsecond; burst partners (one instant)
+// therefore come back together. Failures outside the window draw their own repairs.
+TEST(ProcessTest, SharedRepairsEndWithThePreviousFailure) {
+  constexpr double kWindow = 6 * 3600.0, kHorizon = 400 * testing::kDay;
+  const Scenario s = shared_scenario(100, 2 * testing::kDay, kWindow, 1.0, 0.2, 3);
+  const Topology t = topo(s);
+  const auto events = collect(s, t, 3, 0, kHorizon);
+  ASSERT_GT(events.size(), 1000u);
+  const SharedCount c = count_shared(events, kWindow);
+  EXPECT_GT(c.candidates, 200);
+  EXPECT_GT(c.others, 200);
+  EXPECT_EQ(c.shared, c.candidates);
+  // Not every end is shared: the failures outside the window drew their own.
+  EXPECT_GT(distinct_ends(events).size(), static_cast<size_t>(c.others) / 2);
+}
+
+// Probability 0.4: the share of the candidates that come back with the previous failure is 0.4
+// within 5 binomial standard deviations; without the map none does (exponential draws never meet
+// to the microsecond).
+TEST(ProcessTest, SharedRepairsShareMatchesTheProbability) {
+  constexpr double kWindow = 4 * 3600.0, kHorizon = 1500 * testing::kDay;
+  const Scenario s = shared_scenario(60, testing::kDay, kWindow, 0.4);
+  const Topology t = topo(s);
+  const SharedCount c = count_shared(collect(s, t, 9, 2, kHorizon), kWindow);
+  ASSERT_GT(c.candidates, 1000);
+  const auto n = static_cast<double>(c.candidates);
+  expect_within_5_sigma(static_cast<double>(c.shared) / n, 0.4, std::sqrt(0.4 * 0.6 / n),
+                        "shared share of the candidates");
+  const Scenario off = shared_scenario(60, testing::kDay, kWindow, 0.0);
+  const SharedCount none = count_shared(collect(off, t, 9, 2, kHorizon), kWindow);
+  ASSERT_GT(none.candidates, 1000);
+  EXPECT_EQ(none.shared, 0);
 }
 
 }  // namespace

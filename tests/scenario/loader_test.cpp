@@ -274,6 +274,43 @@ TEST(LoaderTest, DeferredRepairsReadPrintAndReload) {
       << missing.error().message;
 }
 
+// Shared repairs read as a window and a probability, print back only when set, reload to the
+// same scenario and leave the hash of a scenario without them alone; the map is all-or-nothing
+// and its fields are checked against their ranges.
+TEST(LoaderTest, SharedRepairsReadPrintAndReload) {
+  const std::string process =
+      "failures.processes=[{component: node, rate: 1e-4/h, kinds: [{name: a, repair: {mean: 1d}}], ";
+  const Scenario s = load_ok(good("minimal"),
+                             {process + "shared_repairs: {window: 2h, probability: 40%}}]"});
+  const auto& p = s.failures.processes.at(0);
+  EXPECT_DOUBLE_EQ(p.shared_repair_window_s, 7200.0);
+  EXPECT_DOUBLE_EQ(p.shared_repair_probability, 0.4);
+  const std::string text = to_yaml_text(s);
+  EXPECT_NE(text.find("shared_repairs"), std::string::npos) << text;
+  const Scenario plain = load_ok(good("minimal"), {process + "}]"});
+  EXPECT_EQ(to_yaml_text(plain).find("shared_repairs"), std::string::npos);
+  EXPECT_NE(scenario_hash(plain), scenario_hash(s));
+  ScratchDir dir;
+  auto again = load_scenario(dir.write("shared.yaml", text));
+  ASSERT_TRUE(again.ok()) << again.error().message << "\n" << text;
+  EXPECT_EQ(to_yaml_text(*again), text);
+  EXPECT_EQ(scenario_hash(*again), scenario_hash(s));
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"shared_repairs: {window: 2h}}]", "probability"},
+      {"shared_repairs: {window: 0s, probability: 40%}}]", "window"},
+      {"shared_repairs: {window: 2h, probability: 140%}}]", "probability"},
+      {"shared_repairs: {window: 2h, probability: 40%, size: 3}}]", "size"},
+  };
+  for (const auto& [tail, field] : bad) {
+    auto r = load_scenario(good("minimal"), {process + tail});
+    ASSERT_FALSE(r.ok()) << tail;
+    EXPECT_NE(r.error().message.find("failures.processes[0].shared_repairs"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find(field), std::string::npos) << r.error().message;
+  }
+}
+
 // A chain entry keeps its own name and label, its actions in order and every option of its
 // terminal action with defaults filled (fractions parsed); boost-only options only with the boost.
 TEST(LoaderTest, ChainsReadWithTheirActionsAndOptions) {
