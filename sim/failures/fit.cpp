@@ -1114,9 +1114,18 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                                          DeferredRepairFit::kWaitDraws, o.seed);
       pf.deferred_chosen =
           pf.deferred.supported && pf.deferred.waits_fit && pf.regime_repairs_chosen;
-      if (pf.deferred_chosen) {
-        fit_internal::state_values(pooled_repairs, pf.regime_repairs.high_posterior,
-                                   pf.deferred.is_deferred, pf.regime_repairs.state_values_s);
+      // Faults of one incident share a repair: written the same way, the laws per state then
+      // replay the repairs of the incidents' first faults only.
+      pf.shared = fit_shared_repairs(times, pooled_repairs, o.burst_window_s);
+      pf.shared_chosen = pf.shared.supported && pf.regime_repairs_chosen;
+      if (pf.deferred_chosen || pf.shared_chosen) {
+        std::vector<char> skip(times.size(), 0);
+        for (size_t i = 0; i < skip.size(); ++i) {
+          skip[i] = static_cast<char>((pf.deferred_chosen && pf.deferred.is_deferred[i] != 0) ||
+                                      (pf.shared_chosen && pf.shared.is_shared[i] != 0));
+        }
+        fit_internal::state_values(pooled_repairs, pf.regime_repairs.high_posterior, skip,
+                                   pf.regime_repairs.state_values_s);
       }
       if (pf.regime_repairs_chosen) {
         pf.regime_repairs.kernels.chosen = true;

@@ -1,6 +1,6 @@
 // fit_deferred_repairs: repairs that wait for a maintenance visit (fit.h, DeferredRepairFit), and
 // the per-state values a regime fit replays (fit_internal.h, state_values), which leave the
-// deferred faults' repairs out once the visits are fitted.
+// deferred faults' repairs out once the visits are fitted; the log's time unit (time_unit_s).
 #include <algorithm>
 #include <boost/math/distributions/beta.hpp>
 #include <cmath>
@@ -39,6 +39,18 @@ void state_values(const std::vector<Interval>& repairs, const std::vector<double
   for (auto& v : out) std::sort(v.begin(), v.end());
 }
 
+double time_unit_s(std::span<const double> starts_s) {
+  double unit = 0.0;
+  for (const double u : {1.0, 60.0, 3600.0}) {
+    const bool whole = std::all_of(starts_s.begin(), starts_s.end(), [u](double t) {
+      const double k = std::round(t / u);
+      return std::fabs(t - k * u) <= std::max(1e-3, 1e-12 * std::fabs(t));
+    });
+    if (whole) unit = u;
+  }
+  return unit;
+}
+
 }  // namespace fit_internal
 
 namespace {
@@ -61,20 +73,6 @@ Mixture working(const RepairMixture& r) {
 double own_term(const Mixture& x, const Interval& r, double resolution_s) {
   const double l = log_mixture(x, r.t_s, r.failed);
   return r.failed && r.t_s >= kShortestRepairS ? l + std::log(resolution_s) : l;
-}
-
-// The coarsest of 1 s, 1 min and 1 h that every start is a whole multiple of (a log that records
-// hours cannot tell ends within an hour apart), 0 when none is.
-double time_unit_s(std::span<const double> starts_s) {
-  double unit = 0.0;
-  for (const double u : {1.0, 60.0, 3600.0}) {
-    const bool whole = std::all_of(starts_s.begin(), starts_s.end(), [u](double t) {
-      const double k = std::round(t / u);
-      return std::fabs(t - k * u) <= std::max(1e-3, 1e-12 * std::fabs(t));
-    });
-    if (whole) unit = u;
-  }
-  return unit;
 }
 
 // A candidate visit: the first of a run of repair ends within the resolution of one another,

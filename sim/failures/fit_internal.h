@@ -9,6 +9,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -191,6 +192,10 @@ void set_mixture(V& th, int o, const Mixture& x) {
 // (a non-empty `skip`) are left out.
 void state_values(const std::vector<Interval>& repairs, const std::vector<double>& posterior,
                   const std::vector<char>& skip, std::vector<double> (&out)[2]);
+
+// The coarsest of 1 s, 1 min and 1 h that every start is a whole multiple of (a log that records
+// hours cannot tell ends within an hour apart), 0 when none is.
+double time_unit_s(std::span<const double> starts_s);
 
 // Weighted EM for the mixture on ln(repair) values (censored repairs taken at their censoring
 // time: a start for the exact likelihood, not an estimate), from `x` (updated). Returns the

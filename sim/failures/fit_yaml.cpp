@@ -366,6 +366,20 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           "likelihood\n",
           d.candidates);
     }
+    if (const SharedRepairFit& s = pf.shared; s.candidates > 0) {
+      y += fmt::format(
+          "#   which faults share a repair (pooled faults starting within {:.3g} h of the previous "
+          "one, still in repair: {}):\n#     {} end within {:.0f} s of it, {:.3g} of them (95% "
+          "CI {:.3g}-{:.3g}; independent repairs would give {:.3g}, Poisson p {:.3g}); {}\n",
+          s.window_s / 3600.0, s.candidates, s.shared, s.resolution_s, s.probability,
+          s.probability_lo, s.probability_hi, s.expected, s.p_value,
+          pf.shared_chosen ? std::string("shared repairs (written below)")
+          : !s.supported
+              ? fmt::format("not supported (at least {} shared ends and p < 0.01 needed)",
+                            SharedRepairFit::kMinShared)
+              : std::string("supported, not written: only the regime's laws per state replay "
+                            "the log's repairs without the shared ones"));
+    }
     if (pf.chosen_scales > 0) {
       const HawkesFit& h = pf.chosen();
       if (h.ks_p < 0.05) {
@@ -465,6 +479,14 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           "      # {} of the log's repairs waited for one of {} visits (they left the laws per "
           "state above)\n      deferred_repairs: {{share: {:.6g}, visit_interval: {}}}\n",
           d.deferred, d.visits, d.share, duration(d.visit_interval_s));
+    }
+    if (pf.shared_chosen) {
+      const SharedRepairFit& s = pf.shared;
+      y += fmt::format(
+          "      # {} of the log's {} faults within the window of the previous one, still in "
+          "repair, ended with it\n      # (they left the laws per state above)\n"
+          "      shared_repairs: {{window: {}, probability: {:.6g}}}\n",
+          s.shared, s.candidates, duration(s.window_s), s.probability);
     }
     return y;
   }

@@ -164,6 +164,33 @@ std::string deferred_text(const sim::PooledFit& pf, const sim::RepairBatches& rb
       d.visit_interval_hi_s / 86400.0, d.mean_wait_s / 86400.0, d.delta_aic, check, outcome);
 }
 
+// What the fit's shared repairs (faults of one incident that come back together) find in the log.
+std::string shared_text(const sim::PooledFit& pf) {
+  const sim::SharedRepairFit& s = pf.shared;
+  if (s.candidates == 0) {
+    return "No pooled fault starts within the burst window of the previous one while it is in "
+           "repair, so the fit looks for no shared repairs.";
+  }
+  const std::string outcome =
+      pf.shared_chosen
+          ? fmt::format("The model above has them (`shared_repairs: {{window: {:.3g} h, "
+                        "probability: {:.3f}}}`), and its replayed repairs per state leave out "
+                        "the {} shared faults' own: in the engine a fault within the window of "
+                        "the previous one, still down, comes back with it with that chance.",
+                        s.window_s / 3600.0, s.probability, s.shared)
+      : !s.supported ? std::string("Too few beyond chance to claim, they are not written.")
+                     : std::string("They are not written: only the regime's laws per state "
+                                   "replay the log's repairs without the shared ones.");
+  return fmt::format(
+      "Faults of one incident share a repair (docs/trace-format.md): of the {} pooled faults "
+      "that start within {:.3g} h of the previous one while it is still in repair, {} end within "
+      "{:.0f} s of it, a share of {:.3f} (95% CI {:.3f}-{:.3f}), where repairs drawn on their own "
+      "would end that close {:.2g} times (Poisson p {:.2g}); they hold {} of the log's down "
+      "node-time. {}",
+      s.candidates, s.window_s / 3600.0, s.shared, s.resolution_s, s.probability,
+      s.probability_lo, s.probability_hi, s.expected, s.p_value, pct(s.down_share, 0), outcome);
+}
+
 }  // namespace
 
 Status backtest_section(Doc& doc) {
@@ -237,10 +264,15 @@ Status backtest_section(Doc& doc) {
           hi.short_median_s / 60.0, hi.mean_s / 86400.0, hi.mean_lo_s / 86400.0,
           hi.mean_hi_s / 86400.0, lo.short_share * 100, lo.short_median_s / 60.0,
           lo.mean_s / 86400.0, g.state_values_s[1].size(), g.state_values_s[0].size(),
-          pf.deferred_chosen
-              ? fmt::format("; the {} faults that waited for maintenance visits aside, below",
-                            pf.deferred.deferred)
-              : std::string());
+          (pf.deferred_chosen
+               ? fmt::format("; the {} faults that waited for maintenance visits aside, below",
+                             pf.deferred.deferred)
+               : std::string()) +
+              (pf.shared_chosen
+                   ? fmt::format("; the {} faults that share the previous fault's repair aside, "
+                                 "below",
+                                 pf.shared.shared)
+                   : std::string()));
     }
     b += ".\n";
   } else if (pf.chosen_scales == 2) {
@@ -424,6 +456,7 @@ Status backtest_section(Doc& doc) {
         direct->peak_failed_gpus - redrawn->peak_failed_gpus, direct->peak_failed_gpus,
         deferred_text(pf, rb));
   }
+  b += shared_text(pf) + "\n\n";
   doc.seeds.push_back(fmt::format("Back-test ({}; fitted with seed {}) | seed {}, {} replications",
                                   kHbd, seed, bt->fitted->scenario().seed, reps));
   return Status::Ok();

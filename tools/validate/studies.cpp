@@ -410,6 +410,7 @@ Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64
     p.burst_probability = 0;
     p.burst_size = 1;
     p.deferred_share = 0;  // repairs on their own: no maintenance visits
+    p.shared_repair_probability = 0;  // and none shared by an incident's faults
   }
   auto exponential = sim::Simulation::prepare(e);
   if (!exponential.ok()) return exponential.error();

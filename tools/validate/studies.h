@@ -144,8 +144,8 @@ inline constexpr int kBacktestReps = 40;
 // A failure model fitted from the trace of `trace_scenario` (`ntpsim trace --fit` with the
 // cluster's node count), and two scenarios like it without the trace: `fitted` runs the fitted
 // model as written; `exponential` the plain exponential model at each kind's observed rate (its
-// faults per node-second up) with the same repair laws, no lemons, no bursts, no clustering and
-// no maintenance visits.
+// faults per node-second up) with the same repair laws, no lemons, no bursts, no clustering, no
+// maintenance visits and no shared repairs.
 struct FittedBacktest {
   sim::TraceFit fit;
   std::shared_ptr<const Prepared> log, fitted, exponential;
