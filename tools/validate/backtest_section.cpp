@@ -191,6 +191,23 @@ std::string shared_text(const sim::PooledFit& pf) {
       s.probability_lo, s.probability_hi, s.expected, s.p_value, pct(s.down_share, 0), outcome);
 }
 
+// How the model's incidents compare with the log's: faults close to the previous one, and the
+// largest group of them.
+std::string groups_text(const FailureModelStats& log, const FailureModelStats& fit, int reps) {
+  const auto log_largest = static_cast<int64_t>(log.largest_group);
+  return fmt::format(
+      "The fitted arrivals have {:.0f} faults per replication within {:.0f} h of the previous one "
+      "(the log {:.0f}); the largest run of faults each within {:.0f} h of the previous holds {} "
+      "faults in the log and {:.1f} in a replication on average, {}.",
+      fit.close_starts, FailureModelStats::kGroupWindowS / 3600.0, log.close_starts,
+      FailureModelStats::kGroupWindowS / 3600.0, log_largest, fit.largest_group,
+      fit.largest_group_any < log_largest
+          ? fmt::format("at most {} in any of the {}: the model's incidents take fewer servers "
+                        "down together than the log's largest",
+                        fit.largest_group_any, reps)
+          : fmt::format("and {} in the largest of the {}", fit.largest_group_any, reps));
+}
+
 }  // namespace
 
 Status backtest_section(Doc& doc) {
@@ -456,7 +473,7 @@ Status backtest_section(Doc& doc) {
         direct->peak_failed_gpus - redrawn->peak_failed_gpus, direct->peak_failed_gpus,
         deferred_text(pf, rb));
   }
-  b += shared_text(pf) + "\n\n";
+  b += shared_text(pf) + " " + groups_text(log, fit, reps) + "\n\n";
   doc.seeds.push_back(fmt::format("Back-test ({}; fitted with seed {}) | seed {}, {} replications",
                                   kHbd, seed, bt->fitted->scenario().seed, reps));
   return Status::Ok();

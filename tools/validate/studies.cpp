@@ -261,13 +261,26 @@ FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
     one.rate_per_1000_unit_days = 1000.0 * static_cast<double>(ev->size()) / unit_days;
     std::vector<double> own;
     double s = 0, s2 = 0;
+    int64_t group = 1;
     for (size_t i = 0; i < ev->size(); ++i) {
       own.push_back((*ev)[i].repair.seconds() / 86400.0);
-      if (i == 0) continue;
+      if (i == 0) {
+        one.largest_group = 1;
+        continue;
+      }
       const double g = ((*ev)[i].time - (*ev)[i - 1].time).seconds();
       s += g;
       s2 += g * g;
+      if (g <= FailureModelStats::kGroupWindowS) {
+        ++one.close_starts;
+        one.largest_group = std::max(one.largest_group, ++group);
+      } else {
+        group = 1;
+      }
     }
+    out.close_starts += static_cast<double>(one.close_starts) / reps;
+    out.largest_group += static_cast<double>(one.largest_group) / reps;
+    out.largest_group_any = std::max(out.largest_group_any, one.largest_group);
     if (ev->size() > 2) {
       const auto n = static_cast<double>(ev->size() - 1);
       one.gap_cv = std::sqrt(std::max(0.0, s2 / n - (s / n) * (s / n))) / (s / n);

@@ -93,6 +93,13 @@ struct FailureModelStats {
   double gap_cv = 0;  // coefficient of variation of the gaps between consecutive events
   std::vector<double> share_above;  // per threshold: time share with failed GPUs > it x GPUs
   double peak_failed_gpus = 0;      // largest number of GPUs down at once
+  // Groups of faults each starting within kGroupWindowS of the previous (an incident's faults):
+  // the faults that start that close to the previous one, per replication, and the largest
+  // group, its mean over the replications and its largest in any.
+  static constexpr double kGroupWindowS = 3600.0;
+  double close_starts = 0;
+  double largest_group = 0;
+  int64_t largest_group_any = 0;
   // Each statistic of each replication (the values above are their means, except the repair
   // quantiles, which are of every replication's repairs pooled): where a log falls among a
   // model's replications says whether the model could have produced it, which a mean alone
@@ -103,6 +110,7 @@ struct FailureModelStats {
     double gap_cv = 0;
     std::vector<double> share_above;
     double peak_failed_gpus = 0;
+    int64_t close_starts = 0, largest_group = 0;
   };
   std::vector<Replication> by_rep;
 };
