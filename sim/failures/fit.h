@@ -428,6 +428,11 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& options);
 // node), with the provenance and every test result in comments.
 std::string fitted_failures_yaml(const TraceFit& fit);
 
+// What the fitted model is, a line each, for a terminal: the arrivals chosen (the pooled process
+// or each kind's law) with their AIC gain, lemons, shared repairs and maintenance visits (written
+// or why not), and the batches the model does not hold together. Each line starts with a label.
+std::vector<std::string> fitted_model_summary(const TraceFit& fit);
+
 // Building blocks, exposed for tests.
 LawFit fit_exponential(const std::vector<Interval>& data);
 LawFit fit_weibull(const std::vector<Interval>& data);

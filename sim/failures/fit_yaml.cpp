@@ -541,4 +541,67 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
   return y;
 }
 
+std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
+  std::vector<std::string> out;
+  const PooledFit& pf = fit.pooled;
+  if (pf.chosen_scales > 0) {
+    const std::string form = pf.regime_repairs_chosen ? ", regimes and a repair law per state"
+                             : pf.regime_chosen       ? " and regimes"
+                                                      : "";
+    out.push_back(fmt::format(
+        "model        one Hawkes process for every kind ({} pooled faults), {} time scale{}{}; AIC "
+        "gain {:.1f} over independent exponential faults (kinds apart {:.1f})",
+        pf.events, pf.chosen_scales, pf.chosen_scales == 1 ? "" : "s", form,
+        pf.chosen().delta_aic + pf.lemon_gain, pf.apart_gain));
+    if (pf.lemons.supported) {
+      out.push_back(fmt::format("lemons       {:.0f}% of the nodes fail {:.3g}x as often",
+                                100.0 * pf.lemons.fraction, pf.lemons.multiplier));
+    }
+  } else {
+    for (const KindFit& k : fit.kinds) {
+      std::string arrivals = "exponential, too few faults for a law";
+      if (k.hawkes.chosen) {
+        arrivals = fmt::format("Hawkes, branching {:.2f}", k.hawkes.branching);
+      } else if (k.lemons.supported) {
+        arrivals = fmt::format("exponential, {:.0f}% lemons at {:.3g}x", 100.0 * k.lemons.fraction,
+                               k.lemons.multiplier);
+      } else if (k.lifetime_choice >= 0) {
+        const LawFit& l = k.lifetime[static_cast<size_t>(k.lifetime_choice)];
+        arrivals = l.law == "weibull"
+                       ? fmt::format("Weibull lifetimes, shape {:.2f}, mean {}", l.a, days(l.mean_s))
+                       : fmt::format("{} lifetimes, mean {}", l.law, days(l.mean_s));
+      }
+      if (k.bursts.bursty) arrivals += fmt::format(", bursts of {}", k.bursts.size);
+      out.push_back(fmt::format("model        {}: {}; repairs {}", k.name, arrivals, k.repair_law));
+    }
+  }
+  if (const SharedRepairFit& s = pf.shared; s.shared > 0) {
+    out.push_back(fmt::format(
+        "shared       {} of {} faults within {:.3g} h of the previous one end with it ({:.3g}; "
+        "chance {:.2g}): {}",
+        s.shared, s.candidates, s.window_s / 3600.0, s.probability, s.expected,
+        pf.shared_chosen ? "written"
+        : !s.supported   ? "not supported"
+                         : "reported only (written with a repair law per state)"));
+  }
+  if (const DeferredRepairFit& d = pf.deferred; d.visits > 0) {
+    out.push_back(fmt::format(
+        "visits       {} maintenance visits close {} faults: {}", d.visits, d.deferred,
+        pf.deferred_chosen ? std::string("written")
+        : !d.supported     ? std::string("not supported")
+        : !d.waits_fit     ? fmt::format("not written (the faults waited {:.3g} d, such visits "
+                                         "give {:.3g} d, p {:.2g})",
+                                         d.mean_wait_s / kSecondsPerDay,
+                                         d.model_wait_s / kSecondsPerDay, d.wait_p)
+                           : std::string("reported only (written with a repair law per state)")));
+  }
+  if (const RepairBatches& rb = fit.batches; rb.batches > 0 && !pf.deferred_chosen) {
+    out.push_back(fmt::format(
+        "batches      {} batch{} of repairs closed together ({} faults, {:.0f}% of the down "
+        "time) drawn one by one",
+        rb.batches, rb.batches == 1 ? "" : "es", rb.faults, 100.0 * rb.down_share));
+  }
+  return out;
+}
+
 }  // namespace ntpsim::sim

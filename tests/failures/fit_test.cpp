@@ -134,6 +134,11 @@ TEST(FitTrace, IndependentFaultsAreNotBurstyAndHaveNoLemons) {
   // The true rate (per node while up) lies in the process rate's interval.
   EXPECT_LE(k.process_rate.lo_per_s, 0.01 / kDay);
   EXPECT_GE(k.process_rate.hi_per_s, 0.01 / kDay);
+  // The terminal summary: the kind's law and repairs, nothing about incidents or visits.
+  const std::vector<std::string> summary = fitted_model_summary(f);
+  ASSERT_EQ(summary.size(), 1u) << summary.back();
+  EXPECT_EQ(summary[0].rfind("model        hard: ", 0), 0u) << summary[0];
+  EXPECT_NE(summary[0].find("repairs fixed"), std::string::npos) << summary[0];
 }
 
 TEST(FitTrace, BurstyLogIsRecognisedWithItsSize) {
@@ -174,6 +179,11 @@ TEST(FitTrace, RepairsClosedTogetherAreReportedAsBatches) {
   const std::string y = fitted_failures_yaml(f);
   EXPECT_NE(y.find("repairs closed in batches"), std::string::npos);
   EXPECT_NE(y.find("1 batch, 3 faults"), std::string::npos) << y;
+  const std::vector<std::string> summary = fitted_model_summary(f);
+  ASSERT_FALSE(summary.empty());
+  EXPECT_EQ(summary.back(),
+            "batches      1 batch of repairs closed together (3 faults, 93% of the down time) "
+            "drawn one by one");
   // Without the campaign the log has no batch and the output does not mention one.
   const TraceFit none = fit_csv(csv.substr(0, csv.find("40,130")), 20);
   EXPECT_EQ(none.batches.batches, 0);

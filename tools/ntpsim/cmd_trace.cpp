@@ -142,8 +142,10 @@ class TraceCommand final : public Command {
     print_summary(t);
     if (!csv_out_.empty()) fmt::print("wrote {} ({} faults)\n", csv_out_, t.faults.size());
     if (fit_ && fit_out_.empty()) fmt::print("{}", fit_text);
-    if (fit_ && !fit_out_.empty())
+    if (fit_ && !fit_out_.empty()) {
+      for (const std::string& line : fit_summary_) fmt::print("{}\n", line);
       fmt::print("wrote {} (fitted failure model, {} kinds)\n", fit_out_, t.kind_names.size());
+    }
     return 0;
   }
 
@@ -201,10 +203,12 @@ class TraceCommand final : public Command {
     if (!fit->pooled.regime_skipped.empty()) {
       fit_notes_.push_back("pooled faults: " + fit->pooled.regime_skipped);
     }
+    fit_summary_ = sim::fitted_model_summary(*fit);
     return sim::fitted_failures_yaml(*fit);
   }
 
   mutable std::vector<std::string> fit_notes_;  // printed once every output is written
+  mutable std::vector<std::string> fit_summary_;  // the model, printed after the log's summary
 
   std::string file_;
   std::string format_;
