@@ -723,6 +723,67 @@ RepairBatches find_repair_batches(const TraceData& trace) {
   return out;
 }
 
+namespace {
+
+// The repair law of kind `k` from its `faults` (those with skip[x] set left out: repairs the
+// engine takes from another failure), with its quantiles and notes: fixed when all are equal,
+// the recorded repairs (empirical) when too few or when no law passes the KS test at 5%, else the
+// law with the lowest AIC. Open faults (no end in the log) are censored at the span.
+void fit_kind_repairs(KindFit& k, const std::vector<const TraceFault*>& faults,
+                      const std::vector<char>& skip, const FitOptions& o) {
+  std::vector<Interval> repairs;
+  int64_t floored = 0;
+  k.repair_values_s.clear();
+  k.repair.clear();
+  k.repair_choice = -1;
+  for (size_t x = 0; x < faults.size(); ++x) {
+    if (!skip.empty() && skip[x] != 0) continue;
+    const TraceFault* f = faults[x];
+    const bool open = f->open;
+    Interval iv;
+    iv.t_s = std::max(kMinTimeS, f->repair_s);
+    floored += f->repair_s < kMinTimeS ? 1 : 0;
+    iv.failed = !open;
+    iv.limit_s = open ? iv.t_s : kInf;
+    repairs.push_back(iv);
+    k.repair_values_s.push_back(iv.t_s);
+  }
+  std::sort(k.repair_values_s.begin(), k.repair_values_s.end());
+  k.repair_median_s = quantile_sorted(k.repair_values_s, 0.5);
+  k.repair_p90_s = quantile_sorted(k.repair_values_s, 0.9);
+  double sum = 0;
+  for (const double v : k.repair_values_s) sum += v;
+  k.repair_mean_s = sum / static_cast<double>(k.repair_values_s.size());
+  if (floored > 0)
+    k.notes.push_back(std::to_string(floored) + " repairs under 1 s counted as 1 s");
+  // Equal repairs (to the log's recording precision, 1e-6 relative) are a fixed repair time.
+  if (k.repair_values_s.back() <= k.repair_values_s.front() * (1 + 1e-6)) {
+    k.repair_law = "fixed";
+  } else if (static_cast<int>(repairs.size()) < o.min_events) {
+    k.repair_law = "empirical";
+    k.notes.push_back(std::to_string(repairs.size()) + " repairs, fewer than the " +
+                      std::to_string(o.min_events) +
+                      " needed to fit a law: the recorded repairs are replayed (empirical)");
+  } else {
+    k.repair = fit_all(repairs, o, "fit." + k.name + ".repair");
+    k.repair_choice = best_aic(k.repair, 0.05, 10.0);
+    const bool fits = k.repair_choice >= 0 &&
+                      k.repair[static_cast<size_t>(k.repair_choice)].ks_p >= 0.05 &&
+                      k.repair[static_cast<size_t>(k.repair_choice)].mean_s <=
+                          3650.0 * kSecondsPerDay;
+    if (fits) {
+      k.repair_law = k.repair[static_cast<size_t>(k.repair_choice)].law;
+    } else {
+      k.repair_law = "empirical";
+      k.notes.push_back(
+          "no repair law passes the KS test at 5%: the recorded repairs are replayed "
+          "(empirical)");
+    }
+  }
+}
+
+}  // namespace
+
 Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
   TraceFit fit;
   fit.file = trace.file;
@@ -743,6 +804,10 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
   const double node_seconds = static_cast<double>(fit.nodes) * span;
   fit.batches = find_repair_batches(trace);
 
+  // Per kind: its faults, and where its repair notes start (the last of its notes), so that a
+  // refit of its repair law without the shared repairs replaces them.
+  std::vector<std::vector<const TraceFault*>> kind_faults;
+  std::vector<size_t> repair_notes_at;
   for (uint16_t kind = 0; kind < trace.kind_names.size(); ++kind) {
     KindFit k;
     k.name = trace.kind_names[kind];
@@ -750,6 +815,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     for (const TraceFault& f : trace.faults) {
       if (f.kind == kind) faults.push_back(&f);
     }
+    kind_faults.push_back(faults);
     k.faults = static_cast<int64_t>(faults.size());
     k.rate = poisson_rate(k.faults, node_seconds);
     std::map<std::string, int64_t> causes;
@@ -960,50 +1026,8 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       }
     }
 
-    // Repairs: open faults (no end in the log) are censored at the span.
-    std::vector<Interval> repairs;
-    int64_t floored = 0;
-    for (const TraceFault* f : faults) {
-      const bool open = f->open;
-      Interval iv;
-      iv.t_s = std::max(kMinTimeS, f->repair_s);
-      floored += f->repair_s < kMinTimeS ? 1 : 0;
-      iv.failed = !open;
-      iv.limit_s = open ? iv.t_s : kInf;
-      repairs.push_back(iv);
-      k.repair_values_s.push_back(iv.t_s);
-    }
-    std::sort(k.repair_values_s.begin(), k.repair_values_s.end());
-    k.repair_median_s = quantile_sorted(k.repair_values_s, 0.5);
-    k.repair_p90_s = quantile_sorted(k.repair_values_s, 0.9);
-    double sum = 0;
-    for (const double v : k.repair_values_s) sum += v;
-    k.repair_mean_s = sum / static_cast<double>(k.repair_values_s.size());
-    if (floored > 0)
-      k.notes.push_back(std::to_string(floored) + " repairs under 1 s counted as 1 s");
-    // Equal repairs (to the log's recording precision, 1e-6 relative) are a fixed repair time.
-    if (k.repair_values_s.back() <= k.repair_values_s.front() * (1 + 1e-6)) {
-      k.repair_law = "fixed";
-    } else if (static_cast<int>(repairs.size()) < o.min_events) {
-      k.repair_law = "empirical";
-      k.notes.push_back(std::to_string(repairs.size()) + " repairs, fewer than the " +
-                        std::to_string(o.min_events) +
-                        " needed to fit a law: the recorded repairs are replayed (empirical)");
-    } else {
-      k.repair = fit_all(repairs, o, "fit." + k.name + ".repair");
-      k.repair_choice = best_aic(k.repair, 0.05, 10.0);
-      const bool fits = k.repair_choice >= 0 &&
-                        k.repair[static_cast<size_t>(k.repair_choice)].ks_p >= 0.05 &&
-                        k.repair[static_cast<size_t>(k.repair_choice)].mean_s <= 3650.0 * kSecondsPerDay;
-      if (fits) {
-        k.repair_law = k.repair[static_cast<size_t>(k.repair_choice)].law;
-      } else {
-        k.repair_law = "empirical";
-        k.notes.push_back(
-            "no repair law passes the KS test at 5%: the recorded repairs are replayed "
-            "(empirical)");
-      }
-    }
+    repair_notes_at.push_back(k.notes.size());
+    fit_kind_repairs(k, faults, {}, o);
     fit.kinds.push_back(std::move(k));
   }
 
