@@ -864,6 +864,24 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                         " fault(s) start inside the same node's repair of another "
                         "cause: counted in the rate, not as times between failures");
     }
+    // Faults of one incident that share a repair, among the kind's faults (those inside their
+    // node's repair aside, as the engine's process never starts one there).
+    {
+      std::vector<double> starts;
+      std::vector<Interval> shared_repairs;
+      std::vector<size_t> of;  // index into faults
+      for (size_t x = 0; x < faults.size(); ++x) {
+        if (inside[x]) continue;
+        const TraceFault& f = *faults[x];
+        starts.push_back(f.start_s);
+        shared_repairs.push_back({std::max(kMinTimeS, f.repair_s), !f.open, kInf});
+        of.push_back(x);
+      }
+      k.shared = fit_shared_repairs(starts, shared_repairs, o.burst_window_s);
+      std::vector<char> by_fault(faults.size(), 0);
+      for (size_t i = 0; i < of.size(); ++i) by_fault[of[i]] = k.shared.is_shared[i];
+      k.shared.is_shared = std::move(by_fault);
+    }
 
     // Bursts: chains of starts within the window; partners are the other nodes of a chain.
     std::vector<bool> partner(faults.size(), false);
@@ -1031,6 +1049,14 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     fit.kinds.push_back(std::move(k));
   }
 
+  // A kind's repair law again, without the faults `skip` marks (its earlier repair notes, the
+  // last of its notes, replaced).
+  auto refit_repairs = [&](size_t kind, const std::vector<char>& skip) {
+    KindFit& k = fit.kinds[kind];
+    k.notes.resize(repair_notes_at[kind]);
+    fit_kind_repairs(k, kind_faults[kind], skip, o);
+  };
+
   // Clustering across kinds (PooledFit). Per node, the union of its repairs: a fault starting
   // inside it is left out of the stream (and its repair extends the union), the rest is up time.
   if (!fit.kinds.empty()) {
@@ -1041,6 +1067,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     std::vector<int64_t> per_kind(fit.kinds.size(), 0);
     std::vector<double> times;
     std::vector<Interval> pooled_repairs;  // of the faults in `times`
+    std::vector<const TraceFault*> pooled_faults;  // the faults in `times`
     double down_s = 0.0;
     for (const TraceFault& f : trace.faults) {
       const auto n = static_cast<size_t>(f.node);
@@ -1054,6 +1081,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       down_from[n] = f.start_s;
       up_at[n] = std::max(f.start_s, end);
       times.push_back(f.start_s);
+      pooled_faults.push_back(&f);
       Interval repair;
       repair.t_s = std::max(kMinTimeS, f.repair_s);
       repair.failed = !f.open;
@@ -1141,7 +1169,22 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       // Faults of one incident share a repair: written the same way, the laws per state then
       // replay the repairs of the incidents' first faults only.
       pf.shared = fit_shared_repairs(times, pooled_repairs, o.burst_window_s);
-      pf.shared_chosen = pf.shared.supported && pf.regime_repairs_chosen;
+      pf.shared_chosen = pf.shared.supported && pf.chosen_scales > 0;
+      if (pf.shared_chosen && !pf.regime_repairs_chosen) {
+        // The pooled process draws repairs from the kinds' laws: refitted without the shared
+        // faults' repairs, which the engine takes from the previous failure.
+        std::set<const TraceFault*> shared;
+        for (size_t i = 0; i < pooled_faults.size(); ++i) {
+          if (pf.shared.is_shared[i] != 0) shared.insert(pooled_faults[i]);
+        }
+        for (size_t kind = 0; kind < fit.kinds.size(); ++kind) {
+          std::vector<char> skip(kind_faults[kind].size(), 0);
+          for (size_t x = 0; x < skip.size(); ++x) {
+            skip[x] = static_cast<char>(shared.count(kind_faults[kind][x]) > 0);
+          }
+          refit_repairs(kind, skip);
+        }
+      }
       if (pf.deferred_chosen || pf.shared_chosen) {
         std::vector<char> skip(times.size(), 0);
         for (size_t i = 0; i < skip.size(); ++i) {
@@ -1160,6 +1203,14 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       } else if (pf.chosen_scales == 2) {
         pf.two.chosen = true;
       }
+    }
+  }
+  // Kinds fitted apart: each kind's process shares repairs among its own faults.
+  if (fit.pooled.chosen_scales == 0) {
+    for (size_t kind = 0; kind < fit.kinds.size(); ++kind) {
+      KindFit& k = fit.kinds[kind];
+      k.shared_chosen = k.shared.supported;
+      if (k.shared_chosen) refit_repairs(kind, k.shared.is_shared);
     }
   }
   return fit;

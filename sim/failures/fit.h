@@ -208,6 +208,33 @@ struct RegimeFit {
   std::vector<double> state_values_s[2];
 };
 
+// Repairs shared by faults of one incident (the engine's shared_repairs, failure_source.h): a
+// fault that starts within `window_s` of the previous fault (of the faults given, in start
+// order) while that fault is still in repair is a candidate; it shares the repair when its end
+// is within the resolution r of the previous fault's end (r as DeferredRepairFit's: kResolutionS,
+// or the log's time unit when coarser). Open repairs are neither candidates nor previous faults
+// for one. `probability` is shared / candidates with its exact (Clopper-Pearson) 95% interval.
+// Chance alone makes two independent repairs end within r of each other now and then (most
+// often when both are short); `expected` is the sum over the candidates of that chance, the share
+// of the closed repairs whose length is within r of the candidate's time to the previous fault's
+// end, and `p_value` the Poisson upper tail of `shared` at that mean. Supported with at least
+// kMinShared shared repairs and p_value < 0.01. The test compares ends only: the likelihood of
+// one end given another is not a density the other candidates' AIC can be set against.
+struct SharedRepairFit {
+  static constexpr int kMinShared = 3;
+  double window_s = 0.0, resolution_s = 0.0;
+  int64_t candidates = 0, shared = 0;
+  double probability = 0.0, probability_lo = 0.0, probability_hi = 0.0;
+  double expected = 0.0;  // shared ends that independent repairs would give
+  double p_value = 1.0;
+  double down_share = 0.0;        // the shared faults' share of the down time of the faults given
+  std::vector<char> is_shared;    // per fault (the order given)
+  bool supported = false;
+};
+// `repairs[i]` the repair of the fault starting at `starts_s[i]` (sorted; failed = false: open).
+SharedRepairFit fit_shared_repairs(const std::vector<double>& starts_s,
+                                   const std::vector<Interval>& repairs, double window_s);
+
 struct KindFit {
   std::string name;
   int64_t faults = 0;
@@ -225,8 +252,16 @@ struct KindFit {
   std::vector<LawFit> repair;           // parametric candidates
   std::string repair_law;               // fixed | exponential | weibull | lognormal | empirical
   int repair_choice = -1;               // index into repair when parametric
-  std::vector<double> repair_values_s;  // sorted, floored at 1 s
+  // The repairs the law is fitted to (sorted, floored at 1 s) and their quantiles: every repair
+  // of the kind, or, with shared repairs written (this kind's own, or the pooled process's),
+  // those not shared, since the engine takes a shared repair from the previous failure.
+  std::vector<double> repair_values_s;
   double repair_median_s = 0.0, repair_mean_s = 0.0, repair_p90_s = 0.0;
+  // Faults of the kind that share the previous fault's repair (fit_shared_repairs on the kind's
+  // faults, in the burst window; is_shared per fault of the kind in start order). Written with
+  // the kind's process when the kinds are fitted apart (shared_chosen).
+  SharedRepairFit shared;
+  bool shared_chosen = false;
   std::vector<std::string> notes;  // what the fit could not claim, and why
 };
 
@@ -313,33 +348,6 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
                                        int draws = DeferredRepairFit::kWaitDraws,
                                        uint64_t seed = 1);
 
-// Repairs shared by faults of one incident (the engine's shared_repairs, failure_source.h): a
-// fault that starts within `window_s` of the previous fault (of the faults given, in start
-// order) while that fault is still in repair is a candidate; it shares the repair when its end
-// is within the resolution r of the previous fault's end (r as DeferredRepairFit's: kResolutionS,
-// or the log's time unit when coarser). Open repairs are neither candidates nor previous faults
-// for one. `probability` is shared / candidates with its exact (Clopper-Pearson) 95% interval.
-// Chance alone makes two independent repairs end within r of each other now and then (most
-// often when both are short); `expected` is the sum over the candidates of that chance, the share
-// of the closed repairs whose length is within r of the candidate's time to the previous fault's
-// end, and `p_value` the Poisson upper tail of `shared` at that mean. Supported with at least
-// kMinShared shared repairs and p_value < 0.01. The test compares ends only: the likelihood of
-// one end given another is not a density the other candidates' AIC can be set against.
-struct SharedRepairFit {
-  static constexpr int kMinShared = 3;
-  double window_s = 0.0, resolution_s = 0.0;
-  int64_t candidates = 0, shared = 0;
-  double probability = 0.0, probability_lo = 0.0, probability_hi = 0.0;
-  double expected = 0.0;  // shared ends that independent repairs would give
-  double p_value = 1.0;
-  double down_share = 0.0;        // the shared faults' share of the down time of the faults given
-  std::vector<char> is_shared;    // per fault (the order given)
-  bool supported = false;
-};
-// `repairs[i]` the repair of the fault starting at `starts_s[i]` (sorted; failed = false: open).
-SharedRepairFit fit_shared_repairs(const std::vector<double>& starts_s,
-                                   const std::vector<Interval>& repairs, double window_s);
-
 struct PooledFit {
   int64_t events = 0;
   std::vector<double> times_s;  // the pooled faults' start times, sorted
@@ -371,9 +379,9 @@ struct PooledFit {
   DeferredRepairFit deferred;
   bool deferred_chosen = false;
   // Which faults share the previous fault's repair (fit_shared_repairs on the pooled faults, in
-  // the burst window). Written with the regime's repair laws per state only (shared_chosen),
-  // as the deferred repairs are: the replayed repairs then leave out the shared ones, which
-  // the engine takes from the previous failure.
+  // the burst window). Written with the pooled process when supported (shared_chosen); the
+  // repairs it draws then leave out the shared ones, which the engine takes from the previous
+  // failure: the regime's replayed repairs per state, or else the kinds' laws, refitted.
   SharedRepairFit shared;
   bool shared_chosen = false;
   // The chosen pooled process's kernels (one, two, regime or regime_repairs); REQUIRES

@@ -224,6 +224,15 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
             h.chosen ? "  <- chosen" : "");
       }
     }
+    if (const SharedRepairFit& s = k.shared; fit.pooled.chosen_scales == 0 && s.candidates > 0) {
+      y += fmt::format(
+          "#   shared repairs (faults within {:.3g} h of the previous one, still in repair: {}): "
+          "{} end within {:.0f} s of it, {:.3g} (95% CI {:.3g}-{:.3g}; chance {:.3g}, Poisson p "
+          "{:.3g}){}\n",
+          s.window_s / 3600.0, s.candidates, s.shared, s.resolution_s, s.probability,
+          s.probability_lo, s.probability_hi, s.expected, s.p_value,
+          k.shared_chosen ? ": written, the law below fitted without them" : ": not supported");
+    }
     y += fmt::format("#   repair: median {}, mean {}, p90 {}; law {}\n", days(k.repair_median_s),
                      days(k.repair_mean_s), days(k.repair_p90_s), k.repair_law);
     for (size_t i = 0; i < k.repair.size(); ++i) {
@@ -377,8 +386,8 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           : !s.supported
               ? fmt::format("not supported (at least {} shared ends and p < 0.01 needed)",
                             SharedRepairFit::kMinShared)
-              : std::string("supported, not written: only the regime's laws per state replay "
-                            "the log's repairs without the shared ones"));
+              : std::string("supported, not written here: the kinds are fitted apart, each with "
+                            "its own"));
     }
     if (pf.chosen_scales > 0) {
       const HawkesFit& h = pf.chosen();
@@ -484,9 +493,11 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       const SharedRepairFit& s = pf.shared;
       y += fmt::format(
           "      # {} of the log's {} faults within the window of the previous one, still in "
-          "repair, ended with it\n      # (they left the laws per state above)\n"
+          "repair, ended with it\n      # (they left the {} above)\n"
           "      shared_repairs: {{window: {}, probability: {:.6g}}}\n",
-          s.shared, s.candidates, duration(s.window_s), s.probability);
+          s.shared, s.candidates,
+          pf.regime_repairs_chosen ? "laws per state" : "kinds' repair laws",
+          duration(s.window_s), s.probability);
     }
     return y;
   }
@@ -537,6 +548,10 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       y += fmt::format("      burst: {{probability: {:.6g}, size: {}}}\n", k.bursts.probability,
                        k.bursts.size);
     }
+    if (k.shared_chosen) {
+      y += fmt::format("      shared_repairs: {{window: {}, probability: {:.6g}}}\n",
+                       duration(k.shared.window_s), k.shared.probability);
+    }
   }
   return y;
 }
@@ -573,16 +588,22 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
       }
       if (k.bursts.bursty) arrivals += fmt::format(", bursts of {}", k.bursts.size);
       out.push_back(fmt::format("model        {}: {}; repairs {}", k.name, arrivals, k.repair_law));
+      if (k.shared.shared > 0) {
+        out.push_back(fmt::format(
+            "shared       {}: {} of {} faults within {:.3g} h of the previous one end with it "
+            "({:.3g}; chance {:.2g}): {}",
+            k.name, k.shared.shared, k.shared.candidates, k.shared.window_s / 3600.0,
+            k.shared.probability, k.shared.expected,
+            k.shared_chosen ? "written" : "not supported"));
+      }
     }
   }
-  if (const SharedRepairFit& s = pf.shared; s.shared > 0) {
+  if (const SharedRepairFit& s = pf.shared; pf.chosen_scales > 0 && s.shared > 0) {
     out.push_back(fmt::format(
         "shared       {} of {} faults within {:.3g} h of the previous one end with it ({:.3g}; "
         "chance {:.2g}): {}",
         s.shared, s.candidates, s.window_s / 3600.0, s.probability, s.expected,
-        pf.shared_chosen ? "written"
-        : !s.supported   ? "not supported"
-                         : "reported only (written with a repair law per state)"));
+        pf.shared_chosen ? "written" : !s.supported ? "not supported" : "not written"));
   }
   if (const DeferredRepairFit& d = pf.deferred; d.visits > 0) {
     out.push_back(fmt::format(

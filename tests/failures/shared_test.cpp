@@ -87,5 +87,83 @@ TEST(SharedRepairFit, ShortRepairsThatEndTogetherByChanceAreNotShared) {
                             << f.p_value;
 }
 
+// The whole loop: a log of the engine's own events (`truth`, shared repairs with chance 0.5) is
+// fitted, the model written has shared repairs whose probability's interval holds 0.5,
+// and the engine running the model written shares repairs as often (5 binomial standard
+// deviations) with a mean repair within 15% of the log's (the law is fitted to the repairs not
+// shared, and the shared ones come from the previous failure). Regimes are not fitted here
+// (their cost).
+void expect_the_model_shares_as_the_log(const Scenario& truth, bool expect_pooled) {
+  constexpr double kDays = 365, kShared = 0.5;
+  const auto ev = testing::events(truth, 7, 0, kDays);
+  ASSERT_GT(ev.size(), 1000u);
+  const TraceFit f =
+      testing::fit_csv(testing::csv_log_with_kinds(ev, kDays), 400, 19, /*max_regime_faults=*/0);
+  const bool pooled = f.pooled.chosen_scales > 0;
+  EXPECT_EQ(pooled, expect_pooled);
+  const SharedRepairFit& s = pooled ? f.pooled.shared : f.kinds.at(0).shared;
+  ASSERT_TRUE(pooled ? f.pooled.shared_chosen : f.kinds[0].shared_chosen)
+      << "pooled " << pooled << ", shared " << s.shared << " of " << s.candidates;
+  EXPECT_LE(s.probability_lo, kShared);
+  EXPECT_GE(s.probability_hi, kShared);
+  const std::string yaml = fitted_failures_yaml(f);
+  auto model = testing::load_fitted_round_trip("shared_fit", yaml, 400, "shared_repairs");
+  ASSERT_TRUE(model.ok()) << model.error().message << "\n" << yaml;
+  ASSERT_EQ(model->failures.processes.size(), 1u);
+  const FailureProcess& p = model->failures.processes[0];
+  EXPECT_DOUBLE_EQ(p.shared_repair_window_s, kWindow);
+  EXPECT_NEAR(p.shared_repair_probability, s.probability, 1e-6);
+
+  std::vector<FailureEvent> sampled;
+  for (uint64_t rep = 0; rep < 3; ++rep) {
+    const auto one = testing::events(*model, 11, rep, kDays);
+    sampled.insert(sampled.end(), one.begin(), one.end());
+  }
+  int64_t candidates = 0, shared = 0;
+  for (size_t i = 1; i < sampled.size(); ++i) {
+    const FailureEvent& a = sampled[i - 1];
+    const FailureEvent& b = sampled[i];
+    if (b.time < a.time) continue;  // the next replication
+    if (b.time.seconds() - a.time.seconds() > kWindow || (a.time + a.repair) <= b.time) continue;
+    ++candidates;
+    shared += (a.time + a.repair) == (b.time + b.repair) ? 1 : 0;
+  }
+  ASSERT_GT(candidates, 200);
+  const auto n = static_cast<double>(candidates);
+  testing::expect_within_5_sigma(static_cast<double>(shared) / n, s.probability,
+                                 std::sqrt(s.probability * (1 - s.probability) / n),
+                                 "shared share of the model's candidates");
+  auto mean_repair = [](const std::vector<FailureEvent>& e) {
+    double sum = 0;
+    for (const FailureEvent& x : e) sum += x.repair.seconds();
+    return sum / static_cast<double>(e.size());
+  };
+  EXPECT_NEAR(mean_repair(sampled) / mean_repair(ev), 1.0, 0.15);
+}
+
+// One kind with bursts: the kind's own process (kinds apart) gets the shared repairs.
+TEST(SharedRepairFit, TheModelWrittenSharesRepairsAsTheLogDidKindsApart) {
+  expect_the_model_shares_as_the_log(incidents(150, 2 * kDay, 0.5), /*expect_pooled=*/false);
+}
+
+// Two kinds that trigger each other (one Hawkes process): the pooled process gets them, and the
+// kinds' repair laws are refitted without the shared repairs.
+TEST(SharedRepairFit, TheModelWrittenSharesRepairsAsTheLogDidPooled) {
+  Scenario s = testing::scenario_with(400, 8, 8);
+  FailureProcess p = testing::process(Component::kNode, 1.0 / (150 * kDay), "hawkes");
+  p.branching = 0.6;
+  p.excitation_mean_s = 600.0;
+  for (const char* name : {"a", "b"}) {
+    FailureKind k = testing::kind(name, 0.5, "lognormal", 2 * kDay);
+    k.repair.sigma = 1.5;
+    p.kinds.push_back(k);
+  }
+  p.kinds.erase(p.kinds.begin());  // the helper's default kind
+  p.shared_repair_probability = 0.5;
+  p.shared_repair_window_s = kWindow;
+  s.failures.processes = {p};
+  expect_the_model_shares_as_the_log(s, /*expect_pooled=*/true);
+}
+
 }  // namespace
 }  // namespace ntpsim::sim
