@@ -129,6 +129,31 @@ TEST(Backtest, BatchedRepairsMakeTheLogsWeeksAboveFourPercent) {
   EXPECT_EQ(none->share_above, direct->share_above);
 }
 
+// The log's incidents drawn whole at independent times (the document's sentence after the shared
+// repairs): with window 0 every fault is its own incident; the incidents of one hour raise the
+// mean peak by over a quarter and put the log's 280 inside the draws' 5th-95th percentile range,
+// where faults one by one at independent times leave it above the range; the time above 4%
+// failed stays under half the log's either way.
+TEST(Backtest, TheLogsIncidentsAtIndependentTimesReachItsPeakNotItsWeeksAboveFourPercent) {
+  auto bt = fitted_backtest(testing::scenario("paper/infinitehbd-400.yaml"), kBacktestFitSeed);
+  ASSERT_TRUE(bt.ok()) << bt.error().message;
+  const auto& th = kBacktestThresholds;
+  const FailureModelStats log = failure_model_stats(*bt->log, bt->fit.nodes, th, 1);
+  auto alone = log_incidents_redrawn(*bt->log, th, 0.0, 200, kBacktestFitSeed);
+  ASSERT_TRUE(alone.ok()) << alone.error().message;
+  auto whole =
+      log_incidents_redrawn(*bt->log, th, FailureModelStats::kGroupWindowS, 200, kBacktestFitSeed);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_EQ(alone->incidents, 584);
+  EXPECT_LT(whole->incidents, alone->incidents);
+  EXPECT_GT(whole->failed.peak_failed_gpus, 1.25 * alone->failed.peak_failed_gpus);
+  EXPECT_LT(alone->peak_p95, log.peak_failed_gpus);
+  EXPECT_GE(whole->peak_p95, log.peak_failed_gpus);
+  EXPECT_LE(whole->peak_p5, log.peak_failed_gpus);
+  EXPECT_LT(alone->failed.share_above.back(), 0.5 * log.share_above.back());
+  EXPECT_LT(whole->failed.share_above.back(), 0.5 * log.share_above.back());
+}
+
 TEST(Backtest, PlaceAmongReplicationsCountsTiesHalfAndFlagsValuesBeyondAll) {
   const std::vector<double> v = {4, 1, 3, 2, 5};
   const Place mid = place_among(3, v);

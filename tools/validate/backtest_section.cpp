@@ -473,7 +473,56 @@ Status backtest_section(Doc& doc) {
         direct->peak_failed_gpus - redrawn->peak_failed_gpus, direct->peak_failed_gpus,
         deferred_text(pf, rb));
   }
-  b += shared_text(pf) + " " + groups_text(log, fit, reps) + "\n\n";
+  b += shared_text(pf) + " " + groups_text(log, fit, reps);
+  // How much the incidents as the log has them would give: its incidents, whole, at
+  // independent times, against its faults one by one at independent times.
+  {
+    constexpr int kDraws = 200;
+    auto alone = log_incidents_redrawn(*bt->log, kThresholds, 0.0, kDraws, seed);
+    if (!alone.ok()) return alone.error();
+    auto whole =
+        log_incidents_redrawn(*bt->log, kThresholds, FailureModelStats::kGroupWindowS, kDraws, seed);
+    if (!whole.ok()) return whole.error();
+    auto row = [](const IncidentDraws& d) {
+      return fmt::format("{:.3f}, {:.3f} and {:.3f} of the time and a peak of {:.0f} (5th-95th "
+                         "percentile {:.0f}-{:.0f})",
+                         d.failed.share_above[1], d.failed.share_above[2],
+                         d.failed.share_above[3], d.failed.peak_failed_gpus, d.peak_p5,
+                         d.peak_p95);
+    };
+    // The time-share rows the incidents at independent times leave beyond tolerance.
+    std::vector<std::string> rows_far;
+    for (size_t k = 1; k < kThresholds.size(); ++k) {
+      if (std::fabs(whole->failed.share_above[k] - log.share_above[k]) > pub::kBacktestShareTol) {
+        rows_far.push_back(fmt::format("{:g}%", kThresholds[k] * 100));
+      }
+    }
+    std::string far;
+    for (size_t i = 0; i < rows_far.size(); ++i) {
+      far += (i == 0 ? "" : i + 1 == rows_far.size() ? " and " : ", ") + rows_far[i];
+    }
+    b += fmt::format(
+        " Drawn at independent (Poisson) times, {} draws, seed {}: the log's faults one by one, "
+        "each with its own repair, are above 1%, 2% and 4% failed {}; its {} incidents whole "
+        "(each run of faults within {:.0f} h of the previous, with their offsets and repairs) "
+        "{}. The log's incidents as they are thus raise the peak {}; {}",
+        kDraws, seed, row(*alone), whole->incidents, FailureModelStats::kGroupWindowS / 3600.0,
+        row(*whole),
+        whole->peak_p95 >= log.peak_failed_gpus
+            ? fmt::format("to where the log's {:.0f} lies inside the draws' range",
+                          log.peak_failed_gpus)
+            : fmt::format("but not to the log's {:.0f}", log.peak_failed_gpus),
+        far.empty() ? std::string("and the time shares come within tolerance of the log's.")
+                    : fmt::format("the time above {} failed stays beyond the tolerance (±{}) "
+                                  "from the log's: {} come from when the log's faults came "
+                                  "(the episode above), not from its incidents.",
+                                  far, pub::kBacktestShareTol,
+                                  far.find(',') != std::string::npos || far.find(" and ") !=
+                                          std::string::npos
+                                      ? "those rows"
+                                      : "that row"));
+  }
+  b += "\n\n";
   doc.seeds.push_back(fmt::format("Back-test ({}; fitted with seed {}) | seed {}, {} replications",
                                   kHbd, seed, bt->fitted->scenario().seed, reps));
   return Status::Ok();

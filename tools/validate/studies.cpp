@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <string_view>
@@ -311,6 +312,41 @@ FailureModelStats failure_model_stats(const Prepared& p, int64_t units,
   return out;
 }
 
+namespace {
+
+// One log's failed GPUs from its faults as (start, +1 / end, -1, node) steps over [0, end_s):
+// adds its share of time above each threshold (of `gpus`) and its peak, each over `n`, to `out`.
+// A node counts once however many of its faults are open. Sorts `steps`.
+void add_failed_gpus(std::vector<std::tuple<double, int, int32_t>>& steps, size_t nodes,
+                     double gpus_per_unit, double gpus, double end_s,
+                     const std::vector<double>& thresholds, int n, LogFailedGpus& out,
+                     double* peak_of_this = nullptr) {
+  std::sort(steps.begin(), steps.end());
+  std::vector<int> faults_on(nodes, 0);
+  int64_t down = 0, peak = 0;
+  double last = 0.0;
+  std::vector<double> above(thresholds.size(), 0.0);
+  auto advance = [&](double t) {
+    for (size_t k = 0; k < thresholds.size(); ++k) {
+      if (static_cast<double>(down) * gpus_per_unit > thresholds[k] * gpus) above[k] += t - last;
+    }
+    last = t;
+  };
+  for (const auto& [t, delta, node] : steps) {
+    advance(t);
+    int& on = faults_on[static_cast<size_t>(node)];
+    if (delta > 0 && on++ == 0) ++down;
+    if (delta < 0 && --on == 0) --down;
+    peak = std::max(peak, down);
+  }
+  advance(end_s);
+  for (size_t k = 0; k < thresholds.size(); ++k) out.share_above[k] += above[k] / end_s / n;
+  out.peak_failed_gpus += static_cast<double>(peak) * gpus_per_unit / n;
+  if (peak_of_this != nullptr) *peak_of_this = static_cast<double>(peak) * gpus_per_unit;
+}
+
+}  // namespace
+
 Result<LogFailedGpus> log_failed_gpus(const Prepared& p, const std::vector<double>& thresholds,
                                       const std::vector<size_t>& redraw, int draws, uint64_t seed) {
   const sim::TraceData* trace = p.trace().get();
@@ -336,7 +372,6 @@ Result<LogFailedGpus> log_failed_gpus(const Prepared& p, const std::vector<doubl
   const int n = redraw.empty() ? 1 : draws;
   LogFailedGpus out;
   out.share_above.assign(thresholds.size(), 0.0);
-  std::vector<int> faults_on(trace->node_names.size());
   for (int d = 0; d < n; ++d) {
     Stream rng(seed, static_cast<uint64_t>(d), "backtest.redraw");
     // (time, +1 start / -1 end, node); ends sort before starts at one time.
@@ -351,28 +386,71 @@ Result<LogFailedGpus> log_failed_gpus(const Prepared& p, const std::vector<doubl
       steps.emplace_back(f.start_s, +1, f.node);
       steps.emplace_back(std::min(end_s, f.start_s + repair), -1, f.node);
     }
-    std::sort(steps.begin(), steps.end());
-    std::fill(faults_on.begin(), faults_on.end(), 0);
-    int64_t down = 0, peak = 0;
-    double last = 0.0;
-    std::vector<double> above(thresholds.size(), 0.0);
-    auto advance = [&](double t) {
-      for (size_t k = 0; k < thresholds.size(); ++k) {
-        if (static_cast<double>(down) * gpus_per_unit > thresholds[k] * gpus) above[k] += t - last;
-      }
-      last = t;
-    };
-    for (const auto& [t, delta, node] : steps) {
-      advance(t);
-      int& on = faults_on[static_cast<size_t>(node)];
-      if (delta > 0 && on++ == 0) ++down;
-      if (delta < 0 && --on == 0) --down;
-      peak = std::max(peak, down);
-    }
-    advance(end_s);
-    for (size_t k = 0; k < thresholds.size(); ++k) out.share_above[k] += above[k] / end_s / n;
-    out.peak_failed_gpus += static_cast<double>(peak) * gpus_per_unit / n;
+    add_failed_gpus(steps, trace->node_names.size(), gpus_per_unit, gpus, end_s, thresholds, n,
+                    out);
   }
+  return out;
+}
+
+Result<IncidentDraws> log_incidents_redrawn(const Prepared& p,
+                                            const std::vector<double>& thresholds,
+                                            double window_s, int draws, uint64_t seed) {
+  const sim::TraceData* trace = p.trace().get();
+  if (trace == nullptr || !p.scenario().failures.trace) {
+    return Error::bad_input("log_incidents_redrawn: the scenario has no trace");
+  }
+  NTPSIM_CHECK(draws > 0 && window_s >= 0.0);
+  const int64_t units = p.topology().units(p.scenario().failures.trace->component);
+  if (units <= 0 || static_cast<int64_t>(trace->node_names.size()) > units) {
+    return Error::bad_input("log_incidents_redrawn: the trace has more nodes than the cluster units");
+  }
+  const double gpus = static_cast<double>(p.topology().gpus());
+  const double gpus_per_unit = gpus / static_cast<double>(units);
+  const double end_s = p.engine_config().end.seconds();
+  // The incidents: (offset from the incident's first start, repair) of each of its faults.
+  std::vector<std::vector<std::pair<double, double>>> incidents;
+  double previous = -std::numeric_limits<double>::infinity(), first = 0.0;
+  for (const sim::TraceFault& f : trace->faults) {
+    if (f.start_s >= end_s) continue;
+    if (incidents.empty() || window_s <= 0.0 || f.start_s - previous > window_s) {
+      incidents.emplace_back();
+      first = f.start_s;
+    }
+    incidents.back().emplace_back(f.start_s - first, f.repair_s);
+    previous = f.start_s;
+  }
+  if (incidents.empty()) return Error::bad_input("log_incidents_redrawn: the trace has no faults");
+  IncidentDraws out;
+  out.incidents = static_cast<int64_t>(incidents.size());
+  out.failed.share_above.assign(thresholds.size(), 0.0);
+  const double rate = static_cast<double>(incidents.size()) / end_s;
+  std::vector<double> peaks;
+  for (int d = 0; d < draws; ++d) {
+    Stream rng(seed, static_cast<uint64_t>(d), "backtest.incidents");
+    std::vector<std::tuple<double, int, int32_t>> steps;
+    std::vector<double> up_at(static_cast<size_t>(units), 0.0);
+    for (double t = rng.exponential(1.0 / rate); t < end_s; t += rng.exponential(1.0 / rate)) {
+      for (const auto& [offset, repair] : incidents[rng.uniform_int(incidents.size())]) {
+        const double start = t + offset;
+        if (start >= end_s) continue;
+        // A node that is up, as the engine places a failure (the first of 64 tries, else any).
+        auto node = static_cast<int32_t>(rng.uniform_int(static_cast<uint64_t>(units)));
+        for (int tries = 1; tries < 64 && up_at[static_cast<size_t>(node)] > start; ++tries) {
+          node = static_cast<int32_t>(rng.uniform_int(static_cast<uint64_t>(units)));
+        }
+        up_at[static_cast<size_t>(node)] = std::max(up_at[static_cast<size_t>(node)], start + repair);
+        steps.emplace_back(start, +1, node);
+        steps.emplace_back(std::min(end_s, start + repair), -1, node);
+      }
+    }
+    double peak = 0.0;
+    add_failed_gpus(steps, static_cast<size_t>(units), gpus_per_unit, gpus, end_s, thresholds,
+                    draws, out.failed, &peak);
+    peaks.push_back(peak);
+  }
+  std::sort(peaks.begin(), peaks.end());
+  out.peak_p5 = quantile(peaks, 0.05);
+  out.peak_p95 = quantile(peaks, 0.95);
   return out;
 }
 

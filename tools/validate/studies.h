@@ -142,6 +142,21 @@ Result<LogFailedGpus> log_failed_gpus(const Prepared& p, const std::vector<doubl
                                       const std::vector<size_t>& redraw = {}, int draws = 1,
                                       uint64_t seed = 0);
 
+// The log's incidents (runs of faults each starting within `window_s` of the previous; 0: every
+// fault alone) drawn whole, with their faults' offsets and repairs, at the times of a Poisson
+// process of the log's incident rate over the scenario's horizon, each fault on a node that is
+// up (uniformly; Stream(seed, draw, "backtest.incidents")): the failed GPUs of `draws` such logs,
+// their means as in LogFailedGpus, and the 5th and 95th percentiles of their peaks. What the
+// log's statistics would be with its incidents as they were but at independent times.
+struct IncidentDraws {
+  int64_t incidents = 0;
+  LogFailedGpus failed;
+  double peak_p5 = 0, peak_p95 = 0;
+};
+Result<IncidentDraws> log_incidents_redrawn(const Prepared& p,
+                                            const std::vector<double>& thresholds,
+                                            double window_s, int draws, uint64_t seed);
+
 // The back-test's settings, shared by the document and tests/validation so their verdicts agree:
 // the thresholds of the time-share curve (the NTP paper's Fig. 4 reads 0.1%), the fit's seed and
 // the model's replications.
