@@ -1050,10 +1050,17 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
   }
 
   // A kind's repair law again, without the faults `skip` marks (its earlier repair notes, the
-  // last of its notes, replaced).
+  // last of its notes, replaced). A kind whose every fault shares another's repair keeps the law
+  // of all its repairs: its faults that do not share still draw from it.
   auto refit_repairs = [&](size_t kind, const std::vector<char>& skip) {
     KindFit& k = fit.kinds[kind];
     k.notes.resize(repair_notes_at[kind]);
+    if (std::all_of(skip.begin(), skip.end(), [](char c) { return c != 0; })) {
+      k.notes.push_back("every repair of the kind is shared with an earlier fault's: its law is "
+                        "fitted to all of them");
+      fit_kind_repairs(k, kind_faults[kind], {}, o);
+      return;
+    }
     fit_kind_repairs(k, kind_faults[kind], skip, o);
   };
 

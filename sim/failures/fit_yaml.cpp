@@ -582,9 +582,10 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
                                k.lemons.multiplier);
       } else if (k.lifetime_choice >= 0) {
         const LawFit& l = k.lifetime[static_cast<size_t>(k.lifetime_choice)];
-        arrivals = l.law == "weibull"
-                       ? fmt::format("Weibull lifetimes, shape {:.2f}, mean {}", l.a, days(l.mean_s))
-                       : fmt::format("{} lifetimes, mean {}", l.law, days(l.mean_s));
+        arrivals =
+            l.law == "weibull"
+                ? fmt::format("Weibull lifetimes, shape {:.2f}, mean {}", l.a, days(l.mean_s))
+                : fmt::format("{} lifetimes, mean {}", l.law, days(l.mean_s));
       }
       if (k.bursts.bursty) arrivals += fmt::format(", bursts of {}", k.bursts.size);
       out.push_back(fmt::format("model        {}: {}; repairs {}", k.name, arrivals, k.repair_law));

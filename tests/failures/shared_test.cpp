@@ -1,14 +1,19 @@
 // Repairs shared by the faults of one incident: fit_shared_repairs recovers the engine's known
 // probability within its 95% interval, flags only faults that end with the previous one, finds
 // none where each repair is drawn on its own, and does not take short repairs that end close
-// together by chance for shared ones. Fixed seeds.
+// together by chance for shared ones; the model written shares repairs as the log did, and a kind
+// whose every repair is shared keeps a law. Fixed seeds.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "failure_test_util.h"
 #include "fit_test_util.h"
+#include "models/base/random.h"
 #include "sim/failures/fit.h"
 
 namespace ntpsim::sim {
@@ -163,6 +168,40 @@ TEST(SharedRepairFit, TheModelWrittenSharesRepairsAsTheLogDidPooled) {
   p.shared_repair_window_s = kWindow;
   s.failures.processes = {p};
   expect_the_model_shares_as_the_log(s, /*expect_pooled=*/true);
+}
+
+// Every fault of kind b follows a fault of kind a by 30 s and ends with it: a pooled process
+// shares all of b's repairs. b's repair law is then fitted to all its repairs (its faults that
+// do not share, in the engine, still draw from it), and the fit says so.
+TEST(SharedRepairFit, AKindWhoseEveryRepairIsSharedKeepsALaw) {
+  std::string csv = "#! time_unit: h\nstart,end,unit,kind\n";
+  ntpsim::Stream rng(3, 0, "test.shared.kinds");
+  double t = 0;
+  for (int i = 0; i < 300; ++i) {
+    t += rng.exponential(20.0);
+    const double repair = rng.exponential(30.0);
+    csv += fmt::format("{:.6f},{:.6f},n{},a\n", t, t + repair, (2 * i) % 400);
+    csv += fmt::format("{:.6f},{:.6f},n{},b\n", t + 30.0 / 3600, t + repair, (2 * i + 1) % 400);
+  }
+  const TraceFit f = testing::fit_csv(csv, 400, 19, /*max_regime_faults=*/0);
+  ASSERT_EQ(f.kinds.size(), 2u);
+  const KindFit& b = f.kinds[1];
+  EXPECT_EQ(b.name, "b");
+  EXPECT_FALSE(b.repair_values_s.empty());
+  ASSERT_TRUE(f.pooled.shared_chosen) << "chosen scales " << f.pooled.chosen_scales;
+  EXPECT_EQ(b.repair_values_s.size(), 300u);
+  EXPECT_NE(std::find_if(b.notes.begin(), b.notes.end(),
+                         [](const std::string& n) {
+                           return n.find("every repair of the kind is shared") != std::string::npos;
+                         }),
+            b.notes.end());
+  // Kind a's faults never follow a b fault within the window while it is down (a b fault starts
+  // 30 s after its a fault and ends with it), so none of a's repairs is shared.
+  EXPECT_EQ(f.kinds[0].repair_values_s.size(), 300u);
+  // The model written loads.
+  auto model = testing::load_fitted_round_trip("shared_kinds", fitted_failures_yaml(f), 400,
+                                               "processes");
+  EXPECT_TRUE(model.ok()) << model.error().message;
 }
 
 }  // namespace

@@ -279,7 +279,8 @@ TEST(LoaderTest, DeferredRepairsReadPrintAndReload) {
 // and its fields are checked against their ranges.
 TEST(LoaderTest, SharedRepairsReadPrintAndReload) {
   const std::string process =
-      "failures.processes=[{component: node, rate: 1e-4/h, kinds: [{name: a, repair: {mean: 1d}}], ";
+      "failures.processes=[{component: node, rate: 1e-4/h, "
+      "kinds: [{name: a, repair: {mean: 1d}}], ";
   const Scenario s = load_ok(good("minimal"),
                              {process + "shared_repairs: {window: 2h, probability: 40%}}]"});
   const auto& p = s.failures.processes.at(0);

@@ -480,8 +480,8 @@ Status backtest_section(Doc& doc) {
     constexpr int kDraws = 200;
     auto alone = log_incidents_redrawn(*bt->log, kThresholds, 0.0, kDraws, seed);
     if (!alone.ok()) return alone.error();
-    auto whole =
-        log_incidents_redrawn(*bt->log, kThresholds, FailureModelStats::kGroupWindowS, kDraws, seed);
+    auto whole = log_incidents_redrawn(*bt->log, kThresholds, FailureModelStats::kGroupWindowS,
+                                       kDraws, seed);
     if (!whole.ok()) return whole.error();
     auto row = [](const IncidentDraws& d) {
       return fmt::format("{:.3f}, {:.3f} and {:.3f} of the time and a peak of {:.0f} (5th-95th "

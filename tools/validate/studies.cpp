@@ -402,7 +402,8 @@ Result<IncidentDraws> log_incidents_redrawn(const Prepared& p,
   NTPSIM_CHECK(draws > 0 && window_s >= 0.0);
   const int64_t units = p.topology().units(p.scenario().failures.trace->component);
   if (units <= 0 || static_cast<int64_t>(trace->node_names.size()) > units) {
-    return Error::bad_input("log_incidents_redrawn: the trace has more nodes than the cluster units");
+    return Error::bad_input(
+        "log_incidents_redrawn: the trace has more nodes than the cluster units");
   }
   const double gpus = static_cast<double>(p.topology().gpus());
   const double gpus_per_unit = gpus / static_cast<double>(units);
@@ -438,7 +439,8 @@ Result<IncidentDraws> log_incidents_redrawn(const Prepared& p,
         for (int tries = 1; tries < 64 && up_at[static_cast<size_t>(node)] > start; ++tries) {
           node = static_cast<int32_t>(rng.uniform_int(static_cast<uint64_t>(units)));
         }
-        up_at[static_cast<size_t>(node)] = std::max(up_at[static_cast<size_t>(node)], start + repair);
+        double& node_up_at = up_at[static_cast<size_t>(node)];
+        node_up_at = std::max(node_up_at, start + repair);
         steps.emplace_back(start, +1, node);
         steps.emplace_back(std::min(end_s, start + repair), -1, node);
       }
