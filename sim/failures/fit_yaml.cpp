@@ -113,6 +113,17 @@ std::string deferred_wait_text(const DeferredRepairFit& d) {
       d.model_wait_lo_s / kSecondsPerDay, d.model_wait_hi_s / kSecondsPerDay, d.wait_p);
 }
 
+// A shared-repair fit's counts and test, after "which faults share a repair (pooled " or
+// "(the kind's ", ending where the verdict follows.
+std::string shared_fit_text(const SharedRepairFit& s) {
+  return fmt::format(
+      "faults starting within {:.3g} h of the previous one, still in repair: {}):\n#     {} end "
+      "within {:.0f} s of it, {:.3g} of them (95% CI {:.3g}-{:.3g}; independent repairs would "
+      "give {:.3g}, Poisson p {:.3g}); ",
+      s.window_s / 3600.0, s.candidates, s.shared, s.resolution_s, s.probability,
+      s.probability_lo, s.probability_hi, s.expected, s.p_value);
+}
+
 std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
@@ -225,13 +236,10 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
       }
     }
     if (const SharedRepairFit& s = k.shared; fit.pooled.chosen_scales == 0 && s.candidates > 0) {
-      y += fmt::format(
-          "#   shared repairs (faults within {:.3g} h of the previous one, still in repair: {}): "
-          "{} end within {:.0f} s of it, {:.3g} (95% CI {:.3g}-{:.3g}; chance {:.3g}, Poisson p "
-          "{:.3g}){}\n",
-          s.window_s / 3600.0, s.candidates, s.shared, s.resolution_s, s.probability,
-          s.probability_lo, s.probability_hi, s.expected, s.p_value,
-          k.shared_chosen ? ": written, the law below fitted without them" : ": not supported");
+      y += "#   which faults share a repair (the kind's " + shared_fit_text(s) +
+           (k.shared_chosen ? "shared repairs (written below), the law below fitted without them"
+                            : "not supported") +
+           "\n";
     }
     y += fmt::format("#   repair: median {}, mean {}, p90 {}; law {}\n", days(k.repair_median_s),
                      days(k.repair_mean_s), days(k.repair_p90_s), k.repair_law);
@@ -376,18 +384,14 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
           d.candidates);
     }
     if (const SharedRepairFit& s = pf.shared; s.candidates > 0) {
-      y += fmt::format(
-          "#   which faults share a repair (pooled faults starting within {:.3g} h of the previous "
-          "one, still in repair: {}):\n#     {} end within {:.0f} s of it, {:.3g} of them (95% "
-          "CI {:.3g}-{:.3g}; independent repairs would give {:.3g}, Poisson p {:.3g}); {}\n",
-          s.window_s / 3600.0, s.candidates, s.shared, s.resolution_s, s.probability,
-          s.probability_lo, s.probability_hi, s.expected, s.p_value,
-          pf.shared_chosen ? std::string("shared repairs (written below)")
+      y += "#   which faults share a repair (pooled " + shared_fit_text(s) +
+          (pf.shared_chosen ? std::string("shared repairs (written below)")
           : !s.supported
               ? fmt::format("not supported (at least {} shared ends and p < 0.01 needed)",
                             SharedRepairFit::kMinShared)
               : std::string("supported, not written here: the kinds are fitted apart, each with "
-                            "its own"));
+                            "its own")) +
+           "\n";
     }
     if (pf.chosen_scales > 0) {
       const HawkesFit& h = pf.chosen();
@@ -587,7 +591,10 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
                 ? fmt::format("Weibull lifetimes, shape {:.2f}, mean {}", l.a, days(l.mean_s))
                 : fmt::format("{} lifetimes, mean {}", l.law, days(l.mean_s));
       }
-      if (k.bursts.bursty) arrivals += fmt::format(", bursts of {}", k.bursts.size);
+      // As written: a Hawkes cascade takes no bursts.
+      if (k.bursts.bursty && !k.hawkes.chosen) {
+        arrivals += fmt::format(", bursts of {}", k.bursts.size);
+      }
       out.push_back(fmt::format("model        {}: {}; repairs {}", k.name, arrivals, k.repair_law));
       if (k.shared.shared > 0) {
         out.push_back(fmt::format(

@@ -144,7 +144,8 @@ class TraceCommand final : public Command {
     if (fit_ && fit_out_.empty()) fmt::print("{}", fit_text);
     if (fit_ && !fit_out_.empty()) {
       for (const std::string& line : fit_summary_) fmt::print("{}\n", line);
-      fmt::print("wrote {} (fitted failure model, {} kinds)\n", fit_out_, t.kind_names.size());
+      fmt::print("wrote {} (fitted failure model, {} kind{})\n", fit_out_, t.kind_names.size(),
+                 t.kind_names.size() == 1 ? "" : "s");
     }
     return 0;
   }
