@@ -1,11 +1,12 @@
 // fit_deferred_repairs: repairs that wait for a maintenance visit (fit.h, DeferredRepairFit), and
 // the per-state values a regime fit replays (fit_internal.h, state_values), which leave the
-// deferred faults' repairs out once the visits are fitted; the log's time unit (time_unit_s).
+// deferred faults' repairs out once the visits are fitted; the resolution of repair ends and the exact binomial interval both fits share.
 #include <algorithm>
-#include <boost/math/distributions/beta.hpp>
+#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <numeric>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "models/base/random.h"
@@ -39,7 +40,8 @@ void state_values(const std::vector<Interval>& repairs, const std::vector<double
   for (auto& v : out) std::sort(v.begin(), v.end());
 }
 
-double time_unit_s(std::span<const double> starts_s) {
+double end_resolution_s(std::span<const double> starts_s) {
+  // The coarsest of 1 s, 1 min and 1 h that every start is a whole multiple of, 0 when none is.
   double unit = 0.0;
   for (const double u : {1.0, 60.0, 3600.0}) {
     const bool whole = std::all_of(starts_s.begin(), starts_s.end(), [u](double t) {
@@ -48,7 +50,14 @@ double time_unit_s(std::span<const double> starts_s) {
     });
     if (whole) unit = u;
   }
-  return unit;
+  return std::max(DeferredRepairFit::kResolutionS, unit);
+}
+
+std::pair<double, double> clopper_pearson_95(int64_t k, int64_t n) {
+  using boost::math::binomial_distribution;
+  const auto trials = static_cast<double>(n), successes = static_cast<double>(k);
+  return {binomial_distribution<double>::find_lower_bound_on_p(trials, successes, 0.025),
+          binomial_distribution<double>::find_upper_bound_on_p(trials, successes, 0.025)};
 }
 
 }  // namespace fit_internal
@@ -249,8 +258,7 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
     return out;
   }
   // Ends closer than the log's time unit cannot be told apart: the resolution is the coarser.
-  const double resolution = std::max(DeferredRepairFit::kResolutionS,
-                                     time_unit_s(std::span<const double>(starts_s.data(), n)));
+  const double resolution = end_resolution_s(std::span<const double>(starts_s.data(), n));
   out.resolution_s = resolution;
   const Mixture base = working(all);
   std::vector<double> own(n);
@@ -355,9 +363,7 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
   const double d = static_cast<double>(out.deferred), nd = static_cast<double>(n);
   out.mean_wait_s = wait / d;
   out.share = d / nd;
-  // Clopper-Pearson: exact binomial 95% limits of the share.
-  out.share_lo = boost::math::ibeta_inv(d, nd - d + 1.0, 0.025);
-  out.share_hi = d < nd ? boost::math::ibeta_inv(d + 1.0, nd - d, 0.975) : 1.0;
+  std::tie(out.share_lo, out.share_hi) = clopper_pearson_95(out.deferred, static_cast<int64_t>(n));
   // The unbiased interval (fit.h): visits over the watched stretches, not over the waiting.
   const RateEstimate visits = poisson_rate(out.visits, out.watched_s);
   out.visit_interval_s = 1.0 / visits.per_s;

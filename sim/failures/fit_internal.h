@@ -11,6 +11,7 @@
 #include <limits>
 #include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sim/failures/fit.h"
@@ -193,9 +194,13 @@ void set_mixture(V& th, int o, const Mixture& x) {
 void state_values(const std::vector<Interval>& repairs, const std::vector<double>& posterior,
                   const std::vector<char>& skip, std::vector<double> (&out)[2]);
 
-// The coarsest of 1 s, 1 min and 1 h that every start is a whole multiple of (a log that records
-// hours cannot tell ends within an hour apart), 0 when none is.
-double time_unit_s(std::span<const double> starts_s);
+// How closely a log's repair ends can be told apart: DeferredRepairFit::kResolutionS, or the
+// log's time unit when coarser (the coarsest of 1 s, 1 min and 1 h that every start is a whole
+// multiple of: a log that records hours cannot tell ends within an hour apart).
+double end_resolution_s(std::span<const double> starts_s);
+
+// The exact (Clopper-Pearson) 95% interval of a binomial share of `k` in `n` (0 < n, k <= n).
+std::pair<double, double> clopper_pearson_95(int64_t k, int64_t n);
 
 // Weighted EM for the mixture on ln(repair) values (censored repairs taken at their censoring
 // time: a start for the exact likelihood, not an estimate), from `x` (updated). Returns the

@@ -1,8 +1,8 @@
 // fit_shared_repairs: faults of one incident that share a repair (fit.h, SharedRepairFit).
 #include <algorithm>
-#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "sim/failures/fit.h"
@@ -15,9 +15,7 @@ SharedRepairFit fit_shared_repairs(const std::vector<double>& starts_s,
   SharedRepairFit out;
   const size_t n = std::min(starts_s.size(), repairs.size());
   out.window_s = window_s;
-  out.resolution_s =
-      std::max(DeferredRepairFit::kResolutionS,
-               fit_internal::time_unit_s(std::span<const double>(starts_s.data(), n)));
+  out.resolution_s = fit_internal::end_resolution_s(std::span<const double>(starts_s.data(), n));
   out.is_shared.assign(n, 0);
   const double r = out.resolution_s;
   // The closed repairs' lengths, for the chance that an independent repair ends near an instant.
@@ -52,10 +50,9 @@ SharedRepairFit fit_shared_repairs(const std::vector<double>& starts_s,
   }
   out.down_share = down > 0.0 ? shared_down / down : 0.0;
   if (out.candidates > 0) {
-    const auto c = static_cast<double>(out.candidates), s = static_cast<double>(out.shared);
-    out.probability = s / c;
-    out.probability_lo = s > 0 ? boost::math::ibeta_inv(s, c - s + 1.0, 0.025) : 0.0;
-    out.probability_hi = s < c ? boost::math::ibeta_inv(s + 1.0, c - s, 0.975) : 1.0;
+    out.probability = static_cast<double>(out.shared) / static_cast<double>(out.candidates);
+    std::tie(out.probability_lo, out.probability_hi) =
+        fit_internal::clopper_pearson_95(out.shared, out.candidates);
   }
   // P(X >= shared) for X Poisson of mean `expected`: the regularised lower incomplete gamma.
   if (out.shared > 0) {

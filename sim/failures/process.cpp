@@ -390,7 +390,7 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     double repair_s = 0.0;
     double visit_s = -1.0;  // a deferred repair's visit, else < 0
     // One incident with the previous failure: its unit still down, this one within the window.
-    const bool shares = shared_ && previous_s_ >= 0.0 && t_s - previous_s_ <= shared_window_s_ &&
+    const bool shares = shared_ && t_s - previous_s_ <= shared_window_s_ &&
                         previous_end_s_ > t_s && shared_stream_.bernoulli(shared_probability_);
     if (shares) {
       repair_s = previous_end_s_ - t_s;

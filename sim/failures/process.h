@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -134,12 +135,12 @@ class ProcessGenerator final : public EventGenerator {
   double next_visit_after(double t_s);
   // Shared repairs (FailureProcess::shared_repair_probability > 0): whether a failure within the
   // window of the previous one, whose unit is still down, ends with it ("shared.<class>"); the
-  // previous failure's start and end (-1: none yet), its end also as the event's instant.
+  // previous failure's start (-infinity: none yet) and end, its end also as the event's instant.
   // Absent: no draw is spent and nothing is kept.
   bool shared_ = false;
   double shared_probability_ = 0.0;
   double shared_window_s_ = 0.0;
-  double previous_s_ = -1.0, previous_end_s_ = -1.0;
+  double previous_s_ = -std::numeric_limits<double>::infinity(), previous_end_s_ = 0.0;
   Duration previous_end_;
   Stream shared_stream_;
   std::vector<double> up_at_s_;         // per unit: end of its current repair (0 = up)
