@@ -131,6 +131,11 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
     return bad(path + ".burst_probability", "must be in [0, 1]");
   }
   if (p.burst_size < 1) return bad(path + ".burst_size", "must be at least 1");
+  for (size_t i = 0; i < p.burst_sizes.size(); ++i) {
+    if (p.burst_sizes[i] < 1) {
+      return bad(path + ".burst_sizes[" + std::to_string(i) + "]", "must be at least 1");
+    }
+  }
   if (!(p.deferred_share >= 0.0 && p.deferred_share <= 1.0)) {
     return bad(path + ".deferred_repairs.share", "must be in [0, 1]");
   }
@@ -251,9 +256,17 @@ double expected_interruption_rate_per_s(const Scenario& s, const Topology& t, in
     // Mean rate per unit over the random lemon placement.
     const double per_unit = p.mean_rate_per_unit_s(units);
     // An event starting at unit u with a burst takes u .. u+size-1 (wrapping): it meets the job's
-    // first k units when u is among k + size - 1 starting positions.
+    // first k units when u is among k + size - 1 starting positions (averaged over a size law).
     const auto k = static_cast<double>(units_meeting_job(t, p.component, job_gpus));
-    const double burst_reach = std::min(n, k + static_cast<double>(std::max(1, p.burst_size)) - 1.0);
+    double burst_reach = 0.0;
+    if (p.burst_sizes.empty()) {
+      burst_reach = std::min(n, k + static_cast<double>(std::max(1, p.burst_size)) - 1.0);
+    } else {
+      for (const int size : p.burst_sizes) {
+        burst_reach += std::min(n, k + static_cast<double>(std::max(1, size)) - 1.0);
+      }
+      burst_reach /= static_cast<double>(p.burst_sizes.size());
+    }
     const double hit_fraction = ((1.0 - p.burst_probability) * k + p.burst_probability * burst_reach) / n;
     rate += per_unit * n * hit_fraction * interrupting_share;
   }

@@ -49,7 +49,9 @@
 //   the base rate.
 // - Bursts: with burst_probability an event takes burst_size consecutive units of the class
 //   (unit u, u+1, ... modulo the count, skipping units already in repair), one event each, all at
-//   the same time and of the same kind, each with its own repair draw.
+//   the same time and of the same kind, each with its own repair draw. With a size law
+//   (burst_sizes) each burst's size is drawn uniformly from the list ("bursts.<class>", right
+//   after the burst's own draw). Only the burst's first failure excites a Hawkes process.
 // - Deferred repairs (`deferred_repairs: {share, visit_interval}`, any distribution): each
 //   failure, with chance `share` ("deferred.<class>"), is not repaired on its own; its unit stays
 //   down until the first maintenance visit strictly after it starts, and every deferred unit of

@@ -109,7 +109,8 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
       hawkes_(p.distribution == "hawkes"),
       kind_base_(kind_base),
       burst_probability_(p.burst_probability),
-      burst_size_(std::max(1, p.burst_size)),
+      burst_size_(p.largest_burst_size()),
+      burst_sizes_(p.burst_sizes),
       arrivals_(seed, replication,
                 std::string("failures.") + class_name(p.component) + stream_suffix),
       kind_stream_(seed, replication,
@@ -440,9 +441,13 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
   };
   add(unit);
   if (burst_probability_ > 0.0 && burst_size_ > 1 && burst_stream_.bernoulli(burst_probability_)) {
+    // With a size law the size is the next draw of the same stream (none is spent without one).
+    const int size = burst_sizes_.empty()
+                         ? burst_size_
+                         : burst_sizes_[burst_stream_.uniform_int(burst_sizes_.size())];
     int64_t v = unit;
     int taken = 1;
-    for (int64_t scanned = 1; taken < burst_size_ && scanned < units_; ++scanned) {
+    for (int64_t scanned = 1; taken < size && scanned < units_; ++scanned) {
       v = v + 1 == units_ ? 0 : v + 1;
       if (up_at_s_[static_cast<size_t>(v)] > t_s) continue;  // already in repair
       add(v);

@@ -85,7 +85,8 @@ class ProcessGenerator final : public EventGenerator {
   std::vector<Kind> kinds_;
   uint16_t kind_base_;
   double burst_probability_;
-  int burst_size_;
+  int burst_size_;                // the largest burst (every burst's size without burst_sizes_)
+  std::vector<int> burst_sizes_;  // optional size law: drawn uniformly from "bursts.<class>"
 
   Stream arrivals_, kind_stream_, burst_stream_, repair_stream_;
   std::vector<uint64_t> lemon_bits_;    // one bit per unit; empty without lemons

@@ -443,11 +443,67 @@ const FieldTable<FailureProcess>& lemon_fields() {
   return kFields;
 }
 
+// burst.size and burst.sizes: exactly one of them. `sizes` (a list of whole numbers, each a
+// burst's size, drawn uniformly) is printed only when given, and `size` only when it is not, so
+// a process without `sizes` reads, prints and hashes as before it existed.
+constexpr int kMaxBurstSize = 1'000'000;
+
+Status read_burst_size(MapReader& r, FailureProcess& p) {
+  if (!r.has("sizes")) return r.integer("size", p.burst_size, true, 1, kMaxBurstSize);
+  if (r.has("size")) return r.error("size", "give size or sizes, not both");
+  return Status::Ok();
+}
+
+Status read_burst_sizes(MapReader& r, FailureProcess& p) {
+  if (!r.has("sizes")) return Status::Ok();
+  const YAML::Node list = r.child("sizes");
+  if (!list.IsSequence() || list.size() == 0) {
+    return r.error("sizes", fmt::format("expected a non-empty list of whole numbers, got {}",
+                                        yaml_kind(list)));
+  }
+  p.burst_sizes.clear();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = fmt::format("{}[{}]", join_path(r.path(), "sizes"), i);
+    const auto at = [&](const std::string& what) {
+      return Error::at(r.context().locate(list[i], path), path, what);
+    };
+    if (!list[i].IsScalar()) {
+      return at(fmt::format("expected a whole number, got {}", yaml_kind(list[i])));
+    }
+    auto v = parse_exact_integer(list[i].Scalar());
+    if (!v.ok()) return at(v.error().message);
+    if (*v < 1 || *v > kMaxBurstSize) {
+      return at(fmt::format("{} is out of range [1, {}]", list[i].Scalar(), kMaxBurstSize));
+    }
+    p.burst_sizes.push_back(static_cast<int>(*v));
+  }
+  return Status::Ok();
+}
+
 const FieldTable<FailureProcess>& burst_fields() {
   using P = FailureProcess;
   static const FieldTable<P> kFields = {
       fraction("probability", &P::burst_probability, true, 0.0, 1.0),
-      integer("size", &P::burst_size, true, 1, 1'000'000),
+      custom<P>(
+          "size", read_burst_size,
+          [](const P& p, YAML::Node& map, const PrintContext&) {
+            if (p.burst_sizes.empty()) map["size"] = p.burst_size;
+          },
+          [](const P& p, json& object, const PrintContext&) {
+            if (p.burst_sizes.empty()) object["size"] = p.burst_size;
+          }),
+      custom<P>(
+          "sizes", read_burst_sizes,
+          [](const P& p, YAML::Node& map, const PrintContext&) {
+            if (p.burst_sizes.empty()) return;
+            YAML::Node list(YAML::NodeType::Sequence);
+            for (const int size : p.burst_sizes) list.push_back(size);
+            list.SetStyle(YAML::EmitterStyle::Flow);
+            map["sizes"] = list;
+          },
+          [](const P& p, json& object, const PrintContext&) {
+            if (!p.burst_sizes.empty()) object["sizes"] = p.burst_sizes;
+          }),
   };
   return kFields;
 }

@@ -154,7 +154,7 @@ double run_length_s(const Scenario& s) {
   return s.horizon_s > 0 ? s.horizon_s : s.max_time_s;
 }
 
-// Failure events process `p` is expected to draw in one replication (a burst is burst_size events).
+// Failure events process `p` is expected to draw in one replication (a burst is its size in events).
 double expected_failures(const FailureProcess& p, const Scenario& s) {
   const int64_t units = units_of(p.component, s.cluster);
   return p.mean_rate_per_unit_s(units) * static_cast<double>(units) * p.mean_units_per_event() *
@@ -168,10 +168,10 @@ Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scen
     const std::string path = fmt::format("failures.processes[{}]", i);
     NTPSIM_RETURN_IF_ERROR(check_component(root, ctx, path + ".component", p.component, s.cluster));
     const int64_t units = units_of(p.component, s.cluster);
-    if (p.burst_size > units) {
-      return cross(root, ctx, path + ".burst.size",
+    if (p.largest_burst_size() > units) {
+      return cross(root, ctx, path + (p.burst_sizes.empty() ? ".burst.size" : ".burst.sizes"),
                    fmt::format("a burst of {} exceeds the cluster's {} units of component {}",
-                               p.burst_size, units, to_string(p.component)));
+                               p.largest_burst_size(), units, to_string(p.component)));
     }
     expected += expected_failures(p, s);
     if (expected > kMaxFailuresPerReplication) {

@@ -105,6 +105,9 @@ struct FailureProcess {
   double lemon_multiplier = 1.0;
   double burst_probability = 0.0;   // chance that one event takes burst_size units at once
   int burst_size = 1;               // units taken by a burst event (same component class)
+  // Optional size law (`burst.sizes`, instead of `burst.size`): each burst takes a size drawn
+  // uniformly from these, so a log's incident sizes keep their spread (empty: burst_size).
+  std::vector<int> burst_sizes;
   // Optional deferred repairs (`deferred_repairs: {share, visit_interval}`; any distribution):
   // a share `deferred_share` of the failures is not repaired on its own: the unit stays down
   // until the process's next maintenance visit, and every deferred unit down at a visit comes
@@ -134,10 +137,19 @@ struct FailureProcess {
     const double lemons = std::round(lemon_fraction * n);
     return rate_per_unit_s * (n - lemons + lemons * lemon_multiplier) / n;
   }
-  // Units one failure event takes on average (a burst takes burst_size).
-  double mean_units_per_event() const {
-    return 1.0 + burst_probability * (std::max(1, burst_size) - 1);
+  // Units a burst takes on average, and at most (burst_sizes when given, else burst_size).
+  double mean_burst_size() const {
+    if (burst_sizes.empty()) return std::max(1, burst_size);
+    double sum = 0.0;
+    for (const int size : burst_sizes) sum += std::max(1, size);
+    return sum / static_cast<double>(burst_sizes.size());
   }
+  int largest_burst_size() const {
+    if (burst_sizes.empty()) return std::max(1, burst_size);
+    return std::max(1, *std::max_element(burst_sizes.begin(), burst_sizes.end()));
+  }
+  // Units one failure event takes on average.
+  double mean_units_per_event() const { return 1.0 + burst_probability * (mean_burst_size() - 1.0); }
 };
 
 struct TraceConfig {

@@ -194,6 +194,47 @@ TEST(ProcessTest, BurstsTakeConsecutiveUnitsAtOnce) {
   expect_within_5_sigma(bursts / n, 0.25, std::sqrt(0.25 * 0.75 / n), "burst share");
 }
 
+// With a size law each burst's size is drawn uniformly from the list: bursts of 2 and of 5
+// units in the list's proportions (1 to 2), the burst share unchanged, and a Hawkes process
+// excited once per burst (its rate of batches is the process's rate, whatever the sizes).
+TEST(ProcessTest, BurstSizesComeFromTheLaw) {
+  for (const char* dist : {"exponential", "hawkes"}) {
+    SCOPED_TRACE(dist);
+    Scenario s = testing::scenario_with(10, 40, 4);  // 100 nodes of 4 GPUs
+    FailureProcess p = testing::process(Component::kNode, 1e-5);
+    p.distribution = dist;
+    if (p.distribution == "hawkes") {
+      p.branching = 0.3;
+      p.excitation_mean_s = 600.0;
+    }
+    p.kinds = {testing::kind("a", 1.0, "fixed", 0)};
+    p.burst_probability = 0.25;
+    p.burst_sizes = {2, 5, 5};
+    EXPECT_DOUBLE_EQ(p.mean_units_per_event(), 1.0 + 0.25 * 3.0);
+    EXPECT_EQ(p.largest_burst_size(), 5);
+    s.failures.processes = {p};
+    const Topology t = topo(s);
+    const auto events = collect(s, t, 12, 0, 1e7);
+    std::map<int64_t, std::vector<FailureEvent>> batches;
+    for (const FailureEvent& e : events) batches[e.time.us()].push_back(e);
+    double bursts = 0, fives = 0;
+    for (const auto& [time, batch] : batches) {
+      ASSERT_TRUE(batch.size() == 1 || batch.size() == 2 || batch.size() == 5) << batch.size();
+      for (size_t i = 0; i < batch.size(); ++i) {
+        EXPECT_EQ(batch[i].unit, (batch[0].unit + static_cast<int64_t>(i)) % 100);
+      }
+      bursts += batch.size() > 1 ? 1 : 0;
+      fives += batch.size() == 5 ? 1 : 0;
+    }
+    const double n = static_cast<double>(batches.size());
+    // A Hawkes count's standard deviation is the Poisson one over (1 - branching).
+    const double spread = p.distribution == "hawkes" ? 1.0 / (1.0 - p.branching) : 1.0;
+    expect_within_5_sigma(n, 1e4, spread * std::sqrt(1e4), "batches");
+    expect_within_5_sigma(bursts / n, 0.25, std::sqrt(0.25 * 0.75 / n), "burst share");
+    expect_within_5_sigma(fives / bursts, 2.0 / 3.0, std::sqrt(2.0 / 9.0 / bursts), "size law");
+  }
+}
+
 // No unit fails again while in repair, for the superposed exponential and the renewal processes,
 // with bursts; the exponential count matches the alternating renewal process up/down.
 TEST(ProcessTest, UnitsInRepairDoNotFail) {

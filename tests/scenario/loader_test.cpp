@@ -312,6 +312,58 @@ TEST(LoaderTest, SharedRepairsReadPrintAndReload) {
   }
 }
 
+// A burst's size law reads as a list of whole numbers in place of `size`, prints back as that
+// list (and `size` not at all), reloads to the same scenario, changes the hash, and sets the
+// mean units per event; `size` and `sizes` together, an empty list and sizes out of range or
+// not whole are refused at the element, and a size the cluster cannot hold is refused.
+TEST(LoaderTest, BurstSizeLawReadPrintAndReload) {
+  const std::string process =
+      "failures.processes=[{component: node, rate: 1e-4/h, "
+      "kinds: [{name: a, repair: {mean: 1d}}], ";
+  const Scenario s =
+      load_ok(good("minimal"), {process + "burst: {probability: 10%, sizes: [2, 3, 7]}}]"});
+  const auto& p = s.failures.processes.at(0);
+  EXPECT_EQ(p.burst_sizes, (std::vector<int>{2, 3, 7}));
+  EXPECT_EQ(p.largest_burst_size(), 7);
+  EXPECT_DOUBLE_EQ(p.mean_units_per_event(), 1.0 + 0.1 * (4.0 - 1.0));
+  const std::string text = to_yaml_text(s);
+  EXPECT_NE(text.find("sizes: [2, 3, 7]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("size:"), std::string::npos) << text;
+  EXPECT_EQ(to_json(s)["failures"]["processes"][0]["burst_sizes"], nlohmann::json({2, 3, 7}));
+  EXPECT_FALSE(to_json(s)["failures"]["processes"][0].contains("burst_size"));
+  const Scenario fixed = load_ok(good("minimal"), {process + "burst: {probability: 10%, size: 8}}]"});
+  EXPECT_EQ(to_yaml_text(fixed).find("sizes"), std::string::npos);
+  EXPECT_NE(scenario_hash(fixed), scenario_hash(s));
+  ScratchDir dir;
+  auto again = load_scenario(dir.write("sizes.yaml", text));
+  ASSERT_TRUE(again.ok()) << again.error().message << "\n" << text;
+  EXPECT_EQ(to_yaml_text(*again), text);
+  EXPECT_EQ(scenario_hash(*again), scenario_hash(s));
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"burst: {probability: 10%, size: 2, sizes: [2, 3]}}]", "burst.size: give size or sizes"},
+      {"burst: {probability: 10%, sizes: []}}]", "burst.sizes"},
+      {"burst: {probability: 10%, sizes: 3}}]", "burst.sizes"},
+      {"burst: {probability: 10%, sizes: [2, 0]}}]", "burst.sizes[1]"},
+      {"burst: {probability: 10%, sizes: [2, 2.5]}}]", "burst.sizes[1]"},
+      {"burst: {probability: 10%, sizes: [[2]]}}]", "burst.sizes[0]"},
+      {"burst: {probability: 10%}}]", "size"},
+  };
+  for (const auto& [tail, field] : bad) {
+    auto r = load_scenario(good("minimal"), {process + tail});
+    ASSERT_FALSE(r.ok()) << tail;
+    EXPECT_NE(r.error().message.find("failures.processes[0]"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find(field), std::string::npos) << r.error().message;
+  }
+  const std::string e =
+      load_error(good("minimal"), {"failures.processes=[{component: domain, rate: 1e-4/h, "
+                                   "kinds: [{name: a, repair: {mean: 1d}}], "
+                                   "burst: {probability: 10%, sizes: [2, 9999]}}]"});
+  EXPECT_NE(e.find("burst.sizes"), std::string::npos) << e;
+  EXPECT_NE(e.find("a burst of 9999 exceeds"), std::string::npos) << e;
+}
+
 // A chain entry keeps its own name and label, its actions in order and every option of its
 // terminal action with defaults filled (fractions parsed); boost-only options only with the boost.
 TEST(LoaderTest, ChainsReadWithTheirActionsAndOptions) {
