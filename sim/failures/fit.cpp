@@ -8,6 +8,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/gamma.hpp>
+#include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -782,6 +783,58 @@ void fit_kind_repairs(KindFit& k, const std::vector<const TraceFault*>& faults,
   }
 }
 
+
+// The log-likelihood of a burst model's marks: which clusters take how many nodes (a categorical
+// law over the sizes seen, clusters of one node included) and how long each partner starts after
+// the fault before it (an exponential law truncated to the window, its mean by maximum
+// likelihood and kept at least `min_mean_s`, as the Hawkes delay is: faults logged at one
+// instant would drive it to 0). Sets `gap_mean_s` to the law's mean (the window's half when the
+// gaps are spread evenly) and `parameters` to the free parameters of both laws.
+double burst_marks_log_likelihood(const std::vector<int>& cluster_sizes,
+                                  const std::vector<double>& gaps_s, double window_s,
+                                  double min_mean_s, double& gap_mean_s, int& parameters) {
+  std::map<int, int64_t> counts;
+  for (const int size : cluster_sizes) ++counts[size];
+  const auto clusters = static_cast<double>(cluster_sizes.size());
+  double ll = 0.0;
+  for (const auto& [size, c] : counts) {
+    ll += static_cast<double>(c) * std::log(static_cast<double>(c) / clusters);
+  }
+  parameters = static_cast<int>(counts.size()) - 1;
+  gap_mean_s = window_s / 2.0;
+  if (gaps_s.empty()) return ll;
+  ++parameters;
+  double mean = 0.0;
+  for (const double g : gaps_s) mean += g;
+  mean /= static_cast<double>(gaps_s.size());
+  // The truncated law's mean, 1/rate - W / (e^(rate W) - 1), falls from W/2 (rate -> 0: even)
+  // to 0; the rate is where it meets the gaps' mean, at most 1 / min_mean_s.
+  const auto truncated_mean = [&](double rate) {
+    return 1.0 / rate - window_s / std::expm1(rate * window_s);
+  };
+  const double max_rate = 1.0 / std::max(min_mean_s, 1e-9);
+  double rate = 0.0;
+  if (mean < window_s / 2.0) {
+    if (truncated_mean(max_rate) >= mean) {
+      rate = max_rate;
+    } else {
+      boost::uintmax_t iterations = 200;
+      const auto root = boost::math::tools::toms748_solve(
+          [&](double r) { return truncated_mean(r) - mean; }, 1e-6 / window_s, max_rate,
+          boost::math::tools::eps_tolerance<double>(40), iterations);
+      rate = 0.5 * (root.first + root.second);
+    }
+  }
+  if (rate > 0.0) {
+    gap_mean_s = truncated_mean(rate);
+    const double log_norm = std::log(rate) - std::log(-std::expm1(-rate * window_s));
+    for (const double g : gaps_s) ll += log_norm - rate * g;
+  } else {
+    ll -= static_cast<double>(gaps_s.size()) * std::log(window_s);
+  }
+  return ll;
+}
+
 }  // namespace
 
 Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
@@ -889,6 +942,8 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       BurstFit& b = k.bursts;
       size_t i = 0;
       int64_t multi_nodes = 0;
+      std::vector<int> cluster_sizes;
+      std::vector<double> gaps;
       while (i < faults.size()) {
         std::set<int32_t> nodes = {faults[i]->node};
         size_t j = i + 1;
@@ -896,12 +951,15 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                faults[j]->start_s - faults[j - 1]->start_s <= o.burst_window_s) {
           if (!nodes.insert(faults[j]->node).second) break;  // the same node again: a new event
           partner[j] = true;
+          gaps.push_back(faults[j]->start_s - faults[j - 1]->start_s);
           ++j;
         }
         ++b.clusters;
+        cluster_sizes.push_back(static_cast<int>(nodes.size()));
         if (nodes.size() > 1) {
           ++b.multi;
           multi_nodes += static_cast<int64_t>(nodes.size());
+          b.sizes.push_back(static_cast<int>(nodes.size()));
         }
         i = j;
       }
@@ -922,6 +980,11 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       b.mean_size =
           b.multi > 0 ? static_cast<double>(multi_nodes) / static_cast<double>(b.multi) : 1.0;
       b.bursty = b.p_value < 0.01 && b.multi >= 3;
+      b.partners = static_cast<int64_t>(gaps.size());
+      b.marks_log_likelihood =
+          burst_marks_log_likelihood(cluster_sizes, gaps, o.burst_window_s,
+                                     o.min_excitation_delay_s, b.gap_mean_s, b.marks_parameters);
+      std::sort(b.sizes.begin(), b.sizes.end());
       if (b.bursty) {
         b.probability = static_cast<double>(b.multi) / static_cast<double>(b.clusters);
         b.size = std::max(2, static_cast<int>(std::lround(b.mean_size)));
@@ -1028,6 +1091,25 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         independent_gain = k.lemons.aic - exp_aic;
       } else if (k.lifetime_choice >= 0) {
         independent_gain = k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - exp_aic;
+      }
+      if (k.bursts.bursty) {
+        // The laws above are of the bursts' first faults (partners censored); the burst model
+        // is measured on every fault, as the Hawkes process is: its marks (cluster sizes and
+        // partners' delays) plus the first faults' exponential law, against the exponential law
+        // of every fault (the same up time, all faults counted). Each law is per node, so each
+        // fault's density includes its node's (one of `nodes`); a partner's node is as much a
+        // draw (the log's partners are not neighbours), so it pays 1 / nodes too.
+        BurstFit& b = k.bursts;
+        const double up = k.process_rate.exposure_s;
+        const auto all = static_cast<double>(times.size());
+        const auto first = static_cast<double>(k.process_rate.events);
+        const double ll_all = all * std::log(all / up) - all;
+        const double ll_first = first * std::log(first / up) - first;
+        const double ll_partner_nodes =
+            -(all - first) * std::log(static_cast<double>(std::max<int64_t>(1, fit.nodes)));
+        b.marks_gain = 2.0 * b.marks_parameters -
+                       2.0 * (b.marks_log_likelihood + ll_partner_nodes + ll_first - ll_all);
+        independent_gain += b.marks_gain;
       }
       k.hawkes.chosen = k.hawkes.converged && k.hawkes.delta_aic < std::min(0.0, independent_gain);
       k.aic_gain = k.hawkes.chosen ? k.hawkes.delta_aic : independent_gain;

@@ -99,7 +99,22 @@ struct BurstFit {
   double p_value = 1.0;              // binomial upper tail of close_gaps under independence
   bool bursty = false;               // p_value < 0.01 and at least 3 multi-node clusters
   double probability = 0.0;          // engine burst model: multi / clusters
-  int size = 1;                      // engine burst model: round(mean_size)
+  int size = 1;                      // round(mean_size), for summaries
+  // The engine's size law: each multi-node cluster's nodes, ascending (written as `size` when
+  // they are all equal, else as the list `sizes`, so the mean and the tail are the log's).
+  std::vector<int> sizes;
+  // The burst model on every fault, for the choice against a Hawkes process of the same faults:
+  // the log-likelihood of its marks (how many nodes each cluster takes, a categorical law, and
+  // each partner's delay after the fault before it, an exponential law truncated to the window
+  // with mean gap_mean_s), their free parameters, and the AIC the marks and the first faults'
+  // exponential law give against every fault's exponential law (`marks_gain`; 0 unless bursty).
+  // The engine starts a burst's partners with their first fault: their delays (minutes) are
+  // measured, not simulated.
+  int64_t partners = 0;
+  double marks_log_likelihood = 0.0;
+  int marks_parameters = 0;
+  double gap_mean_s = 0.0;
+  double marks_gain = 0.0;
 };
 
 struct LemonFit {
@@ -431,6 +446,10 @@ struct TraceFit {
 // Errors (bad input, naming the file and the line or entry): fewer nodes than the trace names, a
 // zero span, a fault of one node starting inside that node's earlier repair of the same kind.
 Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& options);
+
+// A burst fit's sizes in words: "3" when every multi-node cluster has 3 nodes, else
+// "2-19 (mean 2.6)".
+std::string burst_size_text(const BurstFit& b);
 
 // The fit as a scenario fragment for `include:` (failures.processes, one per kind, component
 // node), with the provenance and every test result in comments.

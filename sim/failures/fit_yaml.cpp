@@ -1,5 +1,6 @@
 // fitted_failures_yaml: a TraceFit as an includable scenario fragment (fit.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -76,12 +77,14 @@ std::string law_text(const LawFit& f) {
                      p_text(f.ks_p));
 }
 
-// The chosen independent-node model's AIC minus the exponential law's (fit.h, HawkesFit::chosen).
+// The chosen independent-node model's AIC minus the exponential law's, its bursts' marks
+// included (fit.h, HawkesFit::chosen and BurstFit::marks_gain).
 double independent_gain(const KindFit& k) {
   if (k.lifetime.empty()) return 0.0;
-  if (k.lemons.supported) return k.lemons.aic - k.lifetime[0].aic;
+  const double marks = k.bursts.bursty ? k.bursts.marks_gain : 0.0;
+  if (k.lemons.supported) return k.lemons.aic - k.lifetime[0].aic + marks;
   if (k.lifetime_choice < 0) return 0.0;
-  return k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - k.lifetime[0].aic;
+  return k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - k.lifetime[0].aic + marks;
 }
 
 // A two-lognormal repair law in words: "short 0.454 of them, median 1.66 h, sigma 2.58; long
@@ -126,6 +129,12 @@ std::string shared_fit_text(const SharedRepairFit& s) {
 
 std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
+}
+
+// The burst map's size key: `size: N` when every cluster has N nodes, else the list of sizes.
+std::string burst_size_yaml(const BurstFit& b) {
+  if (b.sizes.empty() || b.sizes.front() == b.sizes.back()) return fmt::format("size: {}", b.size);
+  return fmt::format("sizes: [{}]", fmt::join(b.sizes, ", "));
 }
 
 // An empirical repair law of `values` as the value of a key (starting after it), at `indent`.
@@ -207,6 +216,12 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         "{} multi-node clusters of {:.3g} nodes on average: {}\n",
         b.close_gaps, b.expected_close_gaps, b.p_value, b.multi, b.mean_size,
         b.bursty ? "bursty" : "not bursty (no burst model)");
+    if (b.bursty && !k.lifetime.empty()) {
+      y += fmt::format(
+          "#     on every fault: cluster sizes {} and partners' delays (mean {:.3g} min) give "
+          "AIC {:+.1f} with the first faults' law against every fault's exponential law\n",
+          burst_size_text(b), b.gap_mean_s / 60.0, b.marks_gain);
+    }
     if (!k.lifetime.empty()) {
       y += "#   time between faults (per node, while up):\n";
       for (size_t i = 0; i < k.lifetime.size(); ++i) {
@@ -549,8 +564,8 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
                        k.lemons.multiplier);
     }
     if (k.bursts.bursty && !hawkes) {  // a Hawkes cascade already spreads over nodes
-      y += fmt::format("      burst: {{probability: {:.6g}, size: {}}}\n", k.bursts.probability,
-                       k.bursts.size);
+      y += fmt::format("      burst: {{probability: {:.6g}, {}}}\n", k.bursts.probability,
+                       burst_size_yaml(k.bursts));
     }
     if (k.shared_chosen) {
       y += fmt::format("      shared_repairs: {{window: {}, probability: {:.6g}}}\n",
@@ -558,6 +573,11 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     }
   }
   return y;
+}
+
+std::string burst_size_text(const BurstFit& b) {
+  if (b.sizes.empty() || b.sizes.front() == b.sizes.back()) return std::to_string(b.size);
+  return fmt::format("{}-{} (mean {:.2g})", b.sizes.front(), b.sizes.back(), b.mean_size);
 }
 
 std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
@@ -593,7 +613,7 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
       }
       // As written: a Hawkes cascade takes no bursts.
       if (k.bursts.bursty && !k.hawkes.chosen) {
-        arrivals += fmt::format(", bursts of {}", k.bursts.size);
+        arrivals += fmt::format(", bursts of {}", burst_size_text(k.bursts));
       }
       out.push_back(fmt::format("model        {}: {}; repairs {}", k.name, arrivals, k.repair_law));
       if (k.shared.shared > 0) {

@@ -87,23 +87,32 @@ TEST(FitLaws, PoissonIntervalIsExact) {
 }
 
 // A CSV log of `nodes` nodes over `days`: independent faults at `per_node_day`, each repaired in
-// `repair_h` hours; `burst` > 1 makes each fault take that many consecutive nodes within minutes;
-// `lemons` nodes (the first ones) fail `lemon_x` times as often.
+// `repair_h` hours; `burst` > 1 makes each fault take that many consecutive nodes within minutes
+// (3 min apart); `lemons` nodes (the first ones) fail `lemon_x` times as often. With `burst_law`
+// each fault's size is drawn uniformly from it instead (and `burst` is the largest).
 std::string synthetic_log(int nodes, double days, double per_node_day, double repair_h,
-                          uint64_t seed, int burst = 1, int lemons = 0, double lemon_x = 1.0) {
+                          uint64_t seed, int burst = 1, int lemons = 0, double lemon_x = 1.0,
+                          const std::vector<int>& burst_law = {}) {
   struct Row {
     double start_h;
     int node;
   };
   std::vector<Row> rows;
   Stream s(seed, 0, "synthetic_log");
+  double mean_size = burst;
+  if (!burst_law.empty()) {
+    mean_size = 0;
+    for (const int b : burst_law) mean_size += b;
+    mean_size /= static_cast<double>(burst_law.size());
+  }
   for (int n = 0; n < nodes; ++n) {
-    const double rate_h = per_node_day / 24.0 * (n < lemons ? lemon_x : 1.0) / burst;
+    const double rate_h = per_node_day / 24.0 * (n < lemons ? lemon_x : 1.0) / mean_size;
     double t = 0;
     for (;;) {
       t += s.exponential(1.0 / rate_h);
       if (t >= days * 24) break;
-      for (int b = 0; b < burst; ++b) rows.push_back({t + 0.05 * b, (n + b) % nodes});
+      const int size = burst_law.empty() ? burst : burst_law[s.uniform_int(burst_law.size())];
+      for (int b = 0; b < size; ++b) rows.push_back({t + 0.05 * b, (n + b) % nodes});
       t += repair_h + 0.05 * burst;  // a node in repair does not fail again
     }
   }
@@ -147,6 +156,40 @@ TEST(FitTrace, BurstyLogIsRecognisedWithItsSize) {
   EXPECT_TRUE(k.bursts.bursty) << "p " << k.bursts.p_value;
   EXPECT_EQ(k.bursts.size, 3);
   EXPECT_GT(k.bursts.probability, 0.8);  // nearly every event is a burst (a few overlap repairs)
+}
+
+// A log whose faults take 2 or 7 consecutive nodes, 3 minutes apart (2 twice as often), at 0.5
+// faults a day over the cluster: the burst model, measured on every fault (its cluster sizes and
+// partners' delays), gains more than a Hawkes process of the same faults, and the fit keeps the
+// sizes it saw instead of their rounded mean (4), so the model written has the log's share of
+// small and large bursts and its nodes per event (1 + 8/3; chance overlaps of two bursts add a
+// few) within 0.15.
+TEST(FitTrace, BurstSizesAreWrittenAsTheLogsLaw) {
+  const std::vector<int> law = {2, 2, 7};
+  const TraceFit f = fit_csv(synthetic_log(400, 2000, 0.0033, 24, 9, 7, 0, 1.0, law), 400, 19,
+                             /*max_regime_faults=*/0);
+  ASSERT_EQ(f.kinds.size(), 1u);
+  const KindFit& k = f.kinds[0];
+  ASSERT_TRUE(k.bursts.bursty) << "p " << k.bursts.p_value;
+  EXPECT_LT(k.bursts.marks_gain, 0.0);
+  EXPECT_LT(k.aic_gain, k.hawkes.delta_aic);
+  EXPECT_FALSE(k.hawkes.chosen);
+  EXPECT_EQ(f.pooled.chosen_scales, 0);
+  EXPECT_EQ(k.bursts.sizes.size(), static_cast<size_t>(k.bursts.multi));
+  EXPECT_EQ(burst_size_text(k.bursts).rfind("2-", 0), 0u) << burst_size_text(k.bursts);
+  const std::string yaml = fitted_failures_yaml(f);
+  auto model = testing::load_fitted_round_trip("burst_sizes", yaml, 400, "sizes: [2, 2");
+  ASSERT_TRUE(model.ok()) << model.error().message << "\n" << yaml;
+  ASSERT_EQ(model->failures.processes.size(), 1u);
+  const FailureProcess& m = model->failures.processes[0];
+  ASSERT_GT(m.burst_sizes.size(), 200u);
+  const auto n = static_cast<double>(m.burst_sizes.size());
+  const auto twos = static_cast<double>(std::count(m.burst_sizes.begin(), m.burst_sizes.end(), 2));
+  const auto large = static_cast<double>(std::count_if(
+      m.burst_sizes.begin(), m.burst_sizes.end(), [](int size) { return size >= 7; }));
+  testing::expect_within_5_sigma(twos / n, 2.0 / 3.0, std::sqrt(2.0 / 9.0 / n), "bursts of 2");
+  testing::expect_within_5_sigma(large / n, 1.0 / 3.0, std::sqrt(2.0 / 9.0 / n), "bursts of 7");
+  EXPECT_NEAR(m.mean_units_per_event(), 1.0 + 8.0 / 3.0, 0.15);
 }
 
 // Repairs that wait for one another and close together are reported: a run of 3 or more repair

@@ -46,7 +46,7 @@ std::string model_text(const sim::TraceFit& f, const sim::KindFit& k) {
   const sim::LawFit& l = k.lifetime[static_cast<size_t>(k.lifetime_choice)];
   std::string t =
       l.law == "exponential" ? "exponential" : fmt::format("{} shape {:.2f}", l.law, l.a);
-  if (k.bursts.bursty) t += fmt::format(", bursts of {}", k.bursts.size);
+  if (k.bursts.bursty) t += fmt::format(", bursts of {}", sim::burst_size_text(k.bursts));
   return t;
 }
 
