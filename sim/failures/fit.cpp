@@ -1205,25 +1205,123 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                           std::max<double>(1.0, static_cast<double>(pf.events)));
     for (const KindFit& k : fit.kinds) pf.apart_gain += k.aic_gain;
     if (pf.events >= o.min_events) {
-      pf.one = fit_hawkes(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
-                          "fit.pooled.hawkes");
-      pf.two = fit_hawkes_two_scale(times, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
-                                    "fit.pooled.hawkes2");
-      if (pf.events <= o.max_regime_faults) {
-        pf.regime = fit_hawkes_regime(times, pooled_repairs, span, o.min_excitation_delay_s,
-                                      pf.two, /*with_repairs=*/false, o.threads);
-        pf.regime_repairs = fit_hawkes_regime_repairs(
-            times, pooled_repairs, span, o.min_excitation_delay_s, pf.regime, o.threads);
-      } else {
+      // The arrival candidates (one and two time scales, regimes of the arrivals) of a stream.
+      const bool regimes = pf.events <= o.max_regime_faults;
+      auto fit_arrivals = [&](const std::vector<double>& t, const std::vector<Interval>& r,
+                              const std::string& stream, HawkesFit& one, HawkesFit& two,
+                              RegimeFit& regime) {
+        one = fit_hawkes(t, span, o.min_excitation_delay_s, o.bootstrap, o.seed, stream);
+        two = fit_hawkes_two_scale(t, span, o.min_excitation_delay_s, o.bootstrap, o.seed,
+                                   stream + "2");
+        if (regimes) {
+          regime = fit_hawkes_regime(t, r, span, o.min_excitation_delay_s, two,
+                                     /*with_repairs=*/false, o.threads);
+        }
+      };
+      auto best_arrival_gain = [](const HawkesFit& one, const HawkesFit& two,
+                                  const RegimeFit& regime) {
+        double best = 0.0;
+        if (one.converged) best = std::min(best, one.delta_aic);
+        if (two.converged) best = std::min(best, two.delta_aic);
+        if (regime.converged) best = std::min(best, regime.kernels.delta_aic);
+        return best;
+      };
+      fit_arrivals(times, pooled_repairs, "fit.pooled.hawkes", pf.one, pf.two, pf.regime);
+      if (!regimes) {
         pf.regime_skipped = fmt::format(
             "regimes not fitted: {} pooled faults, more than the {} the regime fits take on "
             "(their cost grows with the faults, about 16 CPU-ms each; --max-regime-faults "
             "raises the bound)",
             pf.events, o.max_regime_faults);
       }
-      // The cluster's rate over all node-time (the engine places each fault on a node that is up).
+      // Incidents (PooledIncidents): the leaders' arrivals with sizes and delays as marks,
+      // against every fault's arrivals, both on every pooled fault.
+      PooledIncidents& inc = pf.incidents;
+      std::vector<double> leader_times;
+      std::vector<Interval> leader_repairs;
+      std::vector<size_t> leader_of(times.size(), 0);  // index into the leaders
+      std::vector<int64_t> leader_kinds(fit.kinds.size(), 0);
+      {
+        std::vector<int> incident_sizes;
+        std::vector<double> gaps;
+        size_t i = 0;
+        while (i < times.size()) {
+          std::set<int32_t> nodes = {pooled_faults[i]->node};
+          leader_of[i] = leader_times.size();
+          size_t j = i + 1;
+          while (j < times.size() && times[j] - times[j - 1] <= o.burst_window_s &&
+                 nodes.insert(pooled_faults[j]->node).second) {
+            leader_of[j] = leader_times.size();
+            gaps.push_back(times[j] - times[j - 1]);
+            ++j;
+          }
+          leader_times.push_back(times[i]);
+          leader_repairs.push_back(pooled_repairs[i]);
+          ++leader_kinds[static_cast<size_t>(pooled_faults[i]->kind)];
+          incident_sizes.push_back(static_cast<int>(nodes.size()));
+          if (nodes.size() > 1) inc.sizes.push_back(static_cast<int>(nodes.size()));
+          i = j;
+        }
+        std::sort(inc.sizes.begin(), inc.sizes.end());
+        inc.incidents = static_cast<int64_t>(leader_times.size());
+        inc.multi = static_cast<int64_t>(inc.sizes.size());
+        inc.partners = static_cast<int64_t>(gaps.size());
+        inc.probability = inc.incidents > 0 ? static_cast<double>(inc.multi) /
+                                                  static_cast<double>(inc.incidents)
+                                            : 0.0;
+        int64_t multi_nodes = 0;
+        for (const int size : inc.sizes) multi_nodes += size;
+        inc.mean_size = inc.multi > 0 ? static_cast<double>(multi_nodes) /
+                                            static_cast<double>(inc.multi)
+                                      : 1.0;
+        inc.marks_log_likelihood = burst_marks_log_likelihood(
+            incident_sizes, gaps, o.burst_window_s, o.min_excitation_delay_s, inc.gap_mean_s,
+            inc.marks_parameters);
+        // The leaders' Poisson process against every fault's, over the span (the Hawkes
+        // candidates' baselines): the marks then give the partners' times.
+        const auto all = static_cast<double>(times.size());
+        const auto first = static_cast<double>(leader_times.size());
+        const double ll_all = all * std::log(all / span) - all;
+        const double ll_first = first * std::log(first / span) - first;
+        inc.marks_gain =
+            2.0 * inc.marks_parameters - 2.0 * (inc.marks_log_likelihood + ll_first - ll_all);
+      }
+      inc.fitted = inc.multi >= 3 && inc.incidents >= o.min_events;
+      if (inc.fitted) {
+        fit_arrivals(leader_times, leader_repairs, "fit.pooled.incidents", inc.one, inc.two,
+                     inc.regime);
+        for (HawkesFit* h : {&inc.one, &inc.two, &inc.regime.kernels}) {
+          h->delta_aic += inc.marks_gain;
+        }
+        inc.best_leaders_gain = best_arrival_gain(inc.one, inc.two, inc.regime);
+        inc.best_faults_gain = best_arrival_gain(pf.one, pf.two, pf.regime);
+        inc.chosen = inc.best_leaders_gain < inc.best_faults_gain;
+        if (inc.chosen) {
+          // The leaders' candidates take the pooled fits' place; every fault's are reported.
+          std::swap(pf.one, inc.one);
+          std::swap(pf.two, inc.two);
+          std::swap(pf.regime, inc.regime);
+          pf.shares.clear();
+          for (const int64_t c : leader_kinds) {
+            pf.shares.push_back(static_cast<double>(c) / static_cast<double>(inc.incidents));
+          }
+        }
+      }
+      const std::vector<double>& arrival_times = inc.chosen ? leader_times : times;
+      const std::vector<Interval>& arrival_repairs = inc.chosen ? leader_repairs : pooled_repairs;
+      if (regimes) {
+        pf.regime_repairs = fit_hawkes_regime_repairs(arrival_times, arrival_repairs, span,
+                                                      o.min_excitation_delay_s, pf.regime,
+                                                      o.threads);
+        if (inc.chosen) pf.regime_repairs.kernels.delta_aic += inc.marks_gain;
+      }
+      // The cluster's rate over all node-time (the engine places each fault on a node that is
+      // up): the incidents' first faults when incidents are chosen (the burst adds the rest).
       pf.one.rate_per_s = pf.two.rate_per_s = pf.regime.kernels.rate_per_s =
-          pf.regime_repairs.kernels.rate_per_s = static_cast<double>(pf.events) / node_seconds;
+          pf.regime_repairs.kernels.rate_per_s =
+              static_cast<double>(arrival_times.size()) / node_seconds;
+      inc.one.rate_per_s = inc.two.rate_per_s = inc.regime.kernels.rate_per_s =
+          static_cast<double>(inc.chosen ? times.size() : leader_times.size()) / node_seconds;
       // The lowest AIC gain wins; ties keep the simpler model (kinds apart, then one scale).
       double best = pf.apart_gain;
       if (pf.one.converged && pf.one.delta_aic + pf.lemon_gain < best) {
@@ -1274,13 +1372,24 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
           refit_repairs(kind, skip);
         }
       }
-      if (pf.deferred_chosen || pf.shared_chosen) {
+      if (pf.deferred_chosen || pf.shared_chosen || (inc.chosen && regimes)) {
+        // The replayed repairs per state: every pooled fault's (a partner's in its leader's
+        // state), the deferred and the shared ones left out.
         std::vector<char> skip(times.size(), 0);
         for (size_t i = 0; i < skip.size(); ++i) {
           skip[i] = static_cast<char>((pf.deferred_chosen && pf.deferred.is_deferred[i] != 0) ||
                                       (pf.shared_chosen && pf.shared.is_shared[i] != 0));
         }
-        fit_internal::state_values(pooled_repairs, pf.regime_repairs.high_posterior, skip,
+        std::vector<double> by_fault;
+        if (inc.chosen) {
+          const std::vector<double>& p = pf.regime_repairs.high_posterior;
+          by_fault.assign(times.size(), 0.0);
+          for (size_t i = 0; i < times.size(); ++i) {
+            if (leader_of[i] < p.size()) by_fault[i] = p[leader_of[i]];
+          }
+        }
+        fit_internal::state_values(pooled_repairs,
+                                   inc.chosen ? by_fault : pf.regime_repairs.high_posterior, skip,
                                    pf.regime_repairs.state_values_s);
       }
       if (pf.regime_repairs_chosen) {

@@ -363,6 +363,38 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
                                        int draws = DeferredRepairFit::kWaitDraws,
                                        uint64_t seed = 1);
 
+// The pooled faults as incidents: runs of faults each starting within the burst window of the
+// previous, on distinct nodes (the kinds' burst rule). The pooled process may be the incidents'
+// first faults (the leaders) with each incident's size and its partners' delays as marks,
+// instead of every fault: the engine's burst then brings the partners, with the log's sizes.
+// Both are measured on every pooled fault: the leaders' candidates (one and two time scales,
+// regimes of the arrivals) by their AIC gain over the leaders' Poisson process plus
+// `marks_gain`, the marks (burst_marks_log_likelihood: a categorical law of the sizes, an
+// exponential law of the delays truncated to the window, at least the Hawkes delay's floor) and
+// the leaders' Poisson process against every fault's Poisson process. The arrival candidates of
+// each (repairs aside) decide (`chosen`); the repair laws per state are then fitted on the set
+// chosen. Fitted when at least 3 incidents take several nodes and the leaders are enough to fit.
+struct PooledIncidents {
+  bool fitted = false;
+  int64_t incidents = 0;           // leaders
+  int64_t multi = 0;               // incidents of two or more nodes
+  int64_t partners = 0;            // the faults after an incident's first
+  std::vector<int> sizes;          // nodes of each multi-node incident, ascending
+  double probability = 0.0;        // multi / incidents (the engine's burst probability)
+  double mean_size = 1.0;          // nodes per multi-node incident
+  double gap_mean_s = 0.0;         // the delay law's mean
+  double marks_log_likelihood = 0.0;
+  int marks_parameters = 0;
+  double marks_gain = 0.0;
+  // The arrival candidates of the set not chosen, for the report: the leaders' (their gains
+  // with marks_gain added) when every fault is chosen, every fault's when the leaders are.
+  HawkesFit one, two;
+  RegimeFit regime;
+  double best_leaders_gain = 0.0;  // the leaders' best arrival candidate + marks_gain
+  double best_faults_gain = 0.0;   // every fault's best arrival candidate
+  bool chosen = false;
+};
+
 struct PooledFit {
   int64_t events = 0;
   std::vector<double> times_s;  // the pooled faults' start times, sorted
@@ -399,6 +431,10 @@ struct PooledFit {
   // failure: the regime's replayed repairs per state, or else the kinds' laws, refitted.
   SharedRepairFit shared;
   bool shared_chosen = false;
+  // The pooled faults as incidents; when incidents.chosen, `one`, `two`, `regime` and
+  // `regime_repairs` above are the leaders' (their AIC gains on every fault: marks_gain added),
+  // their rate is the leaders', and `shares` are the leaders' kinds.
+  PooledIncidents incidents;
   // The chosen pooled process's kernels (one, two, regime or regime_repairs); REQUIRES
   // chosen_scales > 0.
   const HawkesFit& chosen() const {

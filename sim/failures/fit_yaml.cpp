@@ -131,10 +131,22 @@ std::string duration(double s) {
   return fmt::format("\"{:.3f}s\"", s);
 }
 
-// The burst map's size key: `size: N` when every cluster has N nodes, else the list of sizes.
+// The burst map's size key for `sizes` (ascending, not empty): `size: N` when all are N, else
+// the list.
+std::string size_law_yaml(const std::vector<int>& sizes) {
+  if (sizes.front() == sizes.back()) return fmt::format("size: {}", sizes.front());
+  return fmt::format("sizes: [{}]", fmt::join(sizes, ", "));
+}
+
 std::string burst_size_yaml(const BurstFit& b) {
-  if (b.sizes.empty() || b.sizes.front() == b.sizes.back()) return fmt::format("size: {}", b.size);
-  return fmt::format("sizes: [{}]", fmt::join(b.sizes, ", "));
+  if (b.sizes.empty()) return fmt::format("size: {}", b.size);
+  return size_law_yaml(b.sizes);
+}
+
+// Sizes (ascending) in words: "3" when all are 3, else "2-19 (mean 2.6)".
+std::string size_law_text(const std::vector<int>& sizes, double mean) {
+  if (sizes.front() == sizes.back()) return std::to_string(sizes.front());
+  return fmt::format("{}-{} (mean {:.2g})", sizes.front(), sizes.back(), mean);
 }
 
 // An empirical repair law of `values` as the value of a key (starting after it), at `indent`.
@@ -279,6 +291,27 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         one ? "Hawkes process" : "marked Hawkes process, each fault's kind drawn by its share",
         one ? "the kind's own chosen model" : "kinds apart (their chosen models)", pf.apart_gain,
         pf.chosen_scales == 0 ? "  <- chosen" : "");
+    if (const PooledIncidents& inc = pf.incidents; inc.fitted) {
+      y += fmt::format(
+          "#   as incidents (faults each within {:.3g} h of the previous, on distinct nodes): {} "
+          "incidents, {} of several nodes ({}), partners {:.3g} min apart on average; their "
+          "sizes and delays with the first faults' Poisson process give AIC {:+.1f} against "
+          "every fault's; best arrival candidate with them {:+.1f}, of every fault {:+.1f}: {}\n",
+          fit.options.burst_window_s / 3600.0, inc.incidents, inc.multi,
+          size_law_text(inc.sizes, inc.mean_size), inc.gap_mean_s / 60.0, inc.marks_gain,
+          inc.best_leaders_gain, inc.best_faults_gain,
+          inc.chosen ? "incidents (the candidates below are of their first faults, marks included)"
+                     : "every fault");
+      // The candidates of the set not chosen (fit.h, PooledIncidents).
+      auto gain = [](const HawkesFit& h) {
+        return h.converged ? fmt::format("{:+.1f}", h.delta_aic) : std::string("did not converge");
+      };
+      y += fmt::format(
+          "#     {}: one time scale {}, two {}, two with regimes of the arrivals {}\n",
+          inc.chosen ? "every fault" : "their first faults, marks included", gain(inc.one),
+          gain(inc.two),
+          inc.regime.kernels.events > 0 ? gain(inc.regime.kernels) : std::string("not fitted"));
+    }
     for (const HawkesFit* h : {&pf.one, &pf.two}) {
       if (!h->converged) {
         y += fmt::format("#   pooled hawkes, {} time scale(s): did not converge\n", h->scales);
@@ -447,10 +480,12 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
                               : h.rate_per_s;
     y += "    - component: node\n";
     y += fmt::format(
-        "      rate: \"{:.6g}/h\"   # per {}node, every kind, triggered faults included (the "
+        "      rate: \"{:.6g}/h\"   # per {}node, every kind, {}triggered faults included (the "
         "cluster's, placed on nodes that are up); observed {} faults in {:.4g} node-days: {:.3g}/h "
         "(95% CI {:.3g}-{:.3g})\n",
-        rate_s * 3600.0, l.supported ? "non-lemon " : "", observed.events,
+        rate_s * 3600.0, l.supported ? "non-lemon " : "",
+        pf.incidents.chosen ? "incidents' first faults (the burst below brings the rest), " : "",
+        observed.events,
         observed.exposure_s / kSecondsPerDay, observed.per_s * 3600.0, observed.lo_per_s * 3600.0,
         observed.hi_per_s * 3600.0);
     y += fmt::format(
@@ -500,6 +535,14 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     if (l.supported) {
       y += fmt::format("      lemon: {{fraction: {:.6g}, multiplier: {:.6g}}}\n", l.fraction,
                        l.multiplier);
+    }
+    if (const PooledIncidents& inc = pf.incidents; inc.chosen) {
+      y += fmt::format(
+          "      # the log's {} incidents, {} of several nodes: each of those brings its other "
+          "nodes at once\n      # (the log's were {:.3g} min apart on average)\n"
+          "      burst: {{probability: {:.6g}, {}}}\n",
+          inc.incidents, inc.multi, inc.gap_mean_s / 60.0, inc.probability,
+          size_law_yaml(inc.sizes));
     }
     if (pf.deferred_chosen) {
       const DeferredRepairFit& d = pf.deferred;
@@ -576,8 +619,8 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
 }
 
 std::string burst_size_text(const BurstFit& b) {
-  if (b.sizes.empty() || b.sizes.front() == b.sizes.back()) return std::to_string(b.size);
-  return fmt::format("{}-{} (mean {:.2g})", b.sizes.front(), b.sizes.back(), b.mean_size);
+  if (b.sizes.empty()) return std::to_string(b.size);
+  return size_law_text(b.sizes, b.mean_size);
 }
 
 std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
@@ -588,9 +631,14 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
                              : pf.regime_chosen       ? " and regimes"
                                                       : "";
     out.push_back(fmt::format(
-        "model        one Hawkes process for every kind ({} pooled faults), {} time scale{}{}; AIC "
-        "gain {:.1f} over independent exponential faults (kinds apart {:.1f})",
-        pf.events, pf.chosen_scales, pf.chosen_scales == 1 ? "" : "s", form,
+        "model        one Hawkes process for every kind ({} pooled faults{}), {} time scale{}{}; "
+        "AIC gain {:.1f} over independent exponential faults (kinds apart {:.1f})",
+        pf.events,
+        pf.incidents.chosen
+            ? fmt::format(" in {} incidents, bursts of {}", pf.incidents.incidents,
+                          size_law_text(pf.incidents.sizes, pf.incidents.mean_size))
+            : std::string(),
+        pf.chosen_scales, pf.chosen_scales == 1 ? "" : "s", form,
         pf.chosen().delta_aic + pf.lemon_gain, pf.apart_gain));
     if (pf.lemons.supported) {
       out.push_back(fmt::format("lemons       {:.0f}% of the nodes fail {:.3g}x as often",
