@@ -784,31 +784,18 @@ void fit_kind_repairs(KindFit& k, const std::vector<const TraceFault*>& faults,
 }
 
 
-// The log-likelihood of a burst model's marks: which clusters take how many nodes (a categorical
-// law over the sizes seen, clusters of one node included) and how long each partner starts after
-// the fault before it (an exponential law truncated to the window, its mean by maximum
-// likelihood and kept at least `min_mean_s`, as the Hawkes delay is: faults logged at one
-// instant would drive it to 0). Sets `gap_mean_s` to the law's mean (the window's half when the
-// gaps are spread evenly) and `parameters` to the free parameters of both laws.
-double burst_marks_log_likelihood(const std::vector<int>& cluster_sizes,
-                                  const std::vector<double>& gaps_s, double window_s,
-                                  double min_mean_s, double& gap_mean_s, int& parameters) {
-  std::map<int, int64_t> counts;
-  for (const int size : cluster_sizes) ++counts[size];
-  const auto clusters = static_cast<double>(cluster_sizes.size());
-  double ll = 0.0;
-  for (const auto& [size, c] : counts) {
-    ll += static_cast<double>(c) * std::log(static_cast<double>(c) / clusters);
-  }
-  parameters = static_cast<int>(counts.size()) - 1;
-  gap_mean_s = window_s / 2.0;
-  if (gaps_s.empty()) return ll;
-  ++parameters;
+// An exponential law truncated to [0, window_s] fitted to `delays_s` by maximum likelihood, its
+// mean at least `min_mean_s` (faults logged at one instant would drive it to 0): sets `mean_s`
+// (the window's half when the delays are spread evenly) and returns the log-likelihood.
+double truncated_exponential_log_likelihood(const std::vector<double>& delays_s, double window_s,
+                                            double min_mean_s, double& mean_s) {
+  mean_s = window_s / 2.0;
+  if (delays_s.empty()) return 0.0;
   double mean = 0.0;
-  for (const double g : gaps_s) mean += g;
-  mean /= static_cast<double>(gaps_s.size());
+  for (const double g : delays_s) mean += g;
+  mean /= static_cast<double>(delays_s.size());
   // The truncated law's mean, 1/rate - W / (e^(rate W) - 1), falls from W/2 (rate -> 0: even)
-  // to 0; the rate is where it meets the gaps' mean, at most 1 / min_mean_s.
+  // to 0; the rate is where it meets the delays' mean, at most 1 / min_mean_s.
   const auto truncated_mean = [&](double rate) {
     return 1.0 / rate - window_s / std::expm1(rate * window_s);
   };
@@ -825,14 +812,50 @@ double burst_marks_log_likelihood(const std::vector<int>& cluster_sizes,
       rate = 0.5 * (root.first + root.second);
     }
   }
-  if (rate > 0.0) {
-    gap_mean_s = truncated_mean(rate);
-    const double log_norm = std::log(rate) - std::log(-std::expm1(-rate * window_s));
-    for (const double g : gaps_s) ll += log_norm - rate * g;
-  } else {
-    ll -= static_cast<double>(gaps_s.size()) * std::log(window_s);
-  }
+  if (!(rate > 0.0)) return -static_cast<double>(delays_s.size()) * std::log(window_s);
+  mean_s = truncated_mean(rate);
+  const double log_norm = std::log(rate) - std::log(-std::expm1(-rate * window_s));
+  double ll = 0.0;
+  for (const double g : delays_s) ll += log_norm - rate * g;
   return ll;
+}
+
+// The marks of a burst model (IncidentMarks, gain aside) from each cluster's nodes and each
+// partner's delay after the fault before it.
+IncidentMarks incident_marks(const std::vector<int>& cluster_sizes,
+                             const std::vector<double>& delays_s, double window_s,
+                             double resolution_s, double min_mean_s) {
+  IncidentMarks m;
+  m.resolution_s = resolution_s;
+  std::map<int, int64_t> counts;
+  for (const int size : cluster_sizes) ++counts[size];
+  const auto clusters = static_cast<double>(cluster_sizes.size());
+  for (const auto& [size, c] : counts) {
+    m.log_likelihood += static_cast<double>(c) * std::log(static_cast<double>(c) / clusters);
+  }
+  m.parameters = static_cast<int>(counts.size()) - 1;
+  if (delays_s.empty()) return m;
+  // At once: uniform within the resolution; later: an exponential law from the resolution to
+  // the window.
+  std::vector<double> later;
+  for (const double g : delays_s) {
+    if (g >= resolution_s) later.push_back(g - resolution_s);
+  }
+  const auto n = static_cast<double>(delays_s.size());
+  const auto at_once = n - static_cast<double>(later.size());
+  m.at_once_share = at_once / n;
+  ++m.parameters;
+  if (at_once > 0.0) m.log_likelihood += at_once * std::log(m.at_once_share / resolution_s);
+  if (!later.empty()) {
+    ++m.parameters;
+    double later_mean = 0.0;
+    m.log_likelihood +=
+        static_cast<double>(later.size()) * std::log(1.0 - m.at_once_share) +
+        truncated_exponential_log_likelihood(later, std::max(window_s - resolution_s, 1.0),
+                                             min_mean_s, later_mean);
+    m.later_mean_s = resolution_s + later_mean;
+  }
+  return m;
 }
 
 }  // namespace
@@ -855,6 +878,10 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     return Error::bad_input(trace.file + ": the trace spans no time; nothing to fit");
   const double span = trace.span_s;
   const double node_seconds = static_cast<double>(fit.nodes) * span;
+  // How finely the log's starts are told apart (a burst's partners "at once" are within it).
+  std::vector<double> all_starts;
+  for (const TraceFault& f : trace.faults) all_starts.push_back(f.start_s);
+  const double resolution_s = fit_internal::end_resolution_s(all_starts);
   fit.batches = find_repair_batches(trace);
 
   // Per kind: its faults, and where its repair notes start (the last of its notes), so that a
@@ -981,9 +1008,9 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
           b.multi > 0 ? static_cast<double>(multi_nodes) / static_cast<double>(b.multi) : 1.0;
       b.bursty = b.p_value < 0.01 && b.multi >= 3;
       b.partners = static_cast<int64_t>(gaps.size());
-      b.marks_log_likelihood =
-          burst_marks_log_likelihood(cluster_sizes, gaps, o.burst_window_s,
-                                     o.min_excitation_delay_s, b.gap_mean_s, b.marks_parameters);
+      b.marks = incident_marks(cluster_sizes, gaps, o.burst_window_s,
+                               resolution_s,
+                               o.min_excitation_delay_s);
       std::sort(b.sizes.begin(), b.sizes.end());
       if (b.bursty) {
         b.probability = static_cast<double>(b.multi) / static_cast<double>(b.clusters);
@@ -1107,9 +1134,9 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         const double ll_first = first * std::log(first / up) - first;
         const double ll_partner_nodes =
             -(all - first) * std::log(static_cast<double>(std::max<int64_t>(1, fit.nodes)));
-        b.marks_gain = 2.0 * b.marks_parameters -
-                       2.0 * (b.marks_log_likelihood + ll_partner_nodes + ll_first - ll_all);
-        independent_gain += b.marks_gain;
+        b.marks.gain = 2.0 * b.marks.parameters -
+                       2.0 * (b.marks.log_likelihood + ll_partner_nodes + ll_first - ll_all);
+        independent_gain += b.marks.gain;
       }
       k.hawkes.chosen = k.hawkes.converged && k.hawkes.delta_aic < std::min(0.0, independent_gain);
       k.aic_gain = k.hawkes.chosen ? k.hawkes.delta_aic : independent_gain;
@@ -1274,24 +1301,24 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         inc.mean_size = inc.multi > 0 ? static_cast<double>(multi_nodes) /
                                             static_cast<double>(inc.multi)
                                       : 1.0;
-        inc.marks_log_likelihood = burst_marks_log_likelihood(
-            incident_sizes, gaps, o.burst_window_s, o.min_excitation_delay_s, inc.gap_mean_s,
-            inc.marks_parameters);
+        inc.marks = incident_marks(incident_sizes, gaps, o.burst_window_s,
+                                   resolution_s,
+                                   o.min_excitation_delay_s);
         // The leaders' Poisson process against every fault's, over the span (the Hawkes
         // candidates' baselines): the marks then give the partners' times.
         const auto all = static_cast<double>(times.size());
         const auto first = static_cast<double>(leader_times.size());
         const double ll_all = all * std::log(all / span) - all;
         const double ll_first = first * std::log(first / span) - first;
-        inc.marks_gain =
-            2.0 * inc.marks_parameters - 2.0 * (inc.marks_log_likelihood + ll_first - ll_all);
+        inc.marks.gain =
+            2.0 * inc.marks.parameters - 2.0 * (inc.marks.log_likelihood + ll_first - ll_all);
       }
       inc.fitted = inc.multi >= 3 && inc.incidents >= o.min_events;
       if (inc.fitted) {
         fit_arrivals(leader_times, leader_repairs, "fit.pooled.incidents", inc.one, inc.two,
                      inc.regime);
         for (HawkesFit* h : {&inc.one, &inc.two, &inc.regime.kernels}) {
-          h->delta_aic += inc.marks_gain;
+          h->delta_aic += inc.marks.gain;
         }
         inc.best_leaders_gain = best_arrival_gain(inc.one, inc.two, inc.regime);
         inc.best_faults_gain = best_arrival_gain(pf.one, pf.two, pf.regime);
@@ -1313,7 +1340,7 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         pf.regime_repairs = fit_hawkes_regime_repairs(arrival_times, arrival_repairs, span,
                                                       o.min_excitation_delay_s, pf.regime,
                                                       o.threads);
-        if (inc.chosen) pf.regime_repairs.kernels.delta_aic += inc.marks_gain;
+        if (inc.chosen) pf.regime_repairs.kernels.delta_aic += inc.marks.gain;
       }
       // The cluster's rate over all node-time (the engine places each fault on a node that is
       // up): the incidents' first faults when incidents are chosen (the burst adds the rest).

@@ -90,6 +90,25 @@ struct LawFit {
   bool converged = false;
 };
 
+// The marks of a burst model measured on every fault (BurstFit, PooledIncidents): how many
+// nodes each cluster takes (a categorical law over the sizes seen, clusters of one node
+// included) and when each partner starts after the fault before it. The delay law has two
+// parts: a share `at_once_share` within the log's time resolution (`resolution_s`, as the
+// repair fits read it: at least 60 s; uniform in it), the engine's burst, which starts partners
+// with their first fault; the others an exponential law past the resolution, truncated to the
+// window, its mean (`later_mean_s`, counted from the fault before) by maximum likelihood and
+// its exponential part at least the Hawkes delay's floor. `gain` is the AIC the marks and the
+// first faults' process give against every fault's (the caller's); the engine starts the later
+// partners with their first fault too: their minutes are measured, not simulated.
+struct IncidentMarks {
+  double log_likelihood = 0.0;
+  int parameters = 0;
+  double resolution_s = 0.0;
+  double at_once_share = 0.0;
+  double later_mean_s = 0.0;
+  double gain = 0.0;
+};
+
 struct BurstFit {
   int64_t clusters = 0;    // groups of faults, each starting within the window of the previous
   int64_t multi = 0;       // clusters of two or more nodes
@@ -104,17 +123,10 @@ struct BurstFit {
   // they are all equal, else as the list `sizes`, so the mean and the tail are the log's).
   std::vector<int> sizes;
   // The burst model on every fault, for the choice against a Hawkes process of the same faults:
-  // the log-likelihood of its marks (how many nodes each cluster takes, a categorical law, and
-  // each partner's delay after the fault before it, an exponential law truncated to the window
-  // with mean gap_mean_s), their free parameters, and the AIC the marks and the first faults'
-  // exponential law give against every fault's exponential law (`marks_gain`; 0 unless bursty).
-  // The engine starts a burst's partners with their first fault: their delays (minutes) are
-  // measured, not simulated.
+  // its marks, their gain with the first faults' exponential law against every fault's
+  // exponential law (marks.gain; 0 unless bursty).
   int64_t partners = 0;
-  double marks_log_likelihood = 0.0;
-  int marks_parameters = 0;
-  double gap_mean_s = 0.0;
-  double marks_gain = 0.0;
+  IncidentMarks marks;
 };
 
 struct LemonFit {
@@ -369,9 +381,8 @@ DeferredRepairFit fit_deferred_repairs(const std::vector<double>& starts_s,
 // instead of every fault: the engine's burst then brings the partners, with the log's sizes.
 // Both are measured on every pooled fault: the leaders' candidates (one and two time scales,
 // regimes of the arrivals) by their AIC gain over the leaders' Poisson process plus
-// `marks_gain`, the marks (burst_marks_log_likelihood: a categorical law of the sizes, an
-// exponential law of the delays truncated to the window, at least the Hawkes delay's floor) and
-// the leaders' Poisson process against every fault's Poisson process. The arrival candidates of
+// `marks.gain`, the marks (IncidentMarks) and the leaders' Poisson process against every
+// fault's Poisson process. The arrival candidates of
 // each (repairs aside) decide (`chosen`); the repair laws per state are then fitted on the set
 // chosen. Fitted when at least 3 incidents take several nodes and the leaders are enough to fit.
 struct PooledIncidents {
@@ -382,15 +393,12 @@ struct PooledIncidents {
   std::vector<int> sizes;          // nodes of each multi-node incident, ascending
   double probability = 0.0;        // multi / incidents (the engine's burst probability)
   double mean_size = 1.0;          // nodes per multi-node incident
-  double gap_mean_s = 0.0;         // the delay law's mean
-  double marks_log_likelihood = 0.0;
-  int marks_parameters = 0;
-  double marks_gain = 0.0;
+  IncidentMarks marks;
   // The arrival candidates of the set not chosen, for the report: the leaders' (their gains
-  // with marks_gain added) when every fault is chosen, every fault's when the leaders are.
+  // with marks.gain added) when every fault is chosen, every fault's when the leaders are.
   HawkesFit one, two;
   RegimeFit regime;
-  double best_leaders_gain = 0.0;  // the leaders' best arrival candidate + marks_gain
+  double best_leaders_gain = 0.0;  // the leaders' best arrival candidate + marks.gain
   double best_faults_gain = 0.0;   // every fault's best arrival candidate
   bool chosen = false;
 };
@@ -432,7 +440,7 @@ struct PooledFit {
   SharedRepairFit shared;
   bool shared_chosen = false;
   // The pooled faults as incidents; when incidents.chosen, `one`, `two`, `regime` and
-  // `regime_repairs` above are the leaders' (their AIC gains on every fault: marks_gain added),
+  // `regime_repairs` above are the leaders' (their AIC gains on every fault: marks.gain added),
   // their rate is the leaders', and `shares` are the leaders' kinds.
   PooledIncidents incidents;
   // The chosen pooled process's kernels (one, two, regime or regime_repairs); REQUIRES

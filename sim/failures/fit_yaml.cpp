@@ -78,10 +78,10 @@ std::string law_text(const LawFit& f) {
 }
 
 // The chosen independent-node model's AIC minus the exponential law's, its bursts' marks
-// included (fit.h, HawkesFit::chosen and BurstFit::marks_gain).
+// included (fit.h, HawkesFit::chosen and BurstFit::marks).
 double independent_gain(const KindFit& k) {
   if (k.lifetime.empty()) return 0.0;
-  const double marks = k.bursts.bursty ? k.bursts.marks_gain : 0.0;
+  const double marks = k.bursts.bursty ? k.bursts.marks.gain : 0.0;
   if (k.lemons.supported) return k.lemons.aic - k.lifetime[0].aic + marks;
   if (k.lifetime_choice < 0) return 0.0;
   return k.lifetime[static_cast<size_t>(k.lifetime_choice)].aic - k.lifetime[0].aic + marks;
@@ -141,6 +141,14 @@ std::string size_law_yaml(const std::vector<int>& sizes) {
 std::string burst_size_yaml(const BurstFit& b) {
   if (b.sizes.empty()) return fmt::format("size: {}", b.size);
   return size_law_yaml(b.sizes);
+}
+
+// A delay law of partners in words: "52% at once (within 60 s), the others 25.1 min after the
+// fault before them on average".
+std::string delays_text(const IncidentMarks& m) {
+  return fmt::format("{:.0f}% at once (within {:.0f} s), the others {:.3g} min after the fault "
+                     "before them on average",
+                     100.0 * m.at_once_share, m.resolution_s, m.later_mean_s / 60.0);
 }
 
 // Sizes (ascending) in words: "3" when all are 3, else "2-19 (mean 2.6)".
@@ -230,9 +238,9 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
         b.bursty ? "bursty" : "not bursty (no burst model)");
     if (b.bursty && !k.lifetime.empty()) {
       y += fmt::format(
-          "#     on every fault: cluster sizes {} and partners' delays (mean {:.3g} min) give "
-          "AIC {:+.1f} with the first faults' law against every fault's exponential law\n",
-          burst_size_text(b), b.gap_mean_s / 60.0, b.marks_gain);
+          "#     on every fault: cluster sizes {} and partners' delays ({}) give AIC {:+.1f} "
+          "with the first faults' law against every fault's exponential law\n",
+          burst_size_text(b), delays_text(b.marks), b.marks.gain);
     }
     if (!k.lifetime.empty()) {
       y += "#   time between faults (per node, while up):\n";
@@ -294,11 +302,11 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     if (const PooledIncidents& inc = pf.incidents; inc.fitted) {
       y += fmt::format(
           "#   as incidents (faults each within {:.3g} h of the previous, on distinct nodes): {} "
-          "incidents, {} of several nodes ({}), partners {:.3g} min apart on average; their "
-          "sizes and delays with the first faults' Poisson process give AIC {:+.1f} against "
-          "every fault's; best arrival candidate with them {:+.1f}, of every fault {:+.1f}: {}\n",
+          "incidents, {} of several nodes ({}), partners {}; their sizes and delays with the "
+          "first faults' Poisson process give AIC {:+.1f} against every fault's; best arrival "
+          "candidate with them {:+.1f}, of every fault {:+.1f}: {}\n",
           fit.options.burst_window_s / 3600.0, inc.incidents, inc.multi,
-          size_law_text(inc.sizes, inc.mean_size), inc.gap_mean_s / 60.0, inc.marks_gain,
+          size_law_text(inc.sizes, inc.mean_size), delays_text(inc.marks), inc.marks.gain,
           inc.best_leaders_gain, inc.best_faults_gain,
           inc.chosen ? "incidents (the candidates below are of their first faults, marks included)"
                      : "every fault");
@@ -539,9 +547,10 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     if (const PooledIncidents& inc = pf.incidents; inc.chosen) {
       y += fmt::format(
           "      # the log's {} incidents, {} of several nodes: each of those brings its other "
-          "nodes at once\n      # (the log's were {:.3g} min apart on average)\n"
-          "      burst: {{probability: {:.6g}, {}}}\n",
-          inc.incidents, inc.multi, inc.gap_mean_s / 60.0, inc.probability,
+          "nodes at once\n      # (in the log {:.0f}% came at once, the others {:.3g} min after "
+          "the fault before them on average)\n      burst: {{probability: {:.6g}, {}}}\n",
+          inc.incidents, inc.multi, 100.0 * inc.marks.at_once_share,
+          inc.marks.later_mean_s / 60.0, inc.probability,
           size_law_yaml(inc.sizes));
     }
     if (pf.deferred_chosen) {

@@ -172,7 +172,7 @@ TEST(FitTrace, BurstSizesAreWrittenAsTheLogsLaw) {
   ASSERT_EQ(f.kinds.size(), 1u);
   const KindFit& k = f.kinds[0];
   ASSERT_TRUE(k.bursts.bursty) << "p " << k.bursts.p_value;
-  EXPECT_LT(k.bursts.marks_gain, 0.0);
+  EXPECT_LT(k.bursts.marks.gain, 0.0);
   EXPECT_LT(k.aic_gain, k.hawkes.delta_aic);
   EXPECT_FALSE(k.hawkes.chosen);
   // The pooled process read as incidents is the same model (first faults with bursts); either

@@ -89,11 +89,15 @@ TEST(PooledIncidents, ALogOfIncidentsIsFittedAsIncidentsWithTheirSizes) {
   ASSERT_TRUE(inc.fitted);
   EXPECT_TRUE(inc.chosen) << "incidents " << inc.best_leaders_gain << ", every fault "
                           << inc.best_faults_gain;
-  EXPECT_LT(inc.marks_gain, 0.0);
+  EXPECT_LT(inc.marks.gain, 0.0);
   ASSERT_GT(f.pooled.chosen_scales, 0) << "kinds apart " << f.pooled.apart_gain;
   EXPECT_EQ(inc.sizes.size(), static_cast<size_t>(inc.multi));
   EXPECT_GE(inc.sizes.back(), 12);
-  EXPECT_NEAR(inc.gap_mean_s, 600.0, 150.0);
+  // Delays exponential of mean 600 s: 1 - e^(-0.1) of them within the 60 s resolution, the
+  // others 60 + 600 s after the fault before them on average (the 50 min cap aside).
+  EXPECT_DOUBLE_EQ(inc.marks.resolution_s, 60.0);
+  EXPECT_NEAR(inc.marks.at_once_share, -std::expm1(-0.1), 0.04);
+  EXPECT_NEAR(inc.marks.later_mean_s, 660.0, 100.0);
   // The kinds are drawn per incident: each about half.
   ASSERT_EQ(f.pooled.shares.size(), 2u);
   EXPECT_NEAR(f.pooled.shares[0], 0.5, 0.1);

@@ -36,18 +36,34 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_NEAR(fit.repair_p90_days / log.repair_p90_days, 1.0, pub::kBacktestRepairTol);
   ASSERT_EQ(th.front(), 0.001);
   EXPECT_NEAR(fit.share_above.front(), log.share_above.front(), pub::kBacktestShareTol);
-  // AIC chooses clustering across kinds: one pooled Hawkes process with two time scales and
-  // regimes of the arrivals gains more over independent faults than the same process without
-  // regimes, and a repair law per state gains more again, and more than the kinds fitted apart
-  // with their bursts counted (the regimes of the arrivals alone do not: -1082.2 against
-  // -1118.3); with it the gaps' CV agrees with the log's.
+  // AIC chooses the kinds fitted apart: Hardware and Other Failure as Weibull lifetimes with
+  // bursts of the log's sizes (partners at once within the log's resolution, or minutes later),
+  // each gaining more than its Hawkes process; together they gain more than the best pooled
+  // process (two time scales, regimes and a repair law per state, lemons). With them every row
+  // of the back-test agrees (below).
   const sim::PooledFit& pf = bt->fit.pooled;
-  EXPECT_EQ(pf.chosen_scales, 2);
-  EXPECT_TRUE(pf.regime_repairs_chosen);
+  EXPECT_EQ(pf.chosen_scales, 0);
   EXPECT_LT(pf.regime.kernels.delta_aic, pf.two.delta_aic);
-  EXPECT_LT(pf.regime_repairs.kernels.delta_aic + pf.lemon_gain, pf.apart_gain);
   EXPECT_LT(pf.regime_repairs.kernels.delta_aic, pf.regime.kernels.delta_aic);
+  EXPECT_LT(pf.apart_gain, pf.regime_repairs.kernels.delta_aic + pf.lemon_gain);
+  ASSERT_EQ(bt->fit.kinds.size(), 3u);
+  for (size_t i = 0; i < 2; ++i) {
+    const sim::KindFit& k = bt->fit.kinds[i];
+    SCOPED_TRACE(k.name);
+    EXPECT_TRUE(k.bursts.bursty);
+    EXPECT_FALSE(k.hawkes.chosen);
+    EXPECT_LT(k.aic_gain, k.hawkes.delta_aic);
+    EXPECT_GT(k.bursts.marks.at_once_share, 0.25);
+    EXPECT_GE(k.bursts.sizes.back(), 9);
+    EXPECT_TRUE(k.shared_chosen);
+  }
   EXPECT_NEAR(fit.gap_cv, log.gap_cv, pub::kBacktestCvTol);
+  // The time shares above 1%, 2% and 4% failed and the peak agree too (tolerances stated before
+  // measuring), the log inside the replications' range.
+  for (size_t i = 1; i < th.size(); ++i) {
+    EXPECT_NEAR(fit.share_above[i], log.share_above[i], pub::kBacktestShareTol) << th[i];
+  }
+  EXPECT_NEAR(fit.peak_failed_gpus / log.peak_failed_gpus, 1.0, pub::kBacktestPeakTol);
   // Clustering moves the model towards the log where independent failures cannot reach it.
   EXPECT_LT(std::abs(fit.gap_cv - log.gap_cv), std::abs(exp.gap_cv - log.gap_cv));
   EXPECT_LT(std::abs(fit.peak_failed_gpus - log.peak_failed_gpus),
@@ -75,6 +91,7 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_FALSE(place_among(log.repair_median_days, median).beyond_all);
   EXPECT_FALSE(place_among(log.repair_p90_days, p90).beyond_all);
   EXPECT_FALSE(place_among(log.gap_cv, cv).beyond_all);
+  EXPECT_FALSE(place_among(log.peak_failed_gpus, peak).beyond_all);
   // Repairs that wait for maintenance visits: the fit finds the log's batches (6 visits, 27
   // faults), but the log's deferred faults waited longer than the visits it finds would let them
   // (the wait check rejects them at 5%), so the model does not have them and replays their repairs
@@ -87,17 +104,18 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   EXPECT_LT(pf.deferred.wait_p, 0.05);
   EXPECT_FALSE(pf.deferred.waits_fit);
   EXPECT_FALSE(pf.deferred_chosen);
-  // Faults of one incident share a repair: 76 of the 139 faults that start within an hour of
-  // the previous one, still in repair, end within a minute of it, far beyond chance; the model
-  // has them. Its arrivals start as many faults within an hour of the previous one as the log
-  // (within 15%), while the log's largest such run is 19 faults (day 153.2).
+  // Faults of one incident share a repair: 76 of the 139 pooled faults that start within an
+  // hour of the previous one, still in repair, end within a minute of it, far beyond chance;
+  // the model has them in each kind's process (above). Its arrivals start about as many faults
+  // within an hour of the previous one as the log (within 20%), and its largest such run is
+  // about the log's 19 faults (day 153.2).
   EXPECT_EQ(pf.shared.candidates, 139);
   EXPECT_EQ(pf.shared.shared, 76);
   EXPECT_LT(pf.shared.expected, 2.0);
   EXPECT_TRUE(pf.shared.supported);
-  EXPECT_TRUE(pf.shared_chosen);
   EXPECT_EQ(log.largest_group, 19.0);
-  EXPECT_NEAR(fit.close_starts / log.close_starts, 1.0, 0.15);
+  EXPECT_NEAR(fit.close_starts / log.close_starts, 1.0, 0.2);
+  EXPECT_NEAR(fit.largest_group / log.largest_group, 1.0, 0.3);
 }
 
 // The log's repairs closed in batches: counted directly from its faults, the log's failed GPUs
