@@ -820,6 +820,46 @@ double truncated_exponential_log_likelihood(const std::vector<double>& delays_s,
   return ll;
 }
 
+// Runs of faults (in start order) each starting within `window_s` of the one before, on distinct
+// nodes (the same node again starts a new run): the kinds' bursts and the pooled incidents.
+struct FaultRuns {
+  std::vector<size_t> first;     // each run's first fault
+  std::vector<int> sizes;        // each run's nodes
+  std::vector<double> delays_s;  // each partner's start after the fault before it, in order
+};
+
+FaultRuns fault_runs(const std::vector<const TraceFault*>& faults, double window_s) {
+  FaultRuns r;
+  size_t i = 0;
+  while (i < faults.size()) {
+    std::set<int32_t> nodes = {faults[i]->node};
+    size_t j = i + 1;
+    while (j < faults.size() && faults[j]->start_s - faults[j - 1]->start_s <= window_s &&
+           nodes.insert(faults[j]->node).second) {
+      r.delays_s.push_back(faults[j]->start_s - faults[j - 1]->start_s);
+      ++j;
+    }
+    r.first.push_back(i);
+    r.sizes.push_back(static_cast<int>(nodes.size()));
+    i = j;
+  }
+  return r;
+}
+
+// The runs of several nodes: their sizes (ascending) and their mean (1 when there are none).
+std::vector<int> multi_node_sizes(const std::vector<int>& sizes, double& mean) {
+  std::vector<int> multi;
+  int64_t nodes = 0;
+  for (const int size : sizes) {
+    if (size < 2) continue;
+    multi.push_back(size);
+    nodes += size;
+  }
+  std::sort(multi.begin(), multi.end());
+  mean = multi.empty() ? 1.0 : static_cast<double>(nodes) / static_cast<double>(multi.size());
+  return multi;
+}
+
 // The marks of a burst model (IncidentMarks, gain aside) from each cluster's nodes and each
 // partner's delay after the fault before it.
 IncidentMarks incident_marks(const std::vector<int>& cluster_sizes,
@@ -967,29 +1007,12 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
     std::vector<bool> partner(faults.size(), false);
     {
       BurstFit& b = k.bursts;
-      size_t i = 0;
-      int64_t multi_nodes = 0;
-      std::vector<int> cluster_sizes;
-      std::vector<double> gaps;
-      while (i < faults.size()) {
-        std::set<int32_t> nodes = {faults[i]->node};
-        size_t j = i + 1;
-        while (j < faults.size() &&
-               faults[j]->start_s - faults[j - 1]->start_s <= o.burst_window_s) {
-          if (!nodes.insert(faults[j]->node).second) break;  // the same node again: a new event
-          partner[j] = true;
-          gaps.push_back(faults[j]->start_s - faults[j - 1]->start_s);
-          ++j;
-        }
-        ++b.clusters;
-        cluster_sizes.push_back(static_cast<int>(nodes.size()));
-        if (nodes.size() > 1) {
-          ++b.multi;
-          multi_nodes += static_cast<int64_t>(nodes.size());
-          b.sizes.push_back(static_cast<int>(nodes.size()));
-        }
-        i = j;
-      }
+      const FaultRuns runs = fault_runs(faults, o.burst_window_s);
+      std::fill(partner.begin(), partner.end(), true);
+      for (const size_t first : runs.first) partner[first] = false;
+      b.clusters = static_cast<int64_t>(runs.first.size());
+      b.sizes = multi_node_sizes(runs.sizes, b.mean_size);
+      b.multi = static_cast<int64_t>(b.sizes.size());
       for (size_t x = 1; x < faults.size(); ++x) {
         b.close_gaps += faults[x]->start_s - faults[x - 1]->start_s <= o.burst_window_s ? 1 : 0;
       }
@@ -1004,14 +1027,11 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
                                       static_cast<double>(b.close_gaps - 1)));
         }
       }
-      b.mean_size =
-          b.multi > 0 ? static_cast<double>(multi_nodes) / static_cast<double>(b.multi) : 1.0;
       b.bursty = b.p_value < 0.01 && b.multi >= 3;
-      b.partners = static_cast<int64_t>(gaps.size());
-      b.marks = incident_marks(cluster_sizes, gaps, o.burst_window_s,
+      b.partners = static_cast<int64_t>(runs.delays_s.size());
+      b.marks = incident_marks(runs.sizes, runs.delays_s, o.burst_window_s,
                                resolution_s,
                                o.min_excitation_delay_s);
-      std::sort(b.sizes.begin(), b.sizes.end());
       if (b.bursty) {
         b.probability = static_cast<double>(b.multi) / static_cast<double>(b.clusters);
         b.size = std::max(2, static_cast<int>(std::lround(b.mean_size)));
@@ -1269,40 +1289,24 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
       std::vector<size_t> leader_of(times.size(), 0);  // index into the leaders
       std::vector<int64_t> leader_kinds(fit.kinds.size(), 0);
       {
-        std::vector<int> incident_sizes;
-        std::vector<double> gaps;
-        size_t i = 0;
-        while (i < times.size()) {
-          std::set<int32_t> nodes = {pooled_faults[i]->node};
-          leader_of[i] = leader_times.size();
-          size_t j = i + 1;
-          while (j < times.size() && times[j] - times[j - 1] <= o.burst_window_s &&
-                 nodes.insert(pooled_faults[j]->node).second) {
-            leader_of[j] = leader_times.size();
-            gaps.push_back(times[j] - times[j - 1]);
-            ++j;
-          }
+        const FaultRuns runs = fault_runs(pooled_faults, o.burst_window_s);
+        for (size_t n = 0; n < runs.first.size(); ++n) {
+          const size_t i = runs.first[n];
+          const size_t end = n + 1 < runs.first.size() ? runs.first[n + 1] : times.size();
+          std::fill(leader_of.begin() + static_cast<std::ptrdiff_t>(i),
+                    leader_of.begin() + static_cast<std::ptrdiff_t>(end), n);
           leader_times.push_back(times[i]);
           leader_repairs.push_back(pooled_repairs[i]);
           ++leader_kinds[static_cast<size_t>(pooled_faults[i]->kind)];
-          incident_sizes.push_back(static_cast<int>(nodes.size()));
-          if (nodes.size() > 1) inc.sizes.push_back(static_cast<int>(nodes.size()));
-          i = j;
         }
-        std::sort(inc.sizes.begin(), inc.sizes.end());
+        inc.sizes = multi_node_sizes(runs.sizes, inc.mean_size);
         inc.incidents = static_cast<int64_t>(leader_times.size());
         inc.multi = static_cast<int64_t>(inc.sizes.size());
-        inc.partners = static_cast<int64_t>(gaps.size());
+        inc.partners = static_cast<int64_t>(runs.delays_s.size());
         inc.probability = inc.incidents > 0 ? static_cast<double>(inc.multi) /
                                                   static_cast<double>(inc.incidents)
                                             : 0.0;
-        int64_t multi_nodes = 0;
-        for (const int size : inc.sizes) multi_nodes += size;
-        inc.mean_size = inc.multi > 0 ? static_cast<double>(multi_nodes) /
-                                            static_cast<double>(inc.multi)
-                                      : 1.0;
-        inc.marks = incident_marks(incident_sizes, gaps, o.burst_window_s,
-                                   resolution_s,
+        inc.marks = incident_marks(runs.sizes, runs.delays_s, o.burst_window_s, resolution_s,
                                    o.min_excitation_delay_s);
         // The leaders' Poisson process against every fault's, over the span (the Hawkes
         // candidates' baselines): the marks then give the partners' times.
