@@ -563,7 +563,7 @@ Status backtest_section(Doc& doc) {
     auto whole = log_incidents_redrawn(*bt->log, kThresholds, FailureModelStats::kGroupWindowS,
                                        kDraws, seed);
     if (!whole.ok()) return whole.error();
-    auto row = [](const IncidentDraws& d) {
+    auto draws_text = [](const IncidentDraws& d) {
       return fmt::format("{:.3f}, {:.3f} and {:.3f} of the time and a peak of {:.0f} (5th-95th "
                          "percentile {:.0f}-{:.0f})",
                          d.failed.share_above[1], d.failed.share_above[2],
@@ -586,8 +586,8 @@ Status backtest_section(Doc& doc) {
         "each with its own repair, are above 1%, 2% and 4% failed {}; its {} incidents whole "
         "(each run of faults within {:.0f} h of the previous, with their offsets and repairs) "
         "{}. The log's incidents as they are thus raise the peak {}; {}",
-        kDraws, seed, row(*alone), whole->incidents, FailureModelStats::kGroupWindowS / 3600.0,
-        row(*whole),
+        kDraws, seed, draws_text(*alone), whole->incidents,
+        FailureModelStats::kGroupWindowS / 3600.0, draws_text(*whole),
         whole->peak_p95 >= log.peak_failed_gpus
             ? fmt::format("to where the log's {:.0f} lies inside the draws' range",
                           log.peak_failed_gpus)

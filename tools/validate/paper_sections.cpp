@@ -382,7 +382,7 @@ Status blast(Doc& doc, const std::string& file, const std::string& title, const 
     b += fmt::format("| {} |", r);
     for (size_t k = 0; k < series.size(); ++k) {
       const auto l = static_loss(**p, static_cast<int>(k), f0 * r, r, samples, kSeed);
-      b += " " + pct(l.mean, 2) + " |";
+      b += fmt::format(" {} |", pct(l.mean, 2));
       series[k].x.push_back(r);
       series[k].y.push_back(l.mean);
     }
