@@ -1,8 +1,10 @@
 #include "sim/failures/failure_source.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "models/base/check.h"
 #include "sim/failures/process.h"
@@ -136,6 +138,21 @@ Status validate_process(const FailureProcess& p, const std::string& path) {
       return bad(path + ".burst_sizes[" + std::to_string(i) + "]", "must be at least 1");
     }
   }
+  if (p.has_partner_delays()) {
+    if (!(p.burst_probability > 0.0 && p.largest_burst_size() > 1)) {
+      return bad(path + ".partner_delays", "partner delays need a burst");
+    }
+    if (!(p.partner_at_once_share >= 0.0 && p.partner_at_once_share <= 1.0)) {
+      return bad(path + ".partner_delays.at_once", "must be in [0, 1]");
+    }
+    if (!(std::isfinite(p.partner_delay_after_s) && p.partner_delay_after_s >= 0.0)) {
+      return bad(path + ".partner_delays.after", "must be a finite duration >= 0");
+    }
+    if (!(std::isfinite(p.partner_delay_mean_s) &&
+          p.partner_delay_mean_s > p.partner_delay_after_s)) {
+      return bad(path + ".partner_delays.mean", "must be a finite duration above `after`");
+    }
+  }
   if (!(p.deferred_share >= 0.0 && p.deferred_share <= 1.0)) {
     return bad(path + ".deferred_repairs.share", "must be in [0, 1]");
   }
@@ -241,6 +258,44 @@ bool FailureSource::next(FailureEvent& out) {
 
 const std::vector<std::string>& FailureSource::kind_names() const { return state_->kind_names; }
 
+namespace {
+
+// With partner delays a burst is a sequence of groups: its first failure with the partners that
+// start at once after it, then each later partner with those at once after it. The burst starts
+// at a uniform unit u of n and takes u .. u+size-1 (wrapping); a group of L units starting at
+// offset i meets the job's first k units with probability min(n, k + L - 1) / n. A group
+// starts at offset 0, and at each offset i >= 1 with chance q = 1 - at_once; from there it
+// reaches offset j >= 1 further with chance a^j (a = at_once) while i + j < size, so
+//   E min(n, k + L - 1) = k - 1 + sum_{j=1..min(size-i, n-k+1)} a^(j-1).
+// Returns the sum over groups of the expected min(n, k + L - 1), averaged over the size law.
+double delayed_burst_reach(const FailureProcess& p, double n, double k) {
+  const double a = p.partner_at_once_share;
+  const double q = 1.0 - a;
+  const auto cap = static_cast<int64_t>(n - k + 1.0);  // L - 1 beyond n - k wraps onto the job
+  auto reach_of = [&](int size) {
+    // g[m] = sum_{j=1..m} a^(j-1), built as m grows.
+    double total = 0.0, g = 0.0, power = 1.0;
+    std::vector<double> prefix(static_cast<size_t>(size) + 1, 0.0);
+    for (int m = 1; m <= size; ++m) {
+      g += power;
+      power *= a;
+      prefix[static_cast<size_t>(m)] = g;
+    }
+    for (int i = 0; i < size; ++i) {
+      const int64_t m = std::min<int64_t>(size - i, cap);
+      const double r = k - 1.0 + prefix[static_cast<size_t>(m)];
+      total += (i == 0 ? 1.0 : q) * r;
+    }
+    return total;
+  };
+  if (p.burst_sizes.empty()) return reach_of(std::max(1, p.burst_size));
+  double sum = 0.0;
+  for (const int size : p.burst_sizes) sum += reach_of(std::max(1, size));
+  return sum / static_cast<double>(p.burst_sizes.size());
+}
+
+}  // namespace
+
 double expected_interruption_rate_per_s(const Scenario& s, const Topology& t, int64_t job_gpus,
                                         const TraceData* trace) {
   if (job_gpus <= 0) return 0.0;
@@ -259,7 +314,9 @@ double expected_interruption_rate_per_s(const Scenario& s, const Topology& t, in
     // first k units when u is among k + size - 1 starting positions (averaged over a size law).
     const auto k = static_cast<double>(units_meeting_job(t, p.component, job_gpus));
     double burst_reach = 0.0;
-    if (p.burst_sizes.empty()) {
+    if (p.has_partner_delays()) {
+      burst_reach = delayed_burst_reach(p, n, k);
+    } else if (p.burst_sizes.empty()) {
       burst_reach = std::min(n, k + static_cast<double>(std::max(1, p.burst_size)) - 1.0);
     } else {
       for (const int size : p.burst_sizes) {

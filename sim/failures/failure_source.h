@@ -52,6 +52,13 @@
 //   the same time and of the same kind, each with its own repair draw. With a size law
 //   (burst_sizes) each burst's size is drawn uniformly from the list ("bursts.<class>", right
 //   after the burst's own draw). Only the burst's first failure excites a Hawkes process.
+// - Partner delays (`partner_delays: {at_once, after, mean}`, with a burst): each partner
+//   starts after the partner (or first failure) before it, at once with chance `at_once`, else
+//   `after` plus an exponential delay whose mean makes the later ones `mean` after it on
+//   average; both draws from "bursts.<class>" as each partner is taken. A later partner is its
+//   own failure event at its start (it may interrupt the job again): its unit is chosen with the
+//   burst and no other failure takes it before then; it has the burst's kind and draws its
+//   repair then, in the regime state its burst started in.
 // - Deferred repairs (`deferred_repairs: {share, visit_interval}`, any distribution): each
 //   failure, with chance `share` ("deferred.<class>"), is not repaired on its own; its unit stays
 //   down until the first maintenance visit strictly after it starts, and every deferred unit of

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "models/base/check.h"
@@ -205,6 +206,12 @@ ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, u
     shared_window_s_ = p.shared_repair_window_s;
   }
 
+  if (p.has_partner_delays()) {
+    delays_ = true;
+    at_once_share_ = p.partner_at_once_share;
+    delay_after_s_ = p.partner_delay_after_s;
+    delay_excess_mean_s_ = p.partner_delay_mean_s - p.partner_delay_after_s;
+  }
   up_at_s_.assign(static_cast<size_t>(units_), 0.0);
   buffer_.reserve(static_cast<size_t>(burst_size_));
   if (!exponential_ && rate > 0.0) {
@@ -332,12 +339,18 @@ void ProcessGenerator::refill() {
     for (;;) {
       int64_t u = 0;
       if (hawkes_) {
-        now_s_ += hawkes_gap();
+        if (!next_drawn_) {
+          now_s_ += hawkes_gap();
+          next_drawn_ = true;
+        }
+        if (emit_partner_before(now_s_)) return;
         if (!(now_s_ < kHorizonS)) return;
+        next_drawn_ = false;
         u = pick_up_unit(now_s_);
         if (u < 0) continue;  // every unit that can fail is in repair: dropped
       } else {
         if (!candidate_ready_) draw_candidate(mean_gap);
+        if (emit_partner_before(candidate_s_)) return;
         now_s_ = candidate_s_;
         u = candidate_unit_;
         if (u < 0) return;  // past the horizon (the candidate stays: every later call returns)
@@ -358,6 +371,7 @@ void ProcessGenerator::refill() {
   const double t_normal = pool_normal_.next_time();
   const double t_lemon = pool_lemon_.next_time();
   const double t = std::min({t_heap, t_normal, t_lemon});
+  if (emit_partner_before(t)) return;
   if (!(t < kHorizonS)) return;
   int64_t u = 0;
   if (t == t_heap) {  // ties: repeat failures, then first failures of non-lemons, then lemons
@@ -385,61 +399,8 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
     const double x = kind_stream_.uniform01();
     while (x >= kinds_[k].cumulative_share) ++k;
   }
-  const Kind& kind = kinds_[k];
   const Time when = Time::at(micros_of(t_s));
-  auto add = [&](int64_t u) {
-    double repair_s = 0.0;
-    double visit_s = -1.0;  // a deferred repair's visit, else < 0
-    // One incident with the previous failure: its unit still down, this one within the window.
-    const bool shares = shared_ && t_s - previous_s_ <= shared_window_s_ &&
-                        previous_end_s_ > t_s && shared_stream_.bernoulli(shared_probability_);
-    if (shares) {
-      repair_s = previous_end_s_ - t_s;
-    } else if (deferred_ && deferred_stream_.bernoulli(deferred_share_)) {
-      visit_s = next_visit_after(t_s);  // down until the next maintenance visit
-      repair_s = visit_s - t_s;
-    } else {
-      if (state_repairs_) {  // the law of the state the failure starts in
-        repair_s = std::max(0.0, state_repair_[state_].draw(repair_stream_));
-      } else {
-        repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
-      }
-      if (regime_) repair_s *= repair_scale_[state_];  // the state the failure starts in
-    }
-    up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
-    FailureEvent e;
-    e.time = when;
-    e.component = component_;
-    e.unit = u;
-    e.gpus = component_ == Component::kGpu ? GpuRange{u, 1} : topology_->blast_radius(component_, u);
-    e.kind = static_cast<uint16_t>(kind_base_ + k);
-    // Repairs past the horizon (a heavy tail) saturate like Duration::from_seconds. Repairs
-    // ended by one visit end at one instant: the visit's microsecond, not the rounded
-    // difference (which can miss it by one).
-    e.repair = visit_s >= 0.0 && visit_s < kHorizonS ? micros_of(visit_s) - when.since_start()
-               : repair_s < kHorizonS                ? micros_of(repair_s)
-                                                     : Duration::from_seconds(repair_s);
-    // A shared repair ends at the previous failure's instant, to the microsecond.
-    if (shares && previous_end_s_ < kHorizonS) e.repair = previous_end_ - when.since_start();
-    e.interrupts = kind.interrupts;
-    buffer_.push_back(e);
-    if (shared_) {
-      previous_s_ = t_s;
-      previous_end_s_ = t_s + repair_s;
-      previous_end_ = when.since_start() + e.repair;
-    }
-    if (!exponential_) {
-      if (pool_position_[static_cast<size_t>(u)] >= 0) {  // a burst partner that never failed
-        (is_lemon(u) ? pool_lemon_ : pool_normal_).remove(u, t_s, arrivals_, pool_position_);
-      }
-      // Strictly later than now even where doubles are coarser than a microsecond.
-      const double next = std::max(t_s + repair_s + draw_lifetime(u), std::nextafter(t_s, kHorizonS));
-      next_fail_s_[static_cast<size_t>(u)] = next;
-      heap_.emplace_back(next, u);
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-    }
-  };
-  add(unit);
+  add(t_s, when, unit, k, state_);
   if (burst_probability_ > 0.0 && burst_size_ > 1 && burst_stream_.bernoulli(burst_probability_)) {
     // With a size law the size is the next draw of the same stream (none is spent without one).
     const int size = burst_sizes_.empty()
@@ -447,13 +408,98 @@ void ProcessGenerator::emit(double t_s, int64_t unit) {
                          : burst_sizes_[burst_stream_.uniform_int(burst_sizes_.size())];
     int64_t v = unit;
     int taken = 1;
+    double start_s = t_s;  // with partner delays: the start of the partner before
     for (int64_t scanned = 1; taken < size && scanned < units_; ++scanned) {
       v = v + 1 == units_ ? 0 : v + 1;
-      if (up_at_s_[static_cast<size_t>(v)] > t_s) continue;  // already in repair
-      add(v);
+      if (up_at_s_[static_cast<size_t>(v)] > t_s) continue;  // already in repair (or reserved)
       ++taken;
+      if (delays_) {
+        if (!burst_stream_.bernoulli(at_once_share_)) {
+          start_s += delay_after_s_ + burst_stream_.exponential(delay_excess_mean_s_);
+        }
+        if (start_s > t_s) {
+          if (start_s < kHorizonS) reserve(v, t_s, start_s, k);
+          continue;
+        }
+      }
+      add(t_s, when, v, k, state_);
     }
   }
+}
+
+void ProcessGenerator::add(double t_s, Time when, int64_t u, size_t k, int state) {
+  const Kind& kind = kinds_[k];
+  double repair_s = 0.0;
+  double visit_s = -1.0;  // a deferred repair's visit, else < 0
+  // One incident with the previous failure: its unit still down, this one within the window.
+  const bool shares = shared_ && t_s - previous_s_ <= shared_window_s_ &&
+                      previous_end_s_ > t_s && shared_stream_.bernoulli(shared_probability_);
+  if (shares) {
+    repair_s = previous_end_s_ - t_s;
+  } else if (deferred_ && deferred_stream_.bernoulli(deferred_share_)) {
+    visit_s = next_visit_after(t_s);  // down until the next maintenance visit
+    repair_s = visit_s - t_s;
+  } else {
+    if (state_repairs_) {  // the law of the state the failure (or its burst) starts in
+      repair_s = std::max(0.0, state_repair_[state].draw(repair_stream_));
+    } else {
+      repair_s = std::max(0.0, kind.repair.draw(repair_stream_));
+    }
+    if (regime_) repair_s *= repair_scale_[state];
+  }
+  up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
+  FailureEvent e;
+  e.time = when;
+  e.component = component_;
+  e.unit = u;
+  e.gpus = component_ == Component::kGpu ? GpuRange{u, 1} : topology_->blast_radius(component_, u);
+  e.kind = static_cast<uint16_t>(kind_base_ + k);
+  // Repairs past the horizon (a heavy tail) saturate like Duration::from_seconds. Repairs
+  // ended by one visit end at one instant: the visit's microsecond, not the rounded
+  // difference (which can miss it by one).
+  e.repair = visit_s >= 0.0 && visit_s < kHorizonS ? micros_of(visit_s) - when.since_start()
+             : repair_s < kHorizonS                ? micros_of(repair_s)
+                                                   : Duration::from_seconds(repair_s);
+  // A shared repair ends at the previous failure's instant, to the microsecond.
+  if (shares && previous_end_s_ < kHorizonS) e.repair = previous_end_ - when.since_start();
+  e.interrupts = kind.interrupts;
+  buffer_.push_back(e);
+  if (shared_) {
+    previous_s_ = t_s;
+    previous_end_s_ = t_s + repair_s;
+    previous_end_ = when.since_start() + e.repair;
+  }
+  if (!exponential_) {
+    if (pool_position_[static_cast<size_t>(u)] >= 0) {  // a burst partner that never failed
+      (is_lemon(u) ? pool_lemon_ : pool_normal_).remove(u, t_s, arrivals_, pool_position_);
+    }
+    // Strictly later than now even where doubles are coarser than a microsecond.
+    const double next = std::max(t_s + repair_s + draw_lifetime(u), std::nextafter(t_s, kHorizonS));
+    next_fail_s_[static_cast<size_t>(u)] = next;
+    heap_.emplace_back(next, u);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+}
+
+void ProcessGenerator::reserve(int64_t u, double now_s, double start_s, size_t k) {
+  up_at_s_[static_cast<size_t>(u)] = std::numeric_limits<double>::infinity();
+  if (!exponential_) {
+    if (pool_position_[static_cast<size_t>(u)] >= 0) {  // it leaves the first-failure pool now
+      (is_lemon(u) ? pool_lemon_ : pool_normal_).remove(u, now_s, arrivals_, pool_position_);
+    }
+    next_fail_s_[static_cast<size_t>(u)] = -1.0;  // its heap entry, if any, is now stale
+  }
+  pending_.push_back(Partner{start_s, partner_sequence_++, u, static_cast<uint32_t>(k), state_});
+  std::push_heap(pending_.begin(), pending_.end(), std::greater<>());
+}
+
+bool ProcessGenerator::emit_partner_before(double t_s) {
+  if (pending_.empty() || pending_.front().start_s > t_s) return false;
+  std::pop_heap(pending_.begin(), pending_.end(), std::greater<>());
+  const Partner p = pending_.back();
+  pending_.pop_back();
+  add(p.start_s, Time::at(micros_of(p.start_s)), p.unit, p.kind, p.state);
+  return true;
 }
 
 }  // namespace ntpsim::sim

@@ -70,8 +70,17 @@ class ProcessGenerator final : public EventGenerator {
   // Hawkes: a unit that is up at `t_s`, uniformly with lemons weighted by the multiplier (the
   // weighted pick conditioned on being up); -1 when no unit of positive weight is up.
   int64_t pick_up_unit(double t_s);
-  // Emits the batch for a failure of `unit` at `t_s` (plus burst partners), updating repair ends.
+  // Emits the batch for a failure of `unit` at `t_s` (plus the burst partners that start with
+  // it), updating repair ends; partners that start later are reserved.
   void emit(double t_s, int64_t unit);
+  // Emits one failure of unit `u` at `t_s` (`when`, to the microsecond) of kind `k`, its repair
+  // drawn in regime state `state`.
+  void add(double t_s, Time when, int64_t u, size_t k, int state);
+  // A burst partner that starts at `start_s` (after now_s): its unit is down to every other draw
+  // from now on (no other failure takes it first) and it waits in pending_.
+  void reserve(int64_t u, double now_s, double start_s, size_t k);
+  // Emits the earliest pending partner when it starts at or before `t_s`; true when it did.
+  bool emit_partner_before(double t_s);
   // Hawkes: the time from now_s_ to the next candidate failure; decays excess_ to it.
   double hawkes_gap();
   // Renewal: the unit's next lifetime (>= 1 us; kHorizonS when it never fails).
@@ -87,6 +96,29 @@ class ProcessGenerator final : public EventGenerator {
   double burst_probability_;
   int burst_size_;                // the largest burst (every burst's size without burst_sizes_)
   std::vector<int> burst_sizes_;  // optional size law: drawn uniformly from "bursts.<class>"
+  // Partner delays (FailureProcess::has_partner_delays): each partner's start after the one
+  // before it, drawn from "bursts.<class>" as the partner is taken (at once with chance
+  // at_once_share_, else delay_after_s_ plus an exponential delay of mean delay_excess_mean_s_).
+  // A partner that starts later waits in pending_ (a min-heap by start, then by the order the
+  // partners were taken) with its burst's kind and regime state. Absent: nothing is drawn or
+  // kept, and no natural failure is drawn ahead.
+  bool delays_ = false;
+  double at_once_share_ = 1.0, delay_after_s_ = 0.0, delay_excess_mean_s_ = 0.0;
+  struct Partner {
+    double start_s;
+    uint64_t sequence;
+    int64_t unit;
+    uint32_t kind;
+    int state;
+    bool operator>(const Partner& o) const {
+      return start_s != o.start_s ? start_s > o.start_s : sequence > o.sequence;
+    }
+  };
+  std::vector<Partner> pending_;
+  uint64_t partner_sequence_ = 0;
+  // Hawkes: now_s_ already holds the next candidate's time (drawn before the pending partners
+  // that start before it were emitted).
+  bool next_drawn_ = false;
 
   Stream arrivals_, kind_stream_, burst_stream_, repair_stream_;
   std::vector<uint64_t> lemon_bits_;    // one bit per unit; empty without lemons

@@ -518,6 +518,17 @@ const FieldTable<FailureProcess>& deferred_repair_fields() {
   return kFields;
 }
 
+const FieldTable<FailureProcess>& partner_delay_fields() {
+  using P = FailureProcess;
+  // Delays from none to a year; the mean at least a second (the scenario's time resolution).
+  static const FieldTable<P> kFields = {
+      fraction("at_once", &P::partner_at_once_share, true, 0.0, 1.0),
+      duration("after", &P::partner_delay_after_s, true, 0.0, 365.25 * 86400.0),
+      duration("mean", &P::partner_delay_mean_s, true, 1.0, 365.25 * 86400.0),
+  };
+  return kFields;
+}
+
 const FieldTable<FailureProcess>& shared_repair_fields() {
   using P = FailureProcess;
   // A window of at least a second (the scenario's time resolution), at most a year.

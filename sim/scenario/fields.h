@@ -76,6 +76,9 @@ const FieldTable<FailureProcess>& burst_fields();
 // The `deferred_repairs` map of a failure process (both keys required when it is given); JSON
 // keys flat in the process, prefixed "deferred_", only when the share is positive.
 const FieldTable<FailureProcess>& deferred_repair_fields();
+// The `partner_delays` map of a failure process (all three keys required when it is given); JSON
+// keys flat in the process, prefixed "partner_delay_", only when it is given.
+const FieldTable<FailureProcess>& partner_delay_fields();
 // The `shared_repairs` map of a failure process (both keys required when it is given); JSON keys
 // flat in the process, prefixed "shared_repair_", only when the probability is positive.
 const FieldTable<FailureProcess>& shared_repair_fields();

@@ -173,6 +173,20 @@ Status check_failures(const YAML::Node& root, const YamlContext& ctx, const Scen
                    fmt::format("a burst of {} exceeds the cluster's {} units of component {}",
                                p.largest_burst_size(), units, to_string(p.component)));
     }
+    if (p.has_partner_delays()) {
+      if (!(p.burst_probability > 0.0 && p.largest_burst_size() > 1)) {
+        return cross(root, ctx, path + ".partner_delays",
+                     "partner delays need a burst (a burst map with a probability above 0 and "
+                     "sizes above 1)");
+      }
+      if (!(p.partner_delay_mean_s > p.partner_delay_after_s)) {
+        return cross(root, ctx, path + ".partner_delays.mean",
+                     fmt::format("the mean delay ({}) must exceed `after` ({}): the delays are "
+                                 "`after` plus an exponential delay",
+                                 units::format_duration(p.partner_delay_mean_s),
+                                 units::format_duration(p.partner_delay_after_s)));
+      }
+    }
     expected += expected_failures(p, s);
     if (expected > kMaxFailuresPerReplication) {
       return cross(

@@ -81,6 +81,9 @@ YAML::Node process_yaml(const FailureProcess& p) {
   n["kinds"] = kinds;
   n["lemon"] = fields_yaml(scenario_internal::lemon_fields(), p);
   n["burst"] = fields_yaml(scenario_internal::burst_fields(), p);
+  if (p.has_partner_delays()) {  // absent: the form above unchanged
+    n["partner_delays"] = fields_yaml(scenario_internal::partner_delay_fields(), p);
+  }
   if (p.deferred_share > 0.0) {  // absent: the form above unchanged
     n["deferred_repairs"] = fields_yaml(scenario_internal::deferred_repair_fields(), p);
   }
@@ -345,6 +348,10 @@ json to_json(const Scenario& s) {
     for (const auto& [key, value] : lemon.items()) process["lemon_" + key] = value;
     const json burst = fields_json(scenario_internal::burst_fields(), p);
     for (const auto& [key, value] : burst.items()) process["burst_" + key] = value;
+    if (p.has_partner_delays()) {  // only then: the other processes' form is unchanged
+      const json delays = fields_json(scenario_internal::partner_delay_fields(), p);
+      for (const auto& [key, value] : delays.items()) process["partner_delay_" + key] = value;
+    }
     if (p.deferred_share > 0.0) {  // only then: the other processes' form is unchanged
       const json deferred = fields_json(scenario_internal::deferred_repair_fields(), p);
       for (const auto& [key, value] : deferred.items()) process["deferred_" + key] = value;

@@ -108,6 +108,16 @@ struct FailureProcess {
   // Optional size law (`burst.sizes`, instead of `burst.size`): each burst takes a size drawn
   // uniformly from these, so a log's incident sizes keep their spread (empty: burst_size).
   std::vector<int> burst_sizes;
+  // Optional partner delays (`partner_delays: {at_once, after, mean}`, with a burst): each
+  // partner of a burst starts, after the failure before it in the burst, at once with chance
+  // `partner_at_once_share`, else `partner_delay_after_s` plus an exponential delay, so that
+  // these partners start `partner_delay_mean_s` after it on average (a log's incidents whose
+  // servers go down over minutes, each a failure of its own that may interrupt the job again).
+  // 0 mean = absent: every partner starts with the burst's first failure.
+  double partner_at_once_share = 1.0;
+  double partner_delay_after_s = 0.0;
+  double partner_delay_mean_s = 0.0;
+  bool has_partner_delays() const { return partner_delay_mean_s > 0.0; }
   // Optional deferred repairs (`deferred_repairs: {share, visit_interval}`; any distribution):
   // a share `deferred_share` of the failures is not repaired on its own: the unit stays down
   // until the process's next maintenance visit, and every deferred unit down at a visit comes

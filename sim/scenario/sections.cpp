@@ -131,7 +131,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(node, path, ctx,
                                              {"component", "rate", "mtbf", "distribution", "shape",
                                               "kinds", "lemon", "burst", "excitation", "regime",
-                                              "deferred_repairs", "shared_repairs"}));
+                                              "partner_delays", "deferred_repairs", "shared_repairs"}));
   auto r = MapReader::make(node, path, ctx);
   if (!r.ok()) return r.error();
   std::string component = "gpu";
@@ -254,6 +254,7 @@ Status read_process(const YAML::Node& node, const std::string& path, const YamlC
   const std::pair<const char*, const FieldTable<FailureProcess>*> maps[] = {
       {"lemon", &lemon_fields()},
       {"burst", &burst_fields()},
+      {"partner_delays", &partner_delay_fields()},
       {"deferred_repairs", &deferred_repair_fields()},
       {"shared_repairs", &shared_repair_fields()},
   };

@@ -364,6 +364,55 @@ TEST(LoaderTest, BurstSizeLawReadPrintAndReload) {
   EXPECT_NE(e.find("a burst of 9999 exceeds"), std::string::npos) << e;
 }
 
+// Partner delays read as a map beside the burst, print back only when given, reload to the same
+// scenario and change the hash; a map without a burst, a mean not above `after`, a missing key and
+// values out of range are refused naming the field.
+TEST(LoaderTest, PartnerDelaysReadPrintAndReload) {
+  const std::string process =
+      "failures.processes=[{component: node, rate: 1e-4/h, "
+      "kinds: [{name: a, repair: {mean: 1d}}], ";
+  const std::string burst = "burst: {probability: 10%, sizes: [2, 3]}, ";
+  const Scenario s = load_ok(
+      good("minimal"),
+      {process + burst + "partner_delays: {at_once: 70%, after: 60s, mean: 29.5min}}]"});
+  const auto& p = s.failures.processes.at(0);
+  ASSERT_TRUE(p.has_partner_delays());
+  EXPECT_DOUBLE_EQ(p.partner_at_once_share, 0.7);
+  EXPECT_DOUBLE_EQ(p.partner_delay_after_s, 60.0);
+  EXPECT_DOUBLE_EQ(p.partner_delay_mean_s, 1770.0);
+  const std::string text = to_yaml_text(s);
+  EXPECT_NE(text.find("partner_delays:"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(to_json(s)["failures"]["processes"][0]["partner_delay_mean_s"].get<double>(),
+                   1770.0);
+  const Scenario without = load_ok(good("minimal"), {process + burst + "}]"});
+  EXPECT_FALSE(without.failures.processes.at(0).has_partner_delays());
+  EXPECT_EQ(to_yaml_text(without).find("partner_delays"), std::string::npos);
+  EXPECT_FALSE(to_json(without)["failures"]["processes"][0].contains("partner_delay_mean_s"));
+  EXPECT_NE(scenario_hash(without), scenario_hash(s));
+  ScratchDir dir;
+  auto again = load_scenario(dir.write("delays.yaml", text));
+  ASSERT_TRUE(again.ok()) << again.error().message << "\n" << text;
+  EXPECT_EQ(to_yaml_text(*again), text);
+  EXPECT_EQ(scenario_hash(*again), scenario_hash(s));
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"partner_delays: {at_once: 70%, after: 60s, mean: 30min}}]", "need a burst"},
+      {burst + "partner_delays: {at_once: 70%, after: 1h, mean: 30min}}]",
+       "partner_delays.mean: the mean delay"},
+      {burst + "partner_delays: {at_once: 70%, mean: 30min}}]", "after"},
+      {burst + "partner_delays: {at_once: 170%, after: 60s, mean: 30min}}]", "at_once"},
+      {burst + "partner_delays: {at_once: 70%, after: 60s, mean: 0s}}]", "mean"},
+      {burst + "partner_delays: {at_once: 70%, after: 60s, mean: 30min, size: 2}}]", "size"},
+  };
+  for (const auto& [tail, field] : bad) {
+    auto r = load_scenario(good("minimal"), {process + tail});
+    ASSERT_FALSE(r.ok()) << tail;
+    EXPECT_NE(r.error().message.find("failures.processes[0].partner_delays"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find(field), std::string::npos) << r.error().message;
+  }
+}
+
 // A chain entry keeps its own name and label, its actions in order and every option of its
 // terminal action with defaults filled (fractions parsed); boost-only options only with the boost.
 TEST(LoaderTest, ChainsReadWithTheirActionsAndOptions) {
