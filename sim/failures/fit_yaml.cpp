@@ -151,6 +151,14 @@ std::string delays_text(const IncidentMarks& m) {
                      100.0 * m.at_once_share, m.resolution_s, m.later_mean_s / 60.0);
 }
 
+// A burst model's partner delays as the engine's map (the line after its burst), or "" when
+// every partner came at once (the engine's default).
+std::string partner_delays_yaml(const IncidentMarks& m) {
+  if (!(m.at_once_share < 1.0 && m.later_mean_s > m.resolution_s)) return "";
+  return fmt::format("      partner_delays: {{at_once: {:.6g}, after: {}, mean: {}}}\n",
+                     m.at_once_share, duration(m.resolution_s), duration(m.later_mean_s));
+}
+
 // Sizes (ascending) in words: "3" when all are 3, else "2-19 (mean 2.6)".
 std::string size_law_text(const std::vector<int>& sizes, double mean) {
   if (sizes.front() == sizes.back()) return std::to_string(sizes.front());
@@ -547,11 +555,11 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     if (const PooledIncidents& inc = pf.incidents; inc.chosen) {
       y += fmt::format(
           "      # the log's {} incidents, {} of several nodes: each of those brings its other "
-          "nodes at once\n      # (in the log {:.0f}% came at once, the others {:.3g} min after "
-          "the fault before them on average)\n      burst: {{probability: {:.6g}, {}}}\n",
-          inc.incidents, inc.multi, 100.0 * inc.marks.at_once_share,
-          inc.marks.later_mean_s / 60.0, inc.probability,
-          size_law_yaml(inc.sizes));
+          "nodes, {:.0f}% at once\n      # (within the log's {:.0f} s), the others {:.3g} min "
+          "after the node before them on average\n      burst: {{probability: {:.6g}, {}}}\n",
+          inc.incidents, inc.multi, 100.0 * inc.marks.at_once_share, inc.marks.resolution_s,
+          inc.marks.later_mean_s / 60.0, inc.probability, size_law_yaml(inc.sizes));
+      y += partner_delays_yaml(inc.marks);
     }
     if (pf.deferred_chosen) {
       const DeferredRepairFit& d = pf.deferred;
@@ -618,6 +626,7 @@ std::string fitted_failures_yaml(const TraceFit& fit) {
     if (k.bursts.bursty && !hawkes) {  // a Hawkes cascade already spreads over nodes
       y += fmt::format("      burst: {{probability: {:.6g}, {}}}\n", k.bursts.probability,
                        burst_size_yaml(k.bursts));
+      y += partner_delays_yaml(k.bursts.marks);
     }
     if (k.shared_chosen) {
       y += fmt::format("      shared_repairs: {{window: {}, probability: {:.6g}}}\n",

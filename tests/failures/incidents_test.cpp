@@ -109,7 +109,12 @@ TEST(PooledIncidents, ALogOfIncidentsIsFittedAsIncidentsWithTheirSizes) {
   const FailureProcess& p = model->failures.processes[0];
   EXPECT_EQ(p.distribution, "hawkes");
   EXPECT_EQ(p.largest_burst_size(), inc.sizes.back());
-  // The engine on the model: incidents (each burst is one, partners at one instant) as often as
+  // The partners' delays as measured: the share at once, and the later ones' mean past 60 s.
+  ASSERT_TRUE(p.has_partner_delays());
+  EXPECT_NEAR(p.partner_at_once_share, inc.marks.at_once_share, 1e-6);
+  EXPECT_DOUBLE_EQ(p.partner_delay_after_s, 60.0);
+  EXPECT_NEAR(p.partner_delay_mean_s, inc.marks.later_mean_s, 1e-3);
+  // The engine on the model: incidents (each burst is one, its partners minutes apart) as often as
   // the log's (within 10%), of as many nodes on average (within 10%), with large ones as often
   // (5 sigma of the log's share of incidents of 8 or more).
   std::vector<FailureEvent> sampled;

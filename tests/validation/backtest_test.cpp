@@ -37,10 +37,10 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
   ASSERT_EQ(th.front(), 0.001);
   EXPECT_NEAR(fit.share_above.front(), log.share_above.front(), pub::kBacktestShareTol);
   // AIC chooses the kinds fitted apart: Hardware and Other Failure as Weibull lifetimes with
-  // bursts of the log's sizes (partners at once within the log's resolution, or minutes later),
-  // each gaining more than its Hawkes process; together they gain more than the best pooled
-  // process (two time scales, regimes and a repair law per state, lemons). With them every row
-  // of the back-test agrees (below).
+  // bursts of the log's sizes (partners at once within the log's resolution, or minutes later,
+  // and so in the engine), each gaining more than its Hawkes process; together they gain more
+  // than the best pooled process (two time scales, regimes and a repair law per state, lemons).
+  // With them every row of the back-test agrees (below).
   const sim::PooledFit& pf = bt->fit.pooled;
   EXPECT_EQ(pf.chosen_scales, 0);
   EXPECT_LT(pf.regime.kernels.delta_aic, pf.two.delta_aic);
@@ -56,6 +56,11 @@ TEST(Backtest, FittedInfiniteHbdModelReproducesTheLogsRatesAndRepairs) {
     EXPECT_GT(k.bursts.marks.at_once_share, 0.25);
     EXPECT_GE(k.bursts.sizes.back(), 9);
     EXPECT_TRUE(k.shared_chosen);
+    // The engine runs the partners' delays as measured: the share at once, then the later ones.
+    const sim::FailureProcess& p = bt->fitted->scenario().failures.processes.at(i);
+    ASSERT_TRUE(p.has_partner_delays());
+    EXPECT_NEAR(p.partner_at_once_share, k.bursts.marks.at_once_share, 1e-6);
+    EXPECT_NEAR(p.partner_delay_mean_s, k.bursts.marks.later_mean_s, 1e-3);
   }
   EXPECT_NEAR(fit.gap_cv, log.gap_cv, pub::kBacktestCvTol);
   // The time shares above 1%, 2% and 4% failed and the peak agree too (tolerances stated before

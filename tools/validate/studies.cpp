@@ -502,6 +502,9 @@ Result<FittedBacktest> fitted_backtest(const std::string& trace_scenario, uint64
     p.lemon_multiplier = 1;
     p.burst_probability = 0;
     p.burst_size = 1;
+    p.partner_delay_mean_s = 0;  // no bursts, so no partners to delay
+    p.partner_at_once_share = 1;
+    p.partner_delay_after_s = 0;
     p.deferred_share = 0;  // repairs on their own: no maintenance visits
     p.shared_repair_probability = 0;  // and none shared by an incident's faults
   }
