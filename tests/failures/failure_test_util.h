@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
+#include "models/base/check.h"
 #include "sim/cluster/topology.h"
 #include "sim/failures/failure_source.h"
 
@@ -19,6 +21,13 @@ inline Scenario scenario_with(int domains, int gpus_per_domain, int gpus_per_nod
   s.cluster.gpus_per_domain = gpus_per_domain;
   s.cluster.gpus_per_node = gpus_per_node;
   return s;
+}
+
+// The topology of a scenario built in code (the test's own cluster, which must be valid).
+inline Topology topo(const Scenario& s) {
+  auto t = Topology::build(s.cluster);
+  NTPSIM_CHECK(t.ok());
+  return std::move(t).value();
 }
 
 inline FailureKind kind(std::string name, double share, std::string repair_dist, double repair_mean_s,

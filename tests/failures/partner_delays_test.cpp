@@ -18,12 +18,7 @@ namespace {
 
 using testing::collect;
 using testing::expect_within_5_sigma;
-
-Topology topo(const Scenario& s) {
-  auto t = Topology::build(s.cluster);
-  NTPSIM_CHECK(t.ok());
-  return std::move(t).value();
-}
+using testing::topo;
 
 // A node process of 100 nodes whose every failure is a burst of `size` with delayed partners.
 FailureProcess delayed_bursts(const std::string& dist, int size) {

@@ -18,12 +18,7 @@ namespace {
 
 using testing::collect;
 using testing::expect_within_5_sigma;
-
-Topology topo(const Scenario& s) {
-  auto t = Topology::build(s.cluster);
-  NTPSIM_CHECK(t.ok());
-  return std::move(t).value();
-}
+using testing::topo;
 
 TEST(ProcessTest, ExponentialCountAndUniformUnits) {
   Scenario s = testing::scenario_with(10, 100, 0);  // 1000 GPUs
