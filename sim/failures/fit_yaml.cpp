@@ -151,10 +151,16 @@ std::string delays_text(const IncidentMarks& m) {
                      100.0 * m.at_once_share, m.resolution_s, m.later_mean_s / 60.0);
 }
 
+// Whether some partners of a burst model came later than the log's resolution: its delays are
+// then written (else every partner starts with its burst, the engine's default).
+bool has_later_partners(const IncidentMarks& m) {
+  return m.at_once_share < 1.0 && m.later_mean_s > m.resolution_s;
+}
+
 // A burst model's partner delays as the engine's map (the line after its burst), or "" when
-// every partner came at once (the engine's default).
+// every partner came at once.
 std::string partner_delays_yaml(const IncidentMarks& m) {
-  if (!(m.at_once_share < 1.0 && m.later_mean_s > m.resolution_s)) return "";
+  if (!has_later_partners(m)) return "";
   return fmt::format("      partner_delays: {{at_once: {:.6g}, after: {}, mean: {}}}\n",
                      m.at_once_share, duration(m.resolution_s), duration(m.later_mean_s));
 }
@@ -641,6 +647,13 @@ std::string burst_size_text(const BurstFit& b) {
   return size_law_text(b.sizes, b.mean_size);
 }
 
+// A burst model's partner delays for the terminal summary: "" when every partner came at once.
+std::string partner_delays_text(const IncidentMarks& m) {
+  if (!has_later_partners(m)) return "";
+  return fmt::format(", {:.0f}% of partners at once, the others {:.3g} min after the one before",
+                     100.0 * m.at_once_share, m.later_mean_s / 60.0);
+}
+
 std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
   std::vector<std::string> out;
   const PooledFit& pf = fit.pooled;
@@ -653,8 +666,9 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
         "AIC gain {:.1f} over independent exponential faults (kinds apart {:.1f})",
         pf.events,
         pf.incidents.chosen
-            ? fmt::format(" in {} incidents, bursts of {}", pf.incidents.incidents,
-                          size_law_text(pf.incidents.sizes, pf.incidents.mean_size))
+            ? fmt::format(" in {} incidents, bursts of {}{}", pf.incidents.incidents,
+                          size_law_text(pf.incidents.sizes, pf.incidents.mean_size),
+                          partner_delays_text(pf.incidents.marks))
             : std::string(),
         pf.chosen_scales, pf.chosen_scales == 1 ? "" : "s", form,
         pf.chosen().delta_aic + pf.lemon_gain, pf.apart_gain));
@@ -679,7 +693,8 @@ std::vector<std::string> fitted_model_summary(const TraceFit& fit) {
       }
       // As written: a Hawkes cascade takes no bursts.
       if (k.bursts.bursty && !k.hawkes.chosen) {
-        arrivals += fmt::format(", bursts of {}", burst_size_text(k.bursts));
+        arrivals += fmt::format(", bursts of {}{}", burst_size_text(k.bursts),
+                                partner_delays_text(k.bursts.marks));
       }
       out.push_back(fmt::format("model        {}: {}; repairs {}", k.name, arrivals, k.repair_law));
       if (k.shared.shared > 0) {

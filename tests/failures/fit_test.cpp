@@ -164,7 +164,7 @@ TEST(FitTrace, BurstyLogIsRecognisedWithItsSize) {
 // sizes it saw instead of their rounded mean (4), so the model written (the kind's, or the
 // pooled process read as incidents, the same bursts) has the log's share of
 // small and large bursts and its nodes per event (1 + 8/3; chance overlaps of two bursts add a
-// few) within 0.15.
+// few) within 0.15; the partners start 3 minutes apart in the model too.
 TEST(FitTrace, BurstSizesAreWrittenAsTheLogsLaw) {
   const std::vector<int> law = {2, 2, 7};
   const TraceFit f = fit_csv(synthetic_log(400, 2000, 0.0033, 24, 9, 7, 0, 1.0, law), 400, 19,
@@ -193,6 +193,16 @@ TEST(FitTrace, BurstSizesAreWrittenAsTheLogsLaw) {
   testing::expect_within_5_sigma(twos / n, 2.0 / 3.0, std::sqrt(2.0 / 9.0 / n), "bursts of 2");
   testing::expect_within_5_sigma(large / n, 1.0 / 3.0, std::sqrt(2.0 / 9.0 / n), "bursts of 7");
   EXPECT_NEAR(m.mean_units_per_event(), 1.0 + 8.0 / 3.0, 0.15);
+  // Every partner came 3 minutes after the one before it (past the 60 s resolution): the model
+  // starts them later, as the marks measured, and the summary says so.
+  ASSERT_TRUE(m.has_partner_delays());
+  EXPECT_EQ(m.partner_at_once_share, 0.0);
+  EXPECT_EQ(m.partner_delay_after_s, 60.0);
+  EXPECT_NEAR(m.partner_delay_mean_s, 180.0, 30.0);
+  const std::vector<std::string> summary = fitted_model_summary(f);
+  ASSERT_FALSE(summary.empty());
+  EXPECT_NE(summary[0].find("0% of partners at once, the others 3"), std::string::npos)
+      << summary[0];
 }
 
 // Repairs that wait for one another and close together are reported: a run of 3 or more repair
