@@ -209,13 +209,13 @@ std::vector<Llama3StepPoint> llama3_step_validation(const HardwareProfile& h100)
     int gpus, cp, dp, seq;
     double tflops, mfu;
   };
-  constexpr Row kTable4[] = {
+  constexpr Row kLlama3Table4[] = {
       {"8,192 GPUs, DP 64", 8192, 1, 64, 8192, 430, 0.43},
       {"16,384 GPUs, DP 128", 16384, 1, 128, 8192, 400, 0.41},
       {"16,384 GPUs, CP 16, DP 8", 16384, 16, 8, 131072, 380, 0.38},
   };
   std::vector<Llama3StepPoint> out;
-  for (const Row& r : kTable4) {
+  for (const Row& r : kLlama3Table4) {
     Llama3StepPoint p;
     p.name = r.name;
     p.gpus = r.gpus;

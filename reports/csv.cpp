@@ -67,8 +67,9 @@ void summary_rows(std::string& out, const std::string& prefix, const StrategyRes
     out += prefix + csv_field(s.name) + "," + name + ",";
     for (const auto& k : cols) {
       auto it = s.summary.find(k);
-      out += "," + csv_number(it == s.summary.end() ? std::numeric_limits<double>::quiet_NaN()
-                                                    : it->second.*field);
+      out += ',';
+      out += csv_number(it == s.summary.end() ? std::numeric_limits<double>::quiet_NaN()
+                                              : it->second.*field);
     }
     out += "\n";
   }
@@ -123,7 +124,8 @@ std::string render_csv(const Results& r) {
       out += provenance + csv_field(s.name) + fmt::format(",replication,{}", i);
       for (const auto& k : cols) {
         auto it = s.replications[i].find(k);
-        out += "," + (it == s.replications[i].end() ? std::string() : csv_number(it->second));
+        out += ',';
+        if (it != s.replications[i].end()) out += csv_number(it->second);
       }
       out += "\n";
     }

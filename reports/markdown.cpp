@@ -32,14 +32,14 @@ std::string md_cell(const std::string& text) {
 
 std::string md_table(const Table& t) {
   std::string out = "|";
-  for (const auto& h : t.headers) out += " " + md_cell(h) + " |";
+  for (const auto& h : t.headers) out += fmt::format(" {} |", md_cell(h));
   out += "\n|";
   for (size_t i = 0; i < t.headers.size(); ++i)
     out += i > 0 && numeric_column(t, i) ? " ---: |" : " :--- |";
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";
-    for (const auto& cell : row) out += " " + md_cell(cell) + " |";
+    for (const auto& cell : row) out += fmt::format(" {} |", md_cell(cell));
     out += "\n";
   }
   if (!t.note.empty()) out += fmt::format("\n_{}_\n", md_cell(t.note));

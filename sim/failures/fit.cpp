@@ -1148,12 +1148,12 @@ Result<TraceFit> fit_trace(const TraceData& trace, const FitOptions& o) {
         // draw (the log's partners are not neighbours), so it pays 1 / nodes too.
         BurstFit& b = k.bursts;
         const double up = k.process_rate.exposure_s;
-        const auto all = static_cast<double>(times.size());
+        const auto every = static_cast<double>(times.size());
         const auto first = static_cast<double>(k.process_rate.events);
-        const double ll_all = all * std::log(all / up) - all;
+        const double ll_all = every * std::log(every / up) - every;
         const double ll_first = first * std::log(first / up) - first;
         const double ll_partner_nodes =
-            -(all - first) * std::log(static_cast<double>(std::max<int64_t>(1, fit.nodes)));
+            -(every - first) * std::log(static_cast<double>(std::max<int64_t>(1, fit.nodes)));
         b.marks.gain = 2.0 * b.marks.parameters -
                        2.0 * (b.marks.log_likelihood + ll_partner_nodes + ll_first - ll_all);
         independent_gain += b.marks.gain;

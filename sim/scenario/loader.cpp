@@ -381,7 +381,8 @@ Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
         return Status::Ok();
       }
     }
-    NTPSIM_RETURN_IF_ERROR(read_failures(n, "failures", ctx, s.failures));
+    // Not NTPSIM_RETURN_IF_ERROR: inside the outer one its local would shadow the outer's.
+    if (Status read = read_failures(n, "failures", ctx, s.failures); !read.ok()) return read;
     if (memo && !ctx.gave_unmarked_location()) {
       failure_section_memo().keep(tree.kept_generation, s.failures);
     }

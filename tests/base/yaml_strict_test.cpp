@@ -124,7 +124,11 @@ TEST(FileHasBytes, ExactlyTheSameBytesAndNothingElse) {
   const std::string path = (dir / "f.yaml").string();
   // Longer than one 8 KiB block, so that a difference in a later block is seen.
   std::string text;
-  for (int i = 0; i < 2000; ++i) text += "k" + std::to_string(i) + ": v\n";
+  for (int i = 0; i < 2000; ++i) {
+    text += 'k';
+    text += std::to_string(i);
+    text += ": v\n";
+  }
   std::ofstream(path, std::ios::binary) << text;
   EXPECT_TRUE(file_has_bytes(path, text));
   std::string changed = text;

@@ -24,7 +24,7 @@ class StepCliTest : public CliTest {
   StepCliTest() : CliTest("step") {}
 
   static std::string paper_scenario() {
-    return "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/ntp-paper-b200-nvl32.yaml'";
+    return std::string("'") + NTPSIM_SOURCE_DIR + "/scenarios/ntp-paper-b200-nvl32.yaml'";
   }
 };
 
@@ -97,7 +97,8 @@ TEST_F(StepCliTest, BadInputExitsTwo) {
 // header and the JSON layout block, as in a run's resolved scenario; a layout without the options
 // prints none of them.
 TEST_F(StepCliTest, PipelineSplitOptionsAreShown) {
-  const std::string llama3 = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/hgx-h100-16k.yaml'";
+  const std::string llama3 =
+      std::string("'") + NTPSIM_SOURCE_DIR + "/scenarios/hgx-h100-16k.yaml'";
   const RunResult table = run("step " + llama3);
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("TP8 x PP16 x DP128 (v=8, embedding and loss counted as layers)"),
@@ -164,13 +165,11 @@ TEST_F(StepCliTest, TableShowsTokensPerGpu) {
   EXPECT_NE(r.out.find("tokens/s/GPU"), std::string::npos) << r.out;
 }
 
-}  // namespace
-
 // `ntpsim run` says when the scenario's layout is far from the fastest one of the same GPUs (the
 // quick start's TP 64 on GB200 NVL72) in its table and results, and keeps the layout; a
 // scenario whose layout is within 10% of the fastest gets no such line.
 TEST_F(StepCliTest, RunNotesALayoutFarFromTheFastest) {
-  const std::string quick = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml'";
+  const std::string quick = std::string("'") + NTPSIM_SOURCE_DIR + "/scenarios/quickstart.yaml'";
   const RunResult r = run("run " + quick + " --replications 2 --threads 1 --out r.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("warning: layout TP 64 x PP 16 x DP 28 runs at MFU"), std::string::npos)
@@ -220,7 +219,7 @@ TEST_F(StepCliTest, StepSuggestsACpLayoutThatFitsALongSequence) {
 
 // `ntpsim step` says the same on stderr, leaving its table as it was.
 TEST_F(StepCliTest, StepNotesALayoutFarFromTheFastest) {
-  const std::string quick = "'" + std::string(NTPSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml'";
+  const std::string quick = std::string("'") + NTPSIM_SOURCE_DIR + "/scenarios/quickstart.yaml'";
   const RunResult r = run("step " + quick);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("note: layout TP 64 x PP 16 x DP 28 runs at MFU"), std::string::npos)
@@ -232,3 +231,5 @@ TEST_F(StepCliTest, StepNotesALayoutFarFromTheFastest) {
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(best.err.find("note: layout"), std::string::npos) << best.err;
 }
+
+}  // namespace

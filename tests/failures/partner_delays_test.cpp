@@ -63,7 +63,9 @@ TEST(PartnerDelaysTest, PartnersStartAfterTheirDelaysOnTheUnitsOfTheirBurst) {
     for (size_t i = 0; i < events.size(); ++i) {
       const FailureEvent& e = events[i];
       const double now = e.time.seconds();
-      if (i > 0) ASSERT_LE(events[i - 1].time, e.time);
+      if (i > 0) {
+        ASSERT_LE(events[i - 1].time, e.time);
+      }
       ASSERT_LE(up_at[static_cast<size_t>(e.unit)], now) << "a unit failed again while down";
       up_at[static_cast<size_t>(e.unit)] = now + e.repair.seconds();
       if (auto r = reserved.find(e.unit); r != reserved.end()) {
@@ -89,7 +91,8 @@ TEST(PartnerDelaysTest, PartnersStartAfterTheirDelaysOnTheUnitsOfTheirBurst) {
       b.last_s = now;
       b.kind = e.kind;
       int64_t v = e.unit;
-      for (int scanned = 1; static_cast<int>(b.units.size()) < size - 1 && scanned < 100; ++scanned) {
+      for (int scanned = 1; static_cast<int>(b.units.size()) < size - 1 && scanned < 100;
+           ++scanned) {
         v = (v + 1) % 100;
         if (up_at[static_cast<size_t>(v)] > now || reserved.count(v) != 0) continue;
         b.units.push_back(v);

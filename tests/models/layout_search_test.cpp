@@ -167,7 +167,9 @@ TEST(LayoutSearch, ChoosesTheCpDegreeALongSequenceNeeds) {
     if (cp < l.cp) {
       EXPECT_LT(b->healthy.tokens_per_s_per_gpu, best->healthy.tokens_per_s_per_gpu) << cp;
     }
-    if (cp == l.cp) EXPECT_TRUE(same(b->layout, l));
+    if (cp == l.cp) {
+      EXPECT_TRUE(same(b->layout, l));
+    }
   }
   EXPECT_GE(fitting, 2);
   // A bound on CP is kept: the fastest layout of CP at most 8 is a CP 8 one (CP 2 and 4 do not
@@ -202,7 +204,9 @@ TEST(LayoutSearch, ChoosingCpFillsTheDomainsToo) {
     LayoutSearch at = fill;
     at.cp = cp;
     const auto b = fastest_layout(w, h, at);
-    if (b) EXPECT_GE(job_rate(*best), job_rate(*b)) << cp;
+    if (b) {
+      EXPECT_GE(job_rate(*best), job_rate(*b)) << cp;
+    }
   }
 }
 

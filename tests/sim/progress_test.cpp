@@ -164,7 +164,7 @@ TEST(ExactNumber, EveryDoubleRoundTripsThroughText) {
     EXPECT_EQ(std::signbit(*r), std::signbit(v));
     EXPECT_EQ(*r, v);
   }
-  auto nan = read_exact_number(ojson::parse(ojson::array({exact_number(NAN)}).dump())[0], "v");
+  auto nan = read_exact_number(ojson::parse(ojson::array({exact_number(std::numeric_limits<double>::quiet_NaN())}).dump())[0], "v");
   ASSERT_TRUE(nan.ok());
   EXPECT_TRUE(std::isnan(*nan));
   auto bad = read_exact_number(ojson("seven"), "point 3: goodput");
