@@ -296,11 +296,14 @@ Status read_prices(MapReader& top, Plan& p) {
   if (r->has("gpu_hour") == r->has("rack_capex")) {
     return r->error_here("give either gpu_hour or rack_capex (with amortisation), not both or neither");
   }
-  NTPSIM_RETURN_IF_ERROR(r->number("gpu_hour", c.gpu_hour, false, 1e-6, 1e6));
+  // The chosen price is required, so that a key written without a value ("gpu_hour: ~") is
+  // refused rather than leaving the plan with no price at all.
   if (r->has("rack_capex")) {
     NTPSIM_RETURN_IF_ERROR(r->number("rack_capex", c.rack_capex, true, 1, 1e12));
     NTPSIM_RETURN_IF_ERROR(r->quantity("amortisation", c.amortisation_s, units::parse_duration_s,
                                        true, 86400, 50 * 365 * 86400.0));
+  } else {
+    NTPSIM_RETURN_IF_ERROR(r->number("gpu_hour", c.gpu_hour, true, 1e-6, 1e6));
   }
   NTPSIM_RETURN_IF_ERROR(r->quantity("spare_factor", c.spare_factor, units::parse_fraction, false, 0, 1));
   NTPSIM_RETURN_IF_ERROR(r->number("energy_per_mwh", c.energy_per_mwh, false, 0, 1e6));
