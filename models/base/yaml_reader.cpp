@@ -180,45 +180,121 @@ Status check_quotes(const YAML::Node& n, std::string_view text, const std::strin
 
 namespace {
 
-// Records where a document's first node starts, if it has one.
-class DocumentCounter final : public YAML::EventHandler {
+// Records where a document's first node starts, if it has one, and checks its aliases. yaml-cpp
+// links an alias to its anchored node without copying it, so two shapes load without complaint
+// that no reader can walk: an alias inside the node it refers to (a cycle: every walk recurses
+// until the stack overflows), and aliases of aliases that multiply the document ("billion
+// laughs": a few hundred bytes that walk as 10^9 nodes). The first is refused; the second when
+// aliases add more than kMaxAliasNodes nodes to what the readers walk. Anchor ids are unique per
+// definition (yaml-cpp numbers them as it reads), so a redefined name is a new anchor.
+class DocumentScan final : public YAML::EventHandler {
  public:
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { seen(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    seen(mark);
+    if (problem) return;
+    if (anchor < open_.size() && open_[anchor]) {
+      problem = Problem{mark, "an alias inside the node it refers to (a cycle): an alias must "
+                              "refer to a node that is complete before it"};
+      return;
+    }
+    const double n = anchor < size_.size() ? size_[anchor] : 1.0;
+    nodes_ += n;
+    alias_nodes_ += n;
+    if (alias_nodes_ > kMaxAliasNodes) {
+      problem = Problem{mark, fmt::format("aliases expand the document by more than {} nodes; "
+                                          "write the repeated parts out or use fewer aliases",
+                                          kMaxAliasNodes)};
+    }
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                 const std::string&) override {
-    seen(mark);
+    leaf(mark, anchor);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    seen(mark);
+    start(mark, anchor);
   }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnSequenceEnd() override { end(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    seen(mark);
+    start(mark, anchor);
   }
-  void OnMapEnd() override {}
+  void OnMapEnd() override { end(); }
+
+  struct Problem {
+    YAML::Mark mark;
+    std::string what;
+  };
   std::optional<YAML::Mark> first_content;  // where the document's first node starts
+  std::optional<Problem> problem;           // the first alias that no reader could walk
 
  private:
+  static constexpr double kMaxAliasNodes = 1e6;
+  struct Frame {
+    YAML::anchor_t anchor;
+    double nodes_before;
+  };
   void seen(const YAML::Mark& mark) {
     if (!first_content) first_content = mark;
   }
+  void grow(YAML::anchor_t anchor) {
+    if (anchor >= size_.size()) {
+      size_.resize(anchor + 1, 1.0);
+      open_.resize(anchor + 1, false);
+    }
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    seen(mark);
+    nodes_ += 1;
+    if (anchor != YAML::NullAnchor) {
+      grow(anchor);
+      size_[anchor] = 1;
+    }
+  }
+  void start(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    seen(mark);
+    frames_.push_back({anchor, nodes_});
+    nodes_ += 1;
+    if (anchor != YAML::NullAnchor) {
+      grow(anchor);
+      open_[anchor] = true;
+    }
+  }
+  void end() {
+    if (frames_.empty()) return;
+    const Frame f = frames_.back();
+    frames_.pop_back();
+    if (f.anchor != YAML::NullAnchor) {
+      open_[f.anchor] = false;
+      size_[f.anchor] = nodes_ - f.nodes_before;
+    }
+  }
+  std::vector<Frame> frames_;  // the collections being read
+  std::vector<double> size_;   // per anchor id: the nodes a walk of its node visits
+  std::vector<bool> open_;     // per anchor id: its collection is still being read
+  double nodes_ = 0;           // nodes a walk of the document visits so far
+  double alias_nodes_ = 0;     // of which reached through aliases
 };
 
-// Where a second document's content starts, if the text has one with content. Bounded: two documents are
-// parsed at most, whatever the input.
-std::optional<YAML::Mark> second_document_start(const std::string& text) {
+struct DocumentsScan {
+  std::optional<DocumentScan::Problem> alias_problem;  // in the first document
+  std::optional<YAML::Mark> second_start;  // where a second document's content starts
+};
+
+// The first document's alias check, and where a second document's content starts, if the text
+// has one with content. Bounded: two documents are parsed at most, whatever the input.
+DocumentsScan scan_documents(const std::string& text) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  DocumentCounter first;
-  if (!parser.HandleNextDocument(first)) return std::nullopt;
-  DocumentCounter second;
-  if (!parser.HandleNextDocument(second)) return std::nullopt;
-  return second.first_content;
+  DocumentScan first;
+  if (!parser.HandleNextDocument(first)) return {};
+  DocumentsScan out{first.problem, std::nullopt};
+  DocumentScan second;
+  if (parser.HandleNextDocument(second)) out.second_start = second.first_content;
+  return out;
 }
 
 }  // namespace
@@ -263,12 +339,18 @@ Result<YAML::Node> parse_yaml_text(const std::string& raw, const std::string& na
     }
     // A second document is looked for with at most two calls of the event parser: yaml-cpp 0.7's
     // LoadAll never ends on some inputs (", x" yields empty documents forever).
-    if (const auto second = second_document_start(owned)) {
+    const DocumentsScan scan = scan_documents(owned);
+    if (const auto& second = scan.second_start) {
       const YAML::Mark& m = *second;
       const SourceLocation loc{name, m.line >= 0 ? m.line + 1 : 0, m.line >= 0 ? m.column + 1 : 0};
       return Error::bad_input(
           fmt::format("{}: a second YAML document (after \"---\"); a file holds one document",
                       loc.to_string()));
+    }
+    if (const auto& bad = scan.alias_problem) {
+      const YAML::Mark& m = bad->mark;
+      const SourceLocation loc{name, m.line >= 0 ? m.line + 1 : 0, m.line >= 0 ? m.column + 1 : 0};
+      return Error::bad_input(fmt::format("{}: {}", loc.to_string(), bad->what));
     }
     NTPSIM_RETURN_IF_ERROR(check_quotes(doc, owned, name, ""));
     return doc;

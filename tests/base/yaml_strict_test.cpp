@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "models/base/yaml_reader.h"
 
 namespace ntpsim {
@@ -37,6 +39,37 @@ TEST(YamlStrict, ASecondDocumentIsAnError) {
             std::string::npos)
       << error_of("a: 1\n---\nb: 2\n");
   EXPECT_TRUE(load_yaml_string("---\na: 1\n", "f").ok());  // one explicit document is fine
+}
+
+// yaml-cpp links an alias to its node without copying it: an alias inside its own node made a
+// cycle that overflowed the stack of every reader (fuzz_hardware finding), and aliases of aliases
+// multiply what the readers walk. Both are refused at the alias; shared nodes that are complete
+// before their aliases stay valid.
+TEST(YamlStrict, CyclicAndExplodingAliasesAreRefusedAtTheAlias) {
+  EXPECT_NE(error_of("a: &x\n  b: *x\n").find("f.yaml:2:6: an alias inside the node it refers to"),
+            std::string::npos)
+      << error_of("a: &x\n  b: *x\n");
+  EXPECT_NE(error_of("- &s [1, [2, *s]]\n").find("f.yaml:1:14: an alias inside the node"),
+            std::string::npos)
+      << error_of("- &s [1, [2, *s]]\n");
+  // Ten levels of ten aliases each: 10^10 nodes to walk from about 300 bytes.
+  std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 10; ++i) {
+    laughs += fmt::format("l{}: &l{} [", i, i);
+    for (int j = 0; j < 10; ++j) laughs += fmt::format("{}*l{}", j == 0 ? "" : ", ", i - 1);
+    laughs += "]\n";
+  }
+  const std::string message = error_of(laughs);
+  EXPECT_NE(message.find("aliases expand the document by more than 1000000 nodes"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("f.yaml:6:"), std::string::npos) << message;  // 10^6 passed in l5
+  // Shared nodes, and a name defined again after its first node is complete, stay valid.
+  const auto ok = load_yaml_string(
+      "base: &b {tp: 8, pp: 2}\nrun: *b\nlist: [*b, *b]\nagain: &b [1, 2]\nlast: *b\n", "f.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ((*ok)["list"][1]["pp"].as<int>(), 2);
+  EXPECT_EQ((*ok)["last"][1].as<int>(), 2);
 }
 
 // yaml-cpp 0.7's LoadAll yields empty documents without end for these (a fuzz_plan corpus input
