@@ -316,6 +316,8 @@ Status read_confirm(MapReader& top, Plan& p) {
   if (!r.ok()) return r.error();
   PlanConfirm& c = p.confirm;
   NTPSIM_RETURN_IF_ERROR(r->integer("min_replications", c.min_replications, false, 2, 10000));
+  // Without max_replications, the first batch is also the last when it is above the default.
+  c.max_replications = std::max(c.max_replications, c.min_replications);
   NTPSIM_RETURN_IF_ERROR(
       r->integer("max_replications", c.max_replications, false, c.min_replications, 100000));
   NTPSIM_RETURN_IF_ERROR(r->integer("max_finalists", c.max_finalists, false, 1, 1000));
@@ -325,7 +327,10 @@ Status read_confirm(MapReader& top, Plan& p) {
                        static_cast<double>(c.max_replications);
   if (worst > kMaxConfirmReplications) {
     // The field that was raised; both defaults together stay far below the limit.
-    return r->error(r->has("max_finalists") ? "max_finalists" : "max_replications",
+    const char* raised = r->has("max_finalists")      ? "max_finalists"
+                         : r->has("max_replications") ? "max_replications"
+                                                      : "min_replications";
+    return r->error(raised,
                     fmt::format("{} strategy families x {} finalists x {} replications = {:.3g} "
                                 "Monte Carlo replications at worst; at most {:g}: lower "
                                 "max_finalists or max_replications",

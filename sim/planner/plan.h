@@ -71,7 +71,7 @@ struct PlanPrices {
 
 struct PlanConfirm {
   int min_replications = 16;   // first Monte Carlo batch per finalist
-  int max_replications = 128;  // doubling batches up to this
+  int max_replications = 128;  // doubling batches up to this (at least min_replications)
   int max_finalists = 8;       // Monte Carlo confirmations per strategy family at most
   double screen_margin = 1.3;  // prune when the closed form misses the target by this factor
 };

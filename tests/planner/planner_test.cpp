@@ -498,6 +498,39 @@ TEST_F(PlanFiles, InvalidPlansGiveLocatedErrors) {
   }
 }
 
+// A first batch above the default last one (128) is also the last: the plan reader once kept
+// max_replications at 128 below min_replications 1012 (fuzz_plan finding). Given, it must be at
+// least min_replications.
+TEST_F(PlanFiles, ConfirmationBatchesNeverEndBelowTheFirst) {
+  const std::string head = "base: train.yaml\nsearch: {domains: [4], strategies: [ntp]}\n"
+                           "target: {tokens: 6e10, deadline: 4d}\nprices: {gpu_hour: 2}\n";
+  auto p = read_plan(write("a.yaml", head + "confirm: {min_replications: 1012}\n"));
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->confirm.min_replications, 1012);
+  EXPECT_EQ(p->confirm.max_replications, 1012);
+  p = read_plan(write("b.yaml", head + "confirm: {min_replications: 20}\n"));
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->confirm.max_replications, 128);
+  p = read_plan(write("c.yaml", head + "confirm: {min_replications: 200, max_replications: 100}\n"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("c.yaml:5:"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("confirm.max_replications: "), std::string::npos)
+      << p.error().message;
+  // Raised by min_replications alone past the worst-case bound: the message names it.
+  p = read_plan(write("d.yaml", head + "confirm: {min_replications: 10000, max_finalists: 8}\n"));
+  ASSERT_TRUE(p.ok()) << p.error().message;  // 1 family x 8 x 10^4 is within 10^6
+  const std::string many =
+      "base: train.yaml\nsearch: {domains: [4], strategies: [ntp, dp_drop, checkpoint_restart, "
+      "spare_substitution, ntp_power_boost, \"ntp_power_boost@30%\", \"ntp_power_boost@20%\", "
+      "\"ntp_power_boost@10%\", \"ntp_power_boost@40%\", \"ntp_power_boost@50%\", "
+      "\"ntp_power_boost@60%\", \"ntp_power_boost@70%\", \"ntp_power_boost@80%\"]}\n"
+      "target: {tokens: 6e10, deadline: 4d}\nprices: {gpu_hour: 2}\n";
+  p = read_plan(write("e.yaml", many + "confirm: {min_replications: 10000}\n"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("confirm.min_replications: "), std::string::npos)
+      << p.error().message;
+}
+
 TEST_F(PlanFiles, TargetMustSuitTheBaseScenario) {
   const std::string path = write("p.yaml", R"(base: window.yaml
 search: {domains: [4], strategies: [ntp]}
