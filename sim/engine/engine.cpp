@@ -148,6 +148,11 @@ Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
   return cfg_.restart;
 }
 
+uint64_t Engine::trajectory_hash() const {
+  NTPSIM_CHECK_MSG(hashed_, "trajectory_hash: the last run did not keep a fingerprint");
+  return hash_;
+}
+
 void Engine::mix_hash(uint64_t v) {
   hash_ ^= v;
   hash_ *= 0x100000001b3ULL;
@@ -205,6 +210,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   failed_peak_ = interruptions_ = 0;
   finished_ = false;
   events_ = 0;
+  hashed_ = fingerprint_;
   hash_ = 0xcbf29ce484222325ULL;
   record_segment();
 
@@ -228,10 +234,12 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
     ++events_;
     if (ev.type == EventType::kFailure) on_failure(e);
     else on_repair(e);
-    mix_hash(static_cast<uint64_t>(now_.us()));
-    mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
-    mix_hash(std::bit_cast<uint64_t>(shape_.rate));
-    mix_hash(static_cast<uint64_t>(state_.failed_gpus()));
+    if (hashed_) {
+      mix_hash(static_cast<uint64_t>(now_.us()));
+      mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
+      mix_hash(std::bit_cast<uint64_t>(shape_.rate));
+      mix_hash(static_cast<uint64_t>(state_.failed_gpus()));
+    }
   }
   advance(cfg_.end);
 

@@ -132,10 +132,14 @@ class Engine {
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          StrategyTimeline* timeline = nullptr);
 
-  // Of the last run: events processed, and a hash over every processed event and the state it
-  // left (time, type, phase, rate, failed GPUs), for trajectory fingerprint tests.
+  // Of the last run: events processed.
   uint64_t events_processed() const { return events_; }
-  uint64_t trajectory_hash() const { return hash_; }
+  // Runs from now on keep a hash over every processed event and the state it left (time, type,
+  // phase, rate, failed GPUs), for trajectory fingerprint tests. Off by default: it is a chain of
+  // four multiplications per event that no report reads.
+  void keep_fingerprint(bool on) { fingerprint_ = on; }
+  // Of the last run. REQUIRES: keep_fingerprint(true) before it.
+  uint64_t trajectory_hash() const;
 
  private:
   enum class Phase { kRunning, kRecovering, kStalled };
@@ -252,6 +256,8 @@ class Engine {
   bool finished_ = false;
   // Fingerprint.
   uint64_t events_ = 0;
+  bool fingerprint_ = false;
+  bool hashed_ = false;  // the last run kept the hash
   uint64_t hash_ = 0;
 };
 

@@ -165,6 +165,8 @@ TEST(Chain, InDomainSparesThatNeverRunOutMakeTheChainSpareSubstitution) {
   ASSERT_TRUE(subst != nullptr);
   ASSERT_TRUE(chained.ok()) << chained.error().message;
   Engine e1(b.config), e2(b.config);
+  e1.keep_fingerprint(true);
+  e2.keep_fingerprint(true);
   const ReplicationMetrics a = e1.run(*subst, f);
   const ReplicationMetrics c = e2.run(**chained, f);
   expect_same_bits(a, c, "spare_substitution vs spares_then_ntp");

@@ -188,6 +188,7 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
   while (src->next(e) && e.time < cfg->end) failures.push_back(e);
   ASSERT_GT(failures.size(), 100u);
   Engine engine(*cfg);
+  engine.keep_fingerprint(true);
   EventSchedule schedule;
   schedule.build(failures, cfg->end);
   const Shortage shortage = expected_shortage(s, *layout);

@@ -265,6 +265,7 @@ TEST(Transitions, TokenBudgetStopsAtTheTarget) {
 TEST(Transitions, FingerprintIsStableAcrossReruns) {
   Bench b(small_scenario(1));
   Engine engine(b.config);
+  engine.keep_fingerprint(true);
   auto s = b.strategy("ntp", testing::in_place());
   const std::vector<FailureEvent> f = {gpu_failure(100, 0, 1, 500), gpu_failure(300, 9, 1, 50),
                                        gpu_failure(301, 16, 8, 1000)};
@@ -274,6 +275,11 @@ TEST(Transitions, FingerprintIsStableAcrossReruns) {
   (void)engine.run(*b.strategy("dp_drop"), f);
   (void)engine.run(*s, f);
   EXPECT_EQ(engine.trajectory_hash(), h1);
+  // Without the fingerprint the run is the same; asking for its hash is a programming error.
+  engine.keep_fingerprint(false);
+  (void)engine.run(*s, f);
+  EXPECT_EQ(engine.events_processed(), 6u);
+  EXPECT_DEATH((void)engine.trajectory_hash(), "did not keep a fingerprint");
 }
 
 }  // namespace
