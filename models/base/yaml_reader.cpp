@@ -80,6 +80,11 @@ SourceLocation YamlContext::locate(const YAML::Node& node, const std::string& pa
 
 namespace {
 
+// A yaml-cpp mark (0-based, -1 when unset) as a location in `file` (1-based, 0 when unset).
+SourceLocation location_of(const std::string& file, const YAML::Mark& m) {
+  return m.line >= 0 ? SourceLocation{file, m.line + 1, m.column + 1} : SourceLocation{file, 0, 0};
+}
+
 constexpr int kMaxNesting = 1000;  // deeper YAML is refused before yaml-cpp recurses into it
 
 // The deepest nesting of flow collections ([ and {) and block sequence dashes on one line, outside
@@ -166,7 +171,7 @@ Status check_quotes(const YAML::Node& n, std::string_view text, const std::strin
     if (m.pos < 0 || static_cast<size_t>(m.pos) >= text.size()) return Status::Ok();
     const char c = text[static_cast<size_t>(m.pos)];
     if ((c == '"' || c == '\'') && !closing_quote(text, static_cast<size_t>(m.pos))) {
-      return Error::at(SourceLocation{name, m.line + 1, m.column + 1},
+      return Error::at(location_of(name, m),
                        path.empty() ? std::string("(top level)") : path,
                        fmt::format("the quoted string has no closing {} (it would run to the end "
                                    "of the file)",
@@ -341,16 +346,13 @@ Result<YAML::Node> parse_yaml_text(const std::string& raw, const std::string& na
     // LoadAll never ends on some inputs (", x" yields empty documents forever).
     const DocumentsScan scan = scan_documents(owned);
     if (const auto& second = scan.second_start) {
-      const YAML::Mark& m = *second;
-      const SourceLocation loc{name, m.line >= 0 ? m.line + 1 : 0, m.line >= 0 ? m.column + 1 : 0};
       return Error::bad_input(
           fmt::format("{}: a second YAML document (after \"---\"); a file holds one document",
-                      loc.to_string()));
+                      location_of(name, *second).to_string()));
     }
     if (const auto& bad = scan.alias_problem) {
-      const YAML::Mark& m = bad->mark;
-      const SourceLocation loc{name, m.line >= 0 ? m.line + 1 : 0, m.line >= 0 ? m.column + 1 : 0};
-      return Error::bad_input(fmt::format("{}: {}", loc.to_string(), bad->what));
+      return Error::bad_input(
+          fmt::format("{}: {}", location_of(name, bad->mark).to_string(), bad->what));
     }
     NTPSIM_RETURN_IF_ERROR(check_quotes(doc, owned, name, ""));
     return doc;
