@@ -330,12 +330,16 @@ Status read_confirm(MapReader& top, Plan& p) {
     const char* raised = r->has("max_finalists")      ? "max_finalists"
                          : r->has("max_replications") ? "max_replications"
                                                       : "min_replications";
+    // max_replications is raised to min_replications when not given: then the first is the one
+    // to lower.
+    const bool by_min = !r->has("max_replications") && c.max_replications == c.min_replications;
     return r->error(raised,
                     fmt::format("{} strategy families x {} finalists x {} replications = {:.3g} "
                                 "Monte Carlo replications at worst; at most {:g}: lower "
-                                "max_finalists or max_replications",
+                                "max_finalists or {}",
                                 p.search.strategies.size(), c.max_finalists, c.max_replications,
-                                worst, kMaxConfirmReplications));
+                                worst, kMaxConfirmReplications,
+                                by_min ? "min_replications" : "max_replications"));
   }
   return Status::Ok();
 }

@@ -529,6 +529,13 @@ TEST_F(PlanFiles, ConfirmationBatchesNeverEndBelowTheFirst) {
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().message.find("confirm.min_replications: "), std::string::npos)
       << p.error().message;
+  EXPECT_NE(p.error().message.find("lower max_finalists or min_replications"), std::string::npos)
+      << p.error().message;
+  // With max_replications given, it is the one the advice names.
+  p = read_plan(write("f.yaml", many + "confirm: {max_replications: 10000}\n"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("lower max_finalists or max_replications"), std::string::npos)
+      << p.error().message;
 }
 
 TEST_F(PlanFiles, TargetMustSuitTheBaseScenario) {
