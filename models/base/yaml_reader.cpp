@@ -35,6 +35,11 @@ std::string clip_for_message(std::string_view text, size_t max_bytes) {
 
 namespace {
 
+// A yaml-cpp mark (0-based, -1 when unset) as a location in `file` (1-based, 0 when unset).
+SourceLocation location_of(const std::string& file, const YAML::Mark& m) {
+  return m.line >= 0 ? SourceLocation{file, m.line + 1, m.column + 1} : SourceLocation{file, 0, 0};
+}
+
 // The entry of `by_prefix` whose key is the longest field-path prefix of `path` ("" matches
 // every path); null when none is.
 template <class T>
@@ -61,29 +66,16 @@ const std::string& YamlContext::file_for(const std::string& path) const {
 }
 
 SourceLocation YamlContext::locate(const YAML::Node& node, const std::string& path) const {
-  SourceLocation loc;
-  loc.file = file_for(path);
-  if (node.IsDefined()) {
-    const bool* marked = longest_prefix(marked_, path);
-    if (marked != nullptr && !*marked && !unmarked_->any) {
-      unmarked_->any = true;
-      unmarked_->first_path = path;
-    }
-    const YAML::Mark m = node.Mark();
-    if (m.line >= 0) {
-      loc.line = m.line + 1;
-      loc.column = m.column + 1;
-    }
+  if (!node.IsDefined()) return SourceLocation{file_for(path), 0, 0};
+  const bool* marked = longest_prefix(marked_, path);
+  if (marked != nullptr && !*marked && !unmarked_->any) {
+    unmarked_->any = true;
+    unmarked_->first_path = path;
   }
-  return loc;
+  return location_of(file_for(path), node.Mark());
 }
 
 namespace {
-
-// A yaml-cpp mark (0-based, -1 when unset) as a location in `file` (1-based, 0 when unset).
-SourceLocation location_of(const std::string& file, const YAML::Mark& m) {
-  return m.line >= 0 ? SourceLocation{file, m.line + 1, m.column + 1} : SourceLocation{file, 0, 0};
-}
 
 constexpr int kMaxNesting = 1000;  // deeper YAML is refused before yaml-cpp recurses into it
 
