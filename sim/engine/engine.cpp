@@ -162,16 +162,15 @@ void Engine::mix_hash(uint64_t v) {
 ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                                StrategyTimeline* timeline) {
   own_schedule_.build(failures, cfg_.end);
-  return run(strategy, failures, own_schedule_, timeline);
+  return run(strategy, own_schedule_, timeline);
 }
 
-ReplicationMetrics Engine::run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
-                               const EventSchedule& schedule, StrategyTimeline* timeline) {
-  return run(strategy, cfg_.checkpoint_interval, failures, schedule, timeline);
+ReplicationMetrics Engine::run(const Strategy& strategy, const EventSchedule& schedule,
+                               StrategyTimeline* timeline) {
+  return run(strategy, cfg_.checkpoint_interval, schedule, timeline);
 }
 
 ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_interval,
-                               const std::vector<FailureEvent>& failures,
                                const EventSchedule& schedule, StrategyTimeline* timeline) {
   NTPSIM_CHECK(checkpoint_interval > Duration::zero());
   strategy_ = &strategy;
@@ -215,25 +214,18 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   record_segment();
 
   const std::vector<ScheduledEvent>& events = schedule.events();
-  // Hints only: the GPU state of the event kPrefetchAhead events on, and the failure record that
-  // names it kPrefetchAhead events before it is needed, start loading early enough that their
-  // cache misses overlap the work of the events in between (one event ahead was too short on a
-  // 1M-GPU cluster, whose per-GPU state far exceeds the caches).
+  // A hint only: the GPU state of the event kPrefetchAhead events on starts loading early enough
+  // that its cache miss overlaps the work of the events in between (one event ahead was too
+  // short on a 1M-GPU cluster, whose per-GPU state far exceeds the caches).
   constexpr size_t kPrefetchAhead = 4;
   const size_t n_events = events.size();
   for (size_t i = 0; i < n_events; ++i) {
     const ScheduledEvent& ev = events[i];
-    if (i + 2 * kPrefetchAhead < n_events) {
-      __builtin_prefetch(&failures[static_cast<size_t>(events[i + 2 * kPrefetchAhead].failure)]);
-    }
-    if (i + kPrefetchAhead < n_events) {
-      state_.prefetch(failures[static_cast<size_t>(events[i + kPrefetchAhead].failure)].gpus);
-    }
+    if (i + kPrefetchAhead < n_events) state_.prefetch(events[i + kPrefetchAhead].gpus());
     if (!advance(ev.time)) break;
-    const FailureEvent& e = failures[static_cast<size_t>(ev.failure)];
     ++events_;
-    if (ev.type == EventType::kFailure) on_failure(e);
-    else on_repair(e);
+    if (ev.type == EventType::kFailure) on_failure(ev);
+    else on_repair(ev);
     if (hashed_) {
       mix_hash(static_cast<uint64_t>(now_.us()));
       mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
@@ -474,12 +466,10 @@ void Engine::fast_forward_checkpoints(Time t1) {
 
 // --- events ---------------------------------------------------------------------------------
 
-void Engine::on_failure(const FailureEvent& e) {
-  const bool hit = state_.fail(e.gpus);
+void Engine::on_failure(const ScheduledEvent& e) {
+  const bool hit = state_.fail(e.gpus());
   failed_peak_ = std::max(failed_peak_, state_.failed_gpus());
-  if (resume_ == Resume::kRestartFromMemory && e.component != Component::kGpu) {
-    note_host_loss(e.gpus);
-  }
+  if (resume_ == Resume::kRestartFromMemory && e.beyond_gpus) note_host_loss(e.gpus());
   record_mark("failure");
   if (e.interrupts && hit && phase_ != Phase::kStalled) {
     if (phase_ == Phase::kRecovering && cfg_.failures_during_pause == PauseFailures::kIgnore) {
@@ -488,7 +478,7 @@ void Engine::on_failure(const FailureEvent& e) {
       interrupt();
     }
   }
-  record_domains(e.gpus, false);
+  record_domains(e.gpus(), false);
 }
 
 void Engine::interrupt() {
@@ -615,8 +605,8 @@ void Engine::absorb_into_recovery() {
   }
 }
 
-void Engine::on_repair(const FailureEvent& e) {
-  state_.repair(e.gpus);
+void Engine::on_repair(const ScheduledEvent& e) {
+  state_.repair(e.gpus());
   record_mark("repair");
   if (phase_ == Phase::kStalled) {
     state_.reassign();
@@ -649,7 +639,7 @@ void Engine::on_repair(const FailureEvent& e) {
       }
     }
   }
-  record_domains(e.gpus, true);
+  record_domains(e.gpus(), true);
 }
 
 // --- timeline -------------------------------------------------------------------------------

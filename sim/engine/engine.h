@@ -115,20 +115,20 @@ class Engine {
  public:
   explicit Engine(const EngineConfig& cfg);
 
-  // One run of `strategy` over `failures` (sorted by time; events at or after cfg.end ignored)
-  // replayed in the order of `schedule` (built from the same failures and cfg.end).
-  // `timeline`, when given, records segments, marks and domain changes.
-  ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
-                         const EventSchedule& schedule, StrategyTimeline* timeline = nullptr);
+  // One run of `strategy` over the events of `schedule` (built from a replication's failures and
+  // cfg.end; it carries what a run reads of each failure). `timeline`, when given, records
+  // segments, marks and domain changes.
+  ReplicationMetrics run(const Strategy& strategy, const EventSchedule& schedule,
+                         StrategyTimeline* timeline = nullptr);
   // The same with the strategy's own checkpoint interval (the others use the config's).
   // REQUIRES: checkpoint_interval > 0, at least the config's minimum (EngineConfig::
   // interval_s_for gives one).
   ReplicationMetrics run(const Strategy& strategy, Duration checkpoint_interval,
-                         const std::vector<FailureEvent>& failures, const EventSchedule& schedule,
-                         StrategyTimeline* timeline = nullptr);
+                         const EventSchedule& schedule, StrategyTimeline* timeline = nullptr);
   // Both run at the config's checkpoint_interval (the fixed or shared one); a caller with a
   // per-strategy interval (Simulation::checkpoint_interval) passes it to the overload below.
-  // The same, building the schedule itself (for a single strategy or a test).
+  // The same over `failures` (sorted by time; those at or after cfg.end ignored), building the
+  // schedule itself (for a single strategy or a test).
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          StrategyTimeline* timeline = nullptr);
 
@@ -145,8 +145,8 @@ class Engine {
   enum class Phase { kRunning, kRecovering, kStalled };
 
   bool advance(Time t1);  // integrate to t1; false when the token budget was reached
-  void on_failure(const FailureEvent& e);
-  void on_repair(const FailureEvent& e);
+  void on_failure(const ScheduledEvent& e);
+  void on_repair(const ScheduledEvent& e);
   void interrupt();
   void absorb_into_recovery();  // a repair (or an ignored failure) during a recovery pause
   void start_recovery(Duration pause, RecoveryKind kind, bool restart);

@@ -22,10 +22,28 @@
 
 namespace ntpsim::sim {
 
+// An event with the fields of its failure that a run reads (the GPUs, whether it interrupts,
+// whether it takes more than GPUs), copied once per replication so that every strategy's run streams through this list
+// alone instead of also reading the failure list out of order (a repair's failure is far behind).
 struct ScheduledEvent {
   Time time;
-  EventType type = EventType::kFailure;
   int32_t failure = 0;  // index into the replication's failure list
+  int32_t gpu_count = 0;
+  int32_t first_gpu = 0;  // a cluster has at most 10^7 GPUs (docs/limits.md)
+  EventType type = EventType::kFailure;
+  bool interrupts = true;
+  bool beyond_gpus = false;  // a node, domain or pod failure (it takes its hosts' memory)
+
+  ScheduledEvent() = default;
+  ScheduledEvent(Time t, EventType ty, int32_t index, const FailureEvent& e)
+      : time(t),
+        failure(index),
+        gpu_count(e.gpus.count),
+        first_gpu(static_cast<int32_t>(e.gpus.first)),
+        type(ty),
+        interrupts(e.interrupts),
+        beyond_gpus(e.component != Component::kGpu) {}
+  GpuRange gpus() const { return GpuRange{first_gpu, gpu_count}; }
 };
 
 class EventSchedule {

@@ -147,7 +147,7 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
     for (size_t k = 0; k < strategies.size(); ++k) {
       StrategyTimeline* tl = timeline ? &r.strategies[k].timeline : nullptr;
       r.strategies[k].replications[static_cast<size_t>(rep.index)] = rep.engine.run(
-          *strategies[k], sim.checkpoint_interval(k), rep.failures, rep.schedule, tl);
+          *strategies[k], sim.checkpoint_interval(k), rep.schedule, tl);
       events += rep.engine.events_processed();
     }
     if (timeline) {

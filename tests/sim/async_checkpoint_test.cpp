@@ -39,7 +39,7 @@ TEST(AsyncCheckpoint, BackgroundWriteSlowsTheJobUntilItCommits) {
   Bench b(async_scenario());
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
-  const auto m = engine.run(*s, {});
+  const auto m = engine.run(*s, std::vector<FailureEvent>{});
   EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 54.0 / 10000, kTol);
   EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 54) / 10000, kTol);
   // Effective training time counts the slowed running as training: only the 9 pauses are lost.
@@ -89,14 +89,14 @@ TEST(AsyncCheckpoint, TokenBudgetCountsTheSlowedWork) {
   Bench b(sc);
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
-  const auto m = engine.run(*s, {});
+  const auto m = engine.run(*s, std::vector<FailureEvent>{});
   EXPECT_NEAR(at(m, Metric::kTimeToTrainDays), 5030.0 / 86400, kTol);
   // Stopping inside a background write: budget 1003 ideal s; pause 1000-1002, then half speed
   // from 1002: the last 3 s of work take 6 s, to 1008.
   sc.train_tokens = 1003;
   Bench c(sc);
   Engine e2(c.config);
-  const auto m2 = e2.run(*c.strategy("checkpoint_restart"), {});
+  const auto m2 = e2.run(*c.strategy("checkpoint_restart"), std::vector<FailureEvent>{});
   EXPECT_NEAR(at(m2, Metric::kTimeToTrainDays), 1008.0 / 86400, kTol);
 }
 
@@ -110,7 +110,7 @@ TEST(AsyncCheckpoint, AnIntervalBelowTheBackgroundWriteIsRaisedToIt) {
   auto s = b.strategy("checkpoint_restart");
   EventSchedule schedule;
   schedule.build({}, b.config.end);
-  const auto m = engine.run(*s, Duration::from_seconds(1), {}, schedule);
+  const auto m = engine.run(*s, Duration::from_seconds(1), schedule);
   EXPECT_NEAR(at(m, Metric::kGoodput), 4004.0 / 10000, kTol);
   expect_sums_to_one(m);
 }

@@ -201,7 +201,7 @@ TEST(MonteCarlo, TrajectoryFingerprintIsPinned) {
     const double interval_s =
         cfg->interval_s_for(rollback_rate_per_s(**st, 1e-4, shortage.short_probability,
                                                 shortage.in_domain_cover));
-    const auto m = engine.run(**st, Duration::from_seconds(interval_s), failures, schedule);
+    const auto m = engine.run(**st, Duration::from_seconds(interval_s), schedule);
     h = h * 31 + engine.trajectory_hash();
     events += engine.events_processed();
     goodput += at(m, Metric::kGoodput);

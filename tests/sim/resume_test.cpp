@@ -27,7 +27,7 @@ ReplicationMetrics run_every(Engine& engine, const Strategy& s, double interval_
                              const std::vector<FailureEvent>& failures, Time end) {
   EventSchedule schedule;
   schedule.build(failures, end);
-  return engine.run(s, Duration::from_seconds(interval_s), failures, schedule);
+  return engine.run(s, Duration::from_seconds(interval_s), schedule);
 }
 
 // NTP that restarts from the persistent checkpoint: the failure at 2500 rolls back to the

@@ -25,7 +25,8 @@ std::vector<ScheduledEvent> queue_order(const std::vector<FailureEvent>& failure
   push_failure();
   while (!q.empty()) {
     const QueuedEvent ev = q.pop();
-    out.push_back(ScheduledEvent{ev.time, ev.type, static_cast<int32_t>(ev.payload)});
+    const auto index = static_cast<int32_t>(ev.payload);
+    out.push_back(ScheduledEvent(ev.time, ev.type, index, failures[static_cast<size_t>(index)]));
     if (ev.type == EventType::kFailure) {
       const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
       if (e.repair < Duration::max() && e.time + e.repair < end) {
@@ -38,7 +39,8 @@ std::vector<ScheduledEvent> queue_order(const std::vector<FailureEvent>& failure
 }
 
 // Sorted failure times on a coarse grid (many equal times, bursts), each repair one of
-// `durations` (in seconds; -1 = never repaired), chosen by a fixed pseudo-random sequence.
+// `durations` (in seconds; -1 = never repaired), chosen by a fixed pseudo-random sequence; GPU
+// ranges, components and the interrupt flag vary too.
 std::vector<FailureEvent> failures_with(const std::vector<int64_t>& durations, int n,
                                         uint64_t seed) {
   std::vector<FailureEvent> out;
@@ -49,7 +51,9 @@ std::vector<FailureEvent> failures_with(const std::vector<int64_t>& durations, i
     t += static_cast<int64_t>((x >> 40) % 4);  // 0: a failure at the same second as the last
     FailureEvent e;
     e.time = Time::at(Duration::seconds_i(t));
-    e.gpus = GpuRange{i, 1};
+    e.gpus = GpuRange{i, 1 + static_cast<int32_t>((x >> 50) % 4)};
+    e.component = e.gpus.count == 1 ? Component::kGpu : Component::kNode;
+    e.interrupts = (x >> 33) % 3 != 0;
     const int64_t d = durations[static_cast<size_t>((x >> 20) % durations.size())];
     e.repair = d < 0 ? Duration::max() : Duration::seconds_i(d);
     out.push_back(e);
@@ -63,7 +67,37 @@ void expect_same(const std::vector<ScheduledEvent>& a, const std::vector<Schedul
     ASSERT_EQ(a[i].time, b[i].time) << "event " << i;
     ASSERT_EQ(a[i].type, b[i].type) << "event " << i;
     ASSERT_EQ(a[i].failure, b[i].failure) << "event " << i;
+    ASSERT_EQ(a[i].gpus(), b[i].gpus()) << "event " << i;
+    ASSERT_EQ(a[i].interrupts, b[i].interrupts) << "event " << i;
+    ASSERT_EQ(a[i].beyond_gpus, b[i].beyond_gpus) << "event " << i;
   }
+}
+
+// Each event carries its failure's GPUs and flags, for failures and repairs alike, whichever way
+// the schedule was built.
+void expect_fields_of_failures(const EventSchedule& schedule,
+                               const std::vector<FailureEvent>& failures) {
+  ASSERT_FALSE(schedule.events().empty());
+  for (const ScheduledEvent& ev : schedule.events()) {
+    const FailureEvent& e = failures[static_cast<size_t>(ev.failure)];
+    ASSERT_EQ(ev.gpus(), e.gpus);
+    ASSERT_EQ(ev.interrupts, e.interrupts);
+    ASSERT_EQ(ev.beyond_gpus, e.component != Component::kGpu);
+  }
+}
+
+TEST(EventSchedule, EventsCarryTheirFailuresGpusAndFlags) {
+  EventSchedule schedule;
+  auto failures = failures_with({3, 5}, 500, 3);
+  failures[7].gpus = GpuRange{9'999'000, 72};  // a domain near the 10^7-GPU limit
+  failures[7].component = Component::kDomain;
+  schedule.build(failures, Time::never());
+  EXPECT_TRUE(schedule.merged());
+  expect_fields_of_failures(schedule, failures);
+  const auto many = failures_with({1, 2, 3, 4, 5, 6, 7, 8, 9}, 500, 4);
+  schedule.build(many, Time::never());
+  EXPECT_FALSE(schedule.merged());
+  expect_fields_of_failures(schedule, many);
 }
 
 TEST(EventSchedule, FewFixedDurationsMergeInTheQueuesOrder) {

@@ -18,7 +18,7 @@ TEST(Transitions, NoFailuresOnlyCheckpointCost) {
   Bench b(small_scenario());
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
-  const auto m = engine.run(*s, {});
+  const auto m = engine.run(*s, std::vector<FailureEvent>{});
   // Pauses start at 1000, 2010, ..., 9090 (period 1010): 9 pauses of 10 s.
   EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 90.0 / 10000, kTol);
   EXPECT_NEAR(at(m, Metric::kGoodput), 9910.0 / 10000, kTol);
@@ -254,7 +254,7 @@ TEST(Transitions, TokenBudgetStopsAtTheTarget) {
   Engine engine(b.config);
   auto s = b.strategy("checkpoint_restart");
   // Pauses at 1000, 2010, 3020, 4030: the work reaches 5000 s at 5040 s.
-  const auto m = engine.run(*s, {});
+  const auto m = engine.run(*s, std::vector<FailureEvent>{});
   EXPECT_NEAR(at(m, Metric::kTimeToTrainDays), 5040.0 / 86400, kTol);
   EXPECT_NEAR(at(m, Metric::kGoodput), 5000.0 / 5040, kTol);
   // A failure at 2500 with a 1000 s repair (no spares): +480 rollback, +1000 stall, +250.

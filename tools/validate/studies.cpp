@@ -532,8 +532,8 @@ Result<EngineSummary> run_engine(const Prepared& p, int k, int reps, int threads
     sim::StrategyTimeline tl;
     tl.limit = 1000000;
     tl.checkpoint_mark_limit = 0;
-    const auto m = rep.engine.run(strategy, p.checkpoint_interval(static_cast<size_t>(k)),
-                                  rep.failures, rep.schedule, &tl);
+    const auto m =
+        rep.engine.run(strategy, p.checkpoint_interval(static_cast<size_t>(k)), rep.schedule, &tl);
     double worst = 1.0;
     for (const auto& seg : tl.segments) {
       const std::string_view st = seg.state;
