@@ -24,9 +24,10 @@ namespace {
 //   failures each): 1,781 and 3,021 MB, so 155 MB per worker (JobState's 16-byte state per GPU and
 //   the failure source's per-unit tables, 16 B per GPU) over 540 MB held once (54 B per GPU).
 // - failures: 800 racks (57,600 GPUs) over 1000 years, about 9.9e6 failures per replication:
-//   1,159 MB with 1 thread and 2,211 MB with 2, so about 110 B per failure per worker (the
-//   failure vector at up to twice its size and the event schedule). 9,999,936 GPUs over 5.5
-//   years (9.5e6 failures), 1 thread: 1,788 MB.
+//   1,458 MB with 1 thread and 2,616 MB with 2 (since the schedule's events carry their
+//   failure's GPUs, 24 B each; 1,159 and 2,211 MB before), so up to 146 B per failure per worker
+//   (the failure vector and the event schedule, each at up to twice its size). 9,999,936 GPUs
+//   over 5.5 years (9.5e6 failures), 1 thread: 1,539 MB.
 // - results: 120 B per strategy x replication (ReplicationMetrics); the results JSON document
 //   adds about 2.4 KB each (5 strategies of a 40-GPU scenario: 10^5 replications take 67 MB
 //   without the document, 1,152 MB with it; 3 x 10^5 with it, 3,731 MB).
@@ -36,7 +37,7 @@ constexpr double kSetupBytesPerGpu = 160;
 constexpr double kSharedBytesPerGpu = 60;
 constexpr double kSharedFixedBytes = 64.0 * (1 << 20);  // binary, models, profiles, allocator
 constexpr double kWorkerBytesPerGpu = 20;
-constexpr double kWorkerBytesPerFailure = 128;
+constexpr double kWorkerBytesPerFailure = 160;
 constexpr double kWorkerFixedBytes = 4.0 * (1 << 20);
 constexpr double kResultBytesPerRow = 128;
 constexpr double kDocumentBytesPerRow = 2400;
