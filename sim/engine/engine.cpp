@@ -127,11 +127,7 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s, Resume resume) c
   return std::clamp(interval_s, min_s, std::max(min_s, interval_s_chosen));
 }
 
-Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {
-  const int64_t host_gpus = std::max(1, cfg.host_gpus);
-  host_lost_epoch_.assign(
-      static_cast<size_t>((cfg.layout.cluster_gpus + host_gpus - 1) / host_gpus), 0);
-}
+Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {}
 
 Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
   if (restart) {
@@ -172,13 +168,117 @@ ReplicationMetrics Engine::run(const Strategy& strategy, const EventSchedule& sc
 
 ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_interval,
                                const EventSchedule& schedule, StrategyTimeline* timeline) {
+  begin(strategy, checkpoint_interval, timeline, nullptr);
+  replay(schedule.events(), 0);
+  advance(cfg_.end);
+  return finish();
+}
+
+// Inlined into both event loops.
+[[gnu::always_inline]] inline void Engine::apply(const ScheduledEvent& ev) {
+  ++events_;
+  if (ev.type == EventType::kFailure) on_failure(ev);
+  else on_repair(ev);
+  if (hashed_) {
+    mix_hash(static_cast<uint64_t>(now_.us()));
+    mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
+    mix_hash(std::bit_cast<uint64_t>(shape_.rate));
+    mix_hash(static_cast<uint64_t>(view_->failed_gpus()));
+  }
+}
+
+void Engine::replay(const std::vector<ScheduledEvent>& events, size_t from) {
+  const size_t n_events = events.size();
+  for (size_t i = from; i < n_events; ++i) {
+    const ScheduledEvent& ev = events[i];
+    prefetch_ahead(events, i);
+    if (!advance(ev.time)) break;
+    apply(ev);
+  }
+}
+
+bool Engine::shares_trajectory(const Strategy& a, const Strategy& b) {
+  if (!(a.rules() == b.rules()) || a.resume().mechanism != b.resume().mechanism) return false;
+  for (const Coverage c :
+       {Coverage::kShort, Coverage::kInDomainSpares, Coverage::kFreeGroups}) {
+    if (a.recovery(c) != b.recovery(c) || a.rolls_back(c) != b.rolls_back(c)) return false;
+  }
+  return true;
+}
+
+uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventSchedule& schedule,
+                              std::vector<ReplicationMetrics>& out) {
+  out.resize(runs.size());
+  uint64_t events = 0;
+  parted_ = 0;
+  if (runs.size() == 1 || cfg_.target_work_s > 0) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      out[k] = run(*runs[k].strategy, runs[k].checkpoint_interval, schedule);
+      events += events_;
+    }
+    return events;
+  }
+  for (const StrategyRun& r : runs) NTPSIM_CHECK(shares_trajectory(*runs[0].strategy, *r.strategy));
+  const size_t n_followers = runs.size() - 1;
+  while (followers_.size() < n_followers) followers_.push_back(std::make_unique<Engine>(cfg_));
+  begin(*runs[0].strategy, runs[0].checkpoint_interval, nullptr, nullptr);
+  // Followers still in step; one that parts is left behind and run alone below.
+  std::vector<Engine*> live;
+  live.reserve(n_followers);
+  for (size_t f = 0; f < n_followers; ++f) {
+    followers_[f]->begin(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, nullptr, this);
+    live.push_back(followers_[f].get());
+  }
+  const std::vector<ScheduledEvent>& evs = schedule.events();
+  // Without a token budget every run reaches every event (advance never ends a run early).
+  size_t i = 0;
+  for (; i < evs.size() && !live.empty(); ++i) {
+    const ScheduledEvent& ev = evs[i];
+    prefetch_ahead(evs, i);
+    // Every run integrates up to the event with the cluster state before it, then the leader
+    // changes the state and each follower applies the event reading the state after it.
+    advance(ev.time);
+    for (Engine* f : live) f->advance(ev.time);
+    apply(ev);
+    for (Engine* f : live) f->apply(ev);
+    std::erase_if(live, [this](const Engine* f) { return !f->in_step_with(*this); });
+  }
+  replay(evs, i);  // every follower parted: the leader goes on alone
+  advance(cfg_.end);
+  for (Engine* f : live) f->advance(cfg_.end);
+  out[0] = finish();
+  events += events_;
+  for (size_t f = 0; f < n_followers; ++f) {
+    Engine& e = *followers_[f];
+    const bool in_step = std::find(live.begin(), live.end(), &e) != live.end();
+    if (in_step) {
+      out[f + 1] = e.finish();
+      events += e.events_;
+    } else {  // on this engine, whose run is over
+      ++parted_;
+      out[f + 1] = run(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, schedule);
+      events += events_;
+    }
+  }
+  return events;
+}
+
+void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
+                   StrategyTimeline* timeline, const Engine* leader) {
   NTPSIM_CHECK(checkpoint_interval > Duration::zero());
   strategy_ = &strategy;
+  leader_ = leader;
+  view_ = leader != nullptr ? &leader->state_ : &state_;
   resume_ = strategy.resume().mechanism;
   // Under a restart mechanism repaired units join at the next restart, not in a planned one.
   rejoins_on_repair_ =
       resume_ == Resume::kInPlace && strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
   const bool memory = resume_ == Resume::kRestartFromMemory;
+  if (memory && host_lost_epoch_.empty()) {
+    const int64_t host_gpus = std::max(1, cfg_.host_gpus);
+    host_lost_epoch_.assign(
+        static_cast<size_t>((cfg_.layout.cluster_gpus + host_gpus - 1) / host_gpus), 0);
+  }
   cycle_exposed_ = memory ? cfg_.memory_exposed : cfg_.checkpoint_exposed;
   cycle_write_ = memory ? cfg_.memory_write : cfg_.checkpoint_write;
   // The snapshot's peer copy crosses the scale-out link; its contention is not modelled.
@@ -194,7 +294,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   ++epoch_;
   snapshot_lost_ = false;
   tl_ = timeline;
-  state_.reset(strategy.rules());
+  if (leader == nullptr) state_.reset(strategy.rules());
   now_ = Time::start();
   phase_ = Phase::kRunning;
   set_shape(current_shape());
@@ -212,29 +312,9 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   hashed_ = fingerprint_;
   hash_ = 0xcbf29ce484222325ULL;
   record_segment();
+}
 
-  const std::vector<ScheduledEvent>& events = schedule.events();
-  // A hint only: the GPU state of the event kPrefetchAhead events on starts loading early enough
-  // that its cache miss overlaps the work of the events in between (one event ahead was too
-  // short on a 1M-GPU cluster, whose per-GPU state far exceeds the caches).
-  constexpr size_t kPrefetchAhead = 4;
-  const size_t n_events = events.size();
-  for (size_t i = 0; i < n_events; ++i) {
-    const ScheduledEvent& ev = events[i];
-    if (i + kPrefetchAhead < n_events) state_.prefetch(events[i + kPrefetchAhead].gpus());
-    if (!advance(ev.time)) break;
-    ++events_;
-    if (ev.type == EventType::kFailure) on_failure(ev);
-    else on_repair(ev);
-    if (hashed_) {
-      mix_hash(static_cast<uint64_t>(now_.us()));
-      mix_hash(static_cast<uint64_t>(ev.type) * 8 + static_cast<uint64_t>(phase_));
-      mix_hash(std::bit_cast<uint64_t>(shape_.rate));
-      mix_hash(static_cast<uint64_t>(state_.failed_gpus()));
-    }
-  }
-  advance(cfg_.end);
-
+ReplicationMetrics Engine::finish() {
   const Time end_t = finished_ ? now_ : cfg_.end;
   const double el = end_t.seconds();
   NTPSIM_CHECK(el > 0);
@@ -266,6 +346,8 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
                                         : std::numeric_limits<double>::quiet_NaN();
   strategy_ = nullptr;
   tl_ = nullptr;
+  leader_ = nullptr;
+  view_ = &state_;
   return m;
 }
 
@@ -274,7 +356,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
 // Inlined into advance (once per stretch between events, checkpoints and pauses).
 [[gnu::always_inline]] inline void Engine::account_power(Duration dt, bool computing) {
   const double s = dt.seconds();
-  const int64_t failed = state_.failed_gpus();
+  const int64_t failed = view_->failed_gpus();
   const int64_t up = cfg_.layout.cluster_gpus - failed;
   if (computing) {
     const int64_t idle = std::max<int64_t>(0, up - shape_.running_gpus);
@@ -467,8 +549,8 @@ void Engine::fast_forward_checkpoints(Time t1) {
 // --- events ---------------------------------------------------------------------------------
 
 void Engine::on_failure(const ScheduledEvent& e) {
-  const bool hit = state_.fail(e.gpus());
-  failed_peak_ = std::max(failed_peak_, state_.failed_gpus());
+  const bool hit = fail_gpus(e.gpus());
+  failed_peak_ = std::max(failed_peak_, view_->failed_gpus());
   if (resume_ == Resume::kRestartFromMemory && e.beyond_gpus) note_host_loss(e.gpus());
   record_mark("failure");
   if (e.interrupts && hit && phase_ != Phase::kStalled) {
@@ -487,10 +569,10 @@ void Engine::interrupt() {
   const double pace = shape_.rate * (1.0 - (commit_at_ != Time::never() ? cycle_slowdown_ : 0.0));
   commit_at_ = Time::never();  // an in-flight checkpoint write is lost
   in_pause_ = false;
-  state_.reassign();
-  const auto& h = state_.histogram();
+  reassign();
+  const auto& h = view_->histogram();
   const Coverage coverage = h[cfg_.layout.tp] != cfg_.layout.job_groups ? Coverage::kShort
-                            : state_.whole_after_in_domain_swaps()      ? Coverage::kInDomainSpares
+                            : view_->whole_after_in_domain_swaps()      ? Coverage::kInDomainSpares
                                                                         : Coverage::kFreeGroups;
   const RecoveryKind kind = strategy_->recovery(coverage);
   const bool restart = strategy_->rolls_back(coverage);
@@ -571,29 +653,35 @@ void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
 }
 
 JobShape Engine::current_shape() const {
-  const std::vector<int32_t>& hist = state_.histogram();
-  JobShape s = strategy_->shape_counted(hist, state_.job_members() - hist[0]);
+  const std::vector<int32_t>& hist = view_->histogram();
+  JobShape s = strategy_->shape_counted(hist, view_->job_members() - hist[0]);
   if (strategy_->rules().spare_replicas) {
-    s = with_spare_replicas(s, state_.spare_replicas(), strategy_->shape_context());
+    s = with_spare_replicas(s, view_->spare_replicas(), strategy_->shape_context());
   }
   return s;
 }
 
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
-  state_.mark_histogram();
-  shape_spares_ = state_.spare_replicas();
+  if (leader_ == nullptr) {
+    state_.mark_histogram();
+  } else {
+    hist_mark_ = view_->histogram();  // same size after the first: no allocation
+  }
+  shape_spares_ = view_->spare_replicas();
 }
 
 bool Engine::membership_changed() const {
-  return state_.histogram_changed() ||
-         (strategy_->rules().spare_replicas && state_.spare_replicas() != shape_spares_);
+  const bool hist_changed =
+      leader_ == nullptr ? state_.histogram_changed() : view_->histogram() != hist_mark_;
+  return hist_changed ||
+         (strategy_->rules().spare_replicas && view_->spare_replicas() != shape_spares_);
 }
 
 // The recovery under way re-picks the job's groups at no extra cost; the job stalls when it
 // cannot run with them.
 void Engine::absorb_into_recovery() {
-  state_.reassign();
+  reassign();
   if (membership_changed()) {
     const JobShape next = current_shape();
     if (next.rate > 0) {
@@ -606,10 +694,10 @@ void Engine::absorb_into_recovery() {
 }
 
 void Engine::on_repair(const ScheduledEvent& e) {
-  state_.repair(e.gpus());
+  repair_gpus(e.gpus());
   record_mark("repair");
   if (phase_ == Phase::kStalled) {
-    state_.reassign();
+    reassign();
     bool changed = false;
     const JobShape next = shape_now(changed);
     if (next.rate > 0) {
@@ -620,7 +708,7 @@ void Engine::on_repair(const ScheduledEvent& e) {
     // The repaired units join the recovery already under way at no extra cost.
     absorb_into_recovery();
   } else if (rejoins_on_repair_) {
-    state_.reassign();
+    reassign();
     if (membership_changed()) {
       // Planned rejoin: reconfigure at an iteration boundary, nothing lost.
       const JobShape next = current_shape();
@@ -655,7 +743,7 @@ void Engine::add_segment() {
                                                    : "running";
   s.throughput = running ? shape_.rate : 0.0;
   s.usable_gpus = running ? shape_.running_gpus : 0;
-  s.failed_gpus = state_.failed_gpus();
+  s.failed_gpus = view_->failed_gpus();
   auto& list = tl_->segments;
   if (!list.empty()) {
     TimelineSegment& last = list.back();
@@ -682,8 +770,8 @@ void Engine::add_domains(GpuRange gpus, bool repair) {
     DomainChange c;
     c.domain = d;
     c.t_s = now_.seconds();
-    const int failed = state_.domain_failed_gpus(d);
-    c.tp = state_.domain_min_degree(d);
+    const int failed = view_->domain_failed_gpus(d);
+    c.tp = view_->domain_min_degree(d);
     if (failed == G) {
       c.state = "failed";
     } else if (c.tp == 0) {

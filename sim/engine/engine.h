@@ -30,8 +30,16 @@
 // convention of Daly's renewal model and Meta's E[ETTR], which draw no failures during recovery
 // (checkpoint_interval.h gives both modes' closed forms).
 //
-// Ownership: an Engine is a value holding its scratch state (cluster arrays, queue), reused across
-// runs without allocation. It keeps a reference to nothing but its config.
+// Strategies that share a trajectory: the cluster state a run sees (JobState) changes only through
+// failures, repairs and re-picks, and a re-pick happens at the same events for two strategies with
+// the same membership rules whose job is in the same phase (running, recovering until the same
+// instant, stalled) before every event. run_together runs such strategies in lockstep over one
+// JobState: the first leads and owns it, the others follow, each keeping its own shape, checkpoint
+// cycle and accounts, and reading the leader's cluster state after each event exactly as its own
+// run would have had it. A follower whose phase parts from the leader's is dropped and run alone
+// afterwards, so every result is bit for bit that of its own run.
+// Ownership: an Engine is a value holding its scratch state (cluster arrays, queue, follower
+// engines), reused across runs without allocation. It keeps a reference to nothing but its config.
 // Thread safety: one Engine per thread; Strategy and failure list are read-only.
 #pragma once
 
@@ -132,6 +140,24 @@ class Engine {
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          StrategyTimeline* timeline = nullptr);
 
+  // Whether `a` and `b` may run together (see top): the same membership rules, the same resume
+  // mechanism, and the same recovery and rollback for every coverage, so that their phases part
+  // only where their shapes do (one can run where the other stalls) or, resuming from memory,
+  // where their snapshots are lost at different times. Symmetric.
+  static bool shares_trajectory(const Strategy& a, const Strategy& b);
+  struct StrategyRun {
+    const Strategy* strategy = nullptr;
+    Duration checkpoint_interval;  // as run()'s
+  };
+  // Each of `runs` over `schedule`, as run(strategy, interval, schedule) would give it, into
+  // `out` (one per run, same order); returns the events all of them processed. REQUIRES: every
+  // run shares_trajectory with runs[0]. The runs go in lockstep (see top) unless there is one, or
+  // the run has a token budget (its runs end at different events): then one after another.
+  uint64_t run_together(const std::vector<StrategyRun>& runs, const EventSchedule& schedule,
+                        std::vector<ReplicationMetrics>& out);
+  // Of the last run_together: the followers that parted from the leader (each then ran alone).
+  size_t followers_parted() const { return parted_; }
+
   // Of the last run: events processed.
   uint64_t events_processed() const { return events_; }
   // Runs from now on keep a hash over every processed event and the state it left (time, type,
@@ -143,6 +169,41 @@ class Engine {
 
  private:
   enum class Phase { kRunning, kRecovering, kStalled };
+
+  // A run in three parts: begin (state reset, or for a follower the leader's state adopted; the
+  // leader begins first), apply each event after advancing to it, finish (the metrics).
+  void begin(const Strategy& strategy, Duration checkpoint_interval, StrategyTimeline* timeline,
+             const Engine* leader);
+  void apply(const ScheduledEvent& ev);
+  // Advances to and applies events[from...] (until the token budget is met).
+  void replay(const std::vector<ScheduledEvent>& events, size_t from);
+  ReplicationMetrics finish();
+  // A hint only: the GPU state of the event kPrefetchAhead events after `i` starts loading early
+  // enough that its cache miss overlaps the work of the events in between (one event ahead was
+  // too short on a 1M-GPU cluster, whose per-GPU state far exceeds the caches).
+  void prefetch_ahead(const std::vector<ScheduledEvent>& events, size_t i) const {
+    constexpr size_t kPrefetchAhead = 4;
+    if (i + kPrefetchAhead < events.size()) state_.prefetch(events[i + kPrefetchAhead].gpus());
+  }
+  // A follower's phase, and its end when recovering, equal the leader's: its next event changes
+  // the cluster state as the leader's does.
+  bool in_step_with(const Engine& leader) const {
+    return phase_ == leader.phase_ &&
+           (phase_ != Phase::kRecovering || recover_until_ == leader.recover_until_);
+  }
+  // The cluster state changes, done by the engine that owns the state (a follower's leader has
+  // done them already: a follower's failure hit the job when the leader's did).
+  bool fail_gpus(GpuRange gpus) {
+    if (leader_ != nullptr) return leader_->last_hit_;
+    last_hit_ = state_.fail(gpus);
+    return last_hit_;
+  }
+  void repair_gpus(GpuRange gpus) {
+    if (leader_ == nullptr) state_.repair(gpus);
+  }
+  void reassign() {
+    if (leader_ == nullptr) state_.reassign();
+  }
 
   bool advance(Time t1);  // integrate to t1; false when the token budget was reached
   void on_failure(const ScheduledEvent& e);
@@ -190,7 +251,15 @@ class Engine {
   bool membership_changed() const;
 
   EngineConfig cfg_;
-  JobState state_;
+  JobState state_;       // the cluster state this engine's runs own (unused by a follower)
+  const JobState* view_ = &state_;  // the state the run reads: its own, or its leader's
+  const Engine* leader_ = nullptr;  // while following
+  bool last_hit_ = false;           // the last failure hit the job (for followers)
+  // A follower's record of the histogram its shape was computed from (the leader's state keeps
+  // the leader's mark).
+  std::vector<int32_t> hist_mark_;
+  std::vector<std::unique_ptr<Engine>> followers_;  // created on first use, kept
+  size_t parted_ = 0;
   EventSchedule own_schedule_;  // for run() without a schedule
   const Strategy* strategy_ = nullptr;
   bool rejoins_on_repair_ = false;  // recovery(Coverage::kShort) != kRestart, fixed per run

@@ -38,7 +38,10 @@ struct BitCursor {
 }  // namespace
 
 JobState::JobState(const JobLayout& layout)
-    : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {
+    : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {}
+
+void JobState::allocate() {
+  const JobLayout& layout = layout_;
   gpu_.assign(static_cast<size_t>(layout.cluster_gpus), Gpu{});
   k_.assign(static_cast<size_t>(layout.total_groups), 0);
   words_per_domain_ = (layout.gpus_per_domain + 63) / 64;
@@ -58,6 +61,7 @@ JobState::JobState(const JobLayout& layout)
 void JobState::reset(const MembershipRules& rules) {
   NTPSIM_CHECK(static_cast<int>(rules.degree_by_failed.size()) == tp_ + 1);
   NTPSIM_CHECK(rules.degree_by_failed[0] == tp_);
+  if (gpu_.empty()) allocate();
   rules_ = &rules;
   track_swaps_ = rules.in_domain_spares && layout_.idle_per_domain > 0;
   failed_gpus_ = 0;

@@ -14,7 +14,8 @@
 // and count as whole spare replicas instead), then (jobs that may shrink) keep only whole
 // replicas.
 // Invariants: a group is in exactly one bucket; job members <= R*P; k[g] = down GPUs owned by g.
-// Ownership: a value, reused across runs through reset() (no allocation after the first run).
+// Ownership: a value, reused across runs through reset() (the per-GPU and per-group arrays are
+// allocated by the first reset, none after it).
 // Thread safety: none; one per thread.
 #pragma once
 
@@ -31,6 +32,7 @@ class JobState {
  public:
   explicit JobState(const JobLayout& layout);
 
+  // (Every query below REQUIRES a reset first.)
   // All GPUs up; the job holds the first R*P groups; groups of spare domains are free (or
   // excluded when !rules.use_spare_domains). `rules` must outlive the next reset.
   void reset(const MembershipRules& rules);
@@ -137,6 +139,7 @@ class JobState {
     int64_t members = 0, free_full = 0;
   };
   Initial initial_[2];
+  void allocate();  // sizes every array for the layout (the first reset)
   void build_initial(const MembershipRules& rules);
   // f(saved, live) for each array of the state and its copy in `init`; the swap bits only when
   // `swap_bits` (a run without in-domain swaps neither reads nor keeps them).

@@ -139,16 +139,37 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
   work.grow = [&](int n) {
     for (auto& st : r.strategies) st.replications.resize(static_cast<size_t>(n));
   };
+  // Strategies that share their cluster trajectory run together, in groups led by their first
+  // member (Engine::run_together; the results are those of separate runs).
+  std::vector<std::vector<size_t>> groups;
+  for (size_t k = 0; k < strategies.size(); ++k) {
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
+      return Engine::shares_trajectory(*strategies[g.front()], *strategies[k]);
+    });
+    if (group == groups.end()) groups.push_back({k});
+    else group->push_back(k);
+  }
   // Every strategy on the same failures (common random numbers); replication 0 records the
   // timeline when asked (only the worker running replication 0 touches it and the warnings).
   work.run = [&](const Replication& rep) {
     uint64_t events = 0;
     const bool timeline = rep.index == 0 && opts.timeline;
-    for (size_t k = 0; k < strategies.size(); ++k) {
-      StrategyTimeline* tl = timeline ? &r.strategies[k].timeline : nullptr;
-      r.strategies[k].replications[static_cast<size_t>(rep.index)] = rep.engine.run(
-          *strategies[k], sim.checkpoint_interval(k), rep.schedule, tl);
-      events += rep.engine.events_processed();
+    const auto i = static_cast<size_t>(rep.index);
+    if (timeline) {
+      for (size_t k = 0; k < strategies.size(); ++k) {
+        r.strategies[k].replications[i] = rep.engine.run(
+            *strategies[k], sim.checkpoint_interval(k), rep.schedule, &r.strategies[k].timeline);
+        events += rep.engine.events_processed();
+      }
+    } else {
+      std::vector<Engine::StrategyRun> runs;
+      std::vector<ReplicationMetrics> metrics;
+      for (const std::vector<size_t>& g : groups) {
+        runs.clear();
+        for (size_t k : g) runs.push_back({strategies[k].get(), sim.checkpoint_interval(k)});
+        events += rep.engine.run_together(runs, rep.schedule, metrics);
+        for (size_t j = 0; j < g.size(); ++j) r.strategies[g[j]].replications[i] = metrics[j];
+      }
     }
     if (timeline) {
       r.failures = failure_records(rep.failures, sim.topology(), rep.source.kind_names(),

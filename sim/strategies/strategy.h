@@ -114,6 +114,8 @@ struct MembershipRules {
   // whole extra DP replicas (P groups each) that carry the batch share the job's damaged replicas
   // give up, up to the global batch (JobState::spare_replicas, with_spare_replicas).
   bool spare_replicas = false;
+
+  bool operator==(const MembershipRules&) const = default;
 };
 
 // Per-scenario numbers every strategy's shape needs.

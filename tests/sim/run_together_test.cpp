@@ -1,0 +1,151 @@
+// Engine::run_together: strategies that share a cluster trajectory run in lockstep over one
+// JobState, and each result is bit for bit the result of its own run, including when a follower
+// parts from the leader and is run alone.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "sim/engine/engine.h"
+#include "tests/sim/sim_fixture.h"
+
+namespace ntpsim::sim {
+namespace {
+
+using testing::Bench;
+using testing::gpu_failure;
+using testing::in_place;
+
+// Four job domains of 8 GPUs at TP 4 and one spare domain; 400,000 s.
+Scenario four_domains() {
+  Scenario s = testing::small_scenario(1);
+  s.cluster.domains = 4;
+  s.layout.dp = 8;
+  s.workload.global_batch = 8;
+  s.horizon_s = 400000;
+  return s;
+}
+
+// `n` failures in time order from a fixed pseudo-random sequence: mostly single GPUs (3 in 4
+// interrupting), every `domain_every`-th a whole domain (a host's memory lost), repairs of 500 to
+// 20,000 s.
+std::vector<FailureEvent> failures(int n, int gpus, int gpus_per_domain, int domain_every,
+                                   uint64_t seed) {
+  std::vector<FailureEvent> out;
+  uint64_t x = seed;
+  double t = 0;
+  for (int i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    t += 20.0 + static_cast<double>((x >> 33) % 1500);
+    const double repair = 500.0 + static_cast<double>((x >> 13) % 19500);
+    if (domain_every > 0 && i % domain_every == domain_every - 1) {
+      const int64_t d = static_cast<int64_t>((x >> 41) % static_cast<uint64_t>(gpus / gpus_per_domain));
+      out.push_back(gpu_failure(t, d * gpus_per_domain, gpus_per_domain, repair));
+    } else {
+      const auto g = static_cast<int64_t>((x >> 45) % static_cast<uint64_t>(gpus));
+      out.push_back(gpu_failure(t, g, 1, repair, (x >> 7) % 4 != 0));
+    }
+  }
+  return out;
+}
+
+bool same_bits(const ReplicationMetrics& a, const ReplicationMetrics& b) {
+  return std::memcmp(&a, &b, sizeof(ReplicationMetrics)) == 0;
+}
+
+// Runs `runs` together and each alone, and expects the same metrics bit for bit and the same
+// event count; returns the followers that parted.
+size_t expect_as_alone(const Bench& b, const std::vector<Engine::StrategyRun>& runs,
+                       const EventSchedule& schedule) {
+  Engine together(b.config);
+  std::vector<ReplicationMetrics> out;
+  const uint64_t events = together.run_together(runs, schedule, out);
+  EXPECT_EQ(out.size(), runs.size());
+  Engine alone(b.config);
+  uint64_t alone_events = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const ReplicationMetrics m = alone.run(*runs[k].strategy, runs[k].checkpoint_interval, schedule);
+    alone_events += alone.events_processed();
+    EXPECT_TRUE(same_bits(m, out[k])) << "run " << k << ": goodput " << at(out[k], Metric::kGoodput)
+                                      << " together, " << at(m, Metric::kGoodput) << " alone";
+  }
+  EXPECT_EQ(events, alone_events);
+  return together.followers_parted();
+}
+
+TEST(RunTogether, SharesTrajectoryOnlyWithEqualRulesAndRecovery) {
+  Bench b(four_domains());
+  const auto ntp = b.strategy("ntp");
+  const auto boost = b.strategy("ntp_power_boost");
+  const auto slow = b.strategy("ntp", {{"keep_pace", ParamValue(false)}});
+  const auto ntp_in_place = b.strategy("ntp", in_place());
+  const auto min_tp3 = b.strategy("ntp", {{"min_tp", ParamValue(int64_t{3})}});
+  const auto cr = b.strategy("checkpoint_restart");
+  ASSERT_TRUE(ntp && boost && slow && ntp_in_place && min_tp3 && cr);
+  EXPECT_TRUE(Engine::shares_trajectory(*ntp, *boost));
+  EXPECT_TRUE(Engine::shares_trajectory(*boost, *ntp));
+  EXPECT_TRUE(Engine::shares_trajectory(*ntp, *slow));
+  EXPECT_FALSE(Engine::shares_trajectory(*ntp, *ntp_in_place));  // another resume mechanism
+  EXPECT_FALSE(Engine::shares_trajectory(*ntp, *min_tp3));       // other degrees per failure
+  EXPECT_FALSE(Engine::shares_trajectory(*ntp, *cr));
+}
+
+TEST(RunTogether, EachResultIsItsOwnRunsBitForBit) {
+  Bench b(four_domains());
+  EventSchedule schedule;
+  schedule.build(failures(400, 40, 8, 0, 11), b.config.end);
+  ASSERT_GT(schedule.events().size(), 700u);
+  // Restarting from the checkpoint (the default) and in place, each with two followers that
+  // differ in power and pace; the last at its own checkpoint interval.
+  for (const bool recover_in_place : {false, true}) {
+    auto params = [&](std::map<std::string, ParamValue> p) {
+      return recover_in_place ? in_place(std::move(p)) : p;
+    };
+    const auto ntp = b.strategy("ntp", params({}));
+    const auto boost = b.strategy("ntp_power_boost", params({}));
+    const auto slow = b.strategy("ntp", params({{"keep_pace", ParamValue(false)}}));
+    ASSERT_TRUE(ntp && boost && slow);
+    const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
+                                                   {boost.get(), Duration::from_seconds(1000)},
+                                                   {slow.get(), Duration::from_seconds(2500)}};
+    EXPECT_EQ(expect_as_alone(b, runs, schedule), 0u) << "in place: " << recover_in_place;
+    // One strategy alone runs as run() does.
+    expect_as_alone(b, {runs[1]}, schedule);
+  }
+}
+
+TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
+  // Restarting from memory with snapshots 300 s and 4000 s apart: whole-domain failures lose a
+  // host's snapshot and its peer's within one snapshot period of the slower cycle but not of the
+  // faster, so their restarts cost different times and their phases part.
+  Scenario s = four_domains();
+  Bench b(s);
+  EventSchedule schedule;
+  schedule.build(failures(300, 40, 8, 2, 5), b.config.end);
+  const auto fast = b.strategy("ntp", {{"resume", ParamValue(std::string("restart_from_memory"))}});
+  const auto slow = b.strategy("ntp", {{"resume", ParamValue(std::string("restart_from_memory"))}});
+  ASSERT_TRUE(fast && slow);
+  ASSERT_TRUE(Engine::shares_trajectory(*fast, *slow));
+  const std::vector<Engine::StrategyRun> runs = {{fast.get(), Duration::from_seconds(300)},
+                                                 {slow.get(), Duration::from_seconds(4000)}};
+  EXPECT_EQ(expect_as_alone(b, runs, schedule), 1u);
+}
+
+TEST(RunTogether, ATokenBudgetRunsEachAlone) {
+  Scenario s = four_domains();
+  s.train_tokens = 1.0;  // ideal seconds at 1 token/s (Bench's EngineConfig)
+  Bench b(s);
+  b.config = *EngineConfig::make(s, b.layout, 0.0, 1.0 / 50000.0);  // 50,000 ideal seconds
+  EventSchedule schedule;
+  schedule.build(failures(200, 40, 8, 0, 3), b.config.end);
+  const auto ntp = b.strategy("ntp");
+  const auto boost = b.strategy("ntp_power_boost");
+  ASSERT_TRUE(ntp && boost);
+  const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
+                                                 {boost.get(), Duration::from_seconds(1000)}};
+  EXPECT_EQ(expect_as_alone(b, runs, schedule), 0u);
+}
+
+}  // namespace
+}  // namespace ntpsim::sim
