@@ -286,6 +286,10 @@ void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
   // A write must commit before the next one starts: the interval is at least its background
   // part, in whole microseconds (an interval chosen in seconds at that bound may round below it).
   interval_ = std::max(checkpoint_interval, cycle_write_ - cycle_exposed_);
+  {
+    const Duration period = cycle_exposed_ + interval_;
+    skip_from_ = period <= Duration::zero() || cycle_write_ > period ? Duration::max() : period * 2;
+  }
   persist_every_ =
       memory ? std::max<int64_t>(1, std::llround(cfg_.interval_s_chosen / interval_.seconds())) : 1;
   snapshot_index_ = 0;
@@ -451,7 +455,7 @@ bool Engine::advance(Time t1) {
       if (now_ == commit_at_) commit_snapshot();
       if (now_ == next_ckpt) {
         start_checkpoint();
-        fast_forward_checkpoints(t1);
+        if (t1 - now_ >= skip_from_) fast_forward_checkpoints(t1);
       }
     }
   }
@@ -489,11 +493,7 @@ void Engine::commit_snapshot() {
 // and commits the previous snapshot (write <= period, ensured by EngineConfig::make).
 void Engine::fast_forward_checkpoints(Time t1) {
   const Duration period = cycle_exposed_ + interval_;
-  if (period <= Duration::zero() || cycle_write_ > period) return;
-  // Fewer than two periods to t1 (the common case: checkpoints far apart against the events)
-  // leave k < 1: nothing to skip, and no division to find it out. The token budget only
-  // lowers k.
-  if ((t1 - now_) < period * 2) return;
+  NTPSIM_CHECK(period > Duration::zero() && cycle_write_ <= period && t1 - now_ >= period * 2);
   int64_t k = (t1 - now_).us() / period.us() - 1;
   const double interval_s = interval_.seconds();
   // Of each interval, the first (write - exposed) runs slowed by the background write.

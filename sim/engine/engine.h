@@ -212,6 +212,7 @@ class Engine {
   void absorb_into_recovery();  // a repair (or an ignored failure) during a recovery pause
   void start_recovery(Duration pause, RecoveryKind kind, bool restart);
   void start_checkpoint();
+  // REQUIRES: t1 - now_ >= skip_from_ (the caller's check: no call where nothing is skipped).
   void fast_forward_checkpoints(Time t1);
   void account_power(Duration dt, bool computing);  // energy and failed-GPU time
   // `slowdown`: the share of the rate a background checkpoint write takes (checkpoint time).
@@ -277,6 +278,10 @@ class Engine {
   // Checkpoint cycle (with restart_from_memory: the in-memory snapshot cycle, every
   // persist_every_-th snapshot also written to persistent storage in the background).
   Duration interval_;  // this run's checkpoint interval
+  // Two periods (pause + interval): fewer to the next event (the common case: checkpoints far
+  // apart against the events) leave nothing to skip; Duration::max() when periods are never
+  // skipped (a write longer than the period, or no period).
+  Duration skip_from_;
   Resume resume_ = Resume::kInPlace;
   Duration cycle_exposed_, cycle_write_;
   double cycle_slowdown_ = 0.0;  // throughput share lost while a write runs in the background
