@@ -23,8 +23,9 @@
 namespace ntpsim::sim {
 
 // An event with the fields of its failure that a run reads (the GPUs, whether it interrupts,
-// whether it takes more than GPUs), copied once per replication so that every strategy's run streams through this list
-// alone instead of also reading the failure list out of order (a repair's failure is far behind).
+// whether it takes more than GPUs), copied once per replication so that every strategy's run
+// streams through this list alone instead of also reading the failure list out of order (a
+// repair's failure is far behind).
 struct ScheduledEvent {
   Time time;
   int32_t failure = 0;  // index into the replication's failure list

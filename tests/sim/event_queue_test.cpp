@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/sim/lcg.h"
+
 namespace ntpsim::sim {
 namespace {
 
@@ -34,9 +36,9 @@ TEST(EventQueue, ManyEqualKeysKeepInsertionOrderAndClearRestartsSequence) {
 
 TEST(EventQueue, RandomInsertionsComeOutSorted) {
   EventQueue q;
-  uint64_t x = 12345;
+  testing::Lcg rng{12345};
   for (int i = 0; i < 1000; ++i) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t x = rng.next();
     q.push(at_s(static_cast<int64_t>(x >> 54)), static_cast<EventPriority>((x >> 20) & 1),
            EventType::kFailure, i);
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/engine.h"
+#include "tests/sim/lcg.h"
 #include "tests/sim/sim_fixture.h"
 
 namespace ntpsim::sim {
@@ -33,14 +34,15 @@ Scenario four_domains() {
 std::vector<FailureEvent> failures(int n, int gpus, int gpus_per_domain, int domain_every,
                                    uint64_t seed) {
   std::vector<FailureEvent> out;
-  uint64_t x = seed;
+  testing::Lcg rng{seed};
+  const auto domains = static_cast<uint64_t>(gpus / gpus_per_domain);
   double t = 0;
   for (int i = 0; i < n; ++i) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t x = rng.next();
     t += 20.0 + static_cast<double>((x >> 33) % 1500);
     const double repair = 500.0 + static_cast<double>((x >> 13) % 19500);
     if (domain_every > 0 && i % domain_every == domain_every - 1) {
-      const int64_t d = static_cast<int64_t>((x >> 41) % static_cast<uint64_t>(gpus / gpus_per_domain));
+      const auto d = static_cast<int64_t>((x >> 41) % domains);
       out.push_back(gpu_failure(t, d * gpus_per_domain, gpus_per_domain, repair));
     } else {
       const auto g = static_cast<int64_t>((x >> 45) % static_cast<uint64_t>(gpus));
@@ -65,7 +67,8 @@ size_t expect_as_alone(const Bench& b, const std::vector<Engine::StrategyRun>& r
   Engine alone(b.config);
   uint64_t alone_events = 0;
   for (size_t k = 0; k < runs.size(); ++k) {
-    const ReplicationMetrics m = alone.run(*runs[k].strategy, runs[k].checkpoint_interval, schedule);
+    const ReplicationMetrics m =
+        alone.run(*runs[k].strategy, runs[k].checkpoint_interval, schedule);
     alone_events += alone.events_processed();
     EXPECT_TRUE(same_bits(m, out[k])) << "run " << k << ": goodput " << at(out[k], Metric::kGoodput)
                                       << " together, " << at(m, Metric::kGoodput) << " alone";

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "tests/sim/lcg.h"
+
 namespace ntpsim::sim {
 namespace {
 
@@ -44,10 +46,10 @@ std::vector<ScheduledEvent> queue_order(const std::vector<FailureEvent>& failure
 std::vector<FailureEvent> failures_with(const std::vector<int64_t>& durations, int n,
                                         uint64_t seed) {
   std::vector<FailureEvent> out;
-  uint64_t x = seed;
+  testing::Lcg rng{seed};
   int64_t t = 0;
   for (int i = 0; i < n; ++i) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t x = rng.next();
     t += static_cast<int64_t>((x >> 40) % 4);  // 0: a failure at the same second as the last
     FailureEvent e;
     e.time = Time::at(Duration::seconds_i(t));
