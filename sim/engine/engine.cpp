@@ -297,6 +297,7 @@ void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
   persist_snapshot_ = since_persist_ = Progress{};
   ++epoch_;
   snapshot_lost_ = false;
+  ++memo_run_;  // a new strategy (or a new replication): the memo's entries are stale
   tl_ = timeline;
   if (leader == nullptr) state_.reset(strategy.rules());
   now_ = Time::start();
@@ -654,12 +655,28 @@ void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
   record_segment();
 }
 
-JobShape Engine::current_shape() const {
+JobShape Engine::current_shape() {
   const std::vector<int32_t>& hist = view_->histogram();
-  JobShape s = strategy_->shape_counted(hist, view_->job_members() - hist[0]);
-  if (strategy_->rules().spare_replicas) {
-    s = with_spare_replicas(s, view_->spare_replicas(), strategy_->shape_context());
+  const bool with_spares = strategy_->rules().spare_replicas;
+  const int64_t spares = with_spares ? view_->spare_replicas() : 0;
+  const uint64_t hash =
+      view_->histogram_hash() + static_cast<uint64_t>(spares) * 0x9e3779b97f4a7c15ULL;
+  const size_t n = hist.size();
+  if (memo_.empty()) {
+    memo_.resize(kShapeMemoSlots);
+    memo_hist_.resize(kShapeMemoSlots * n);
   }
+  const size_t slot = static_cast<size_t>(hash >> 58);  // the top 6 bits: kShapeMemoSlots = 64
+  ShapeMemo& m = memo_[slot];
+  int32_t* const key = &memo_hist_[slot * n];
+  if (m.run == memo_run_ && m.hash == hash && m.spares == spares &&
+      std::equal(hist.begin(), hist.end(), key)) {
+    return m.shape;
+  }
+  JobShape s = strategy_->shape_counted(hist, view_->job_members() - hist[0]);
+  if (with_spares) s = with_spare_replicas(s, spares, strategy_->shape_context());
+  m = ShapeMemo{memo_run_, hash, spares, s};
+  std::copy(hist.begin(), hist.end(), key);
   return s;
 }
 
@@ -669,13 +686,16 @@ void Engine::set_shape(const JobShape& shape) {
     state_.mark_histogram();
   } else {
     hist_mark_ = view_->histogram();  // same size after the first: no allocation
+    hist_mark_hash_ = view_->histogram_hash();
   }
   shape_spares_ = view_->spare_replicas();
 }
 
 bool Engine::membership_changed() const {
-  const bool hist_changed =
-      leader_ == nullptr ? state_.histogram_changed() : view_->histogram() != hist_mark_;
+  // A follower: a different hash settles it; an equal one is confirmed on the whole histogram.
+  const bool hist_changed = leader_ == nullptr ? state_.histogram_changed()
+                            : view_->histogram_hash() != hist_mark_hash_ ||
+                                view_->histogram() != hist_mark_;
   return hist_changed ||
          (strategy_->rules().spare_replicas && view_->spare_replicas() != shape_spares_);
 }

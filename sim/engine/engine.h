@@ -236,13 +236,14 @@ class Engine {
   void note_host_loss(GpuRange gpus);  // restart_from_memory: copies lost since the snapshot
   void commit_snapshot();
   // The strategy's shape of the job's groups now, with the spare replicas that join in fixed
-  // mini-batch mode.
-  JobShape current_shape() const;
+  // mini-batch mode: from the run's memo when this histogram and spare count came up before,
+  // else from the strategy (a shape is a pure function of the two, so bit for bit the same).
+  JobShape current_shape();
   // What current_shape() would return, and whether it differs from shape_'s membership: while
   // the membership shape_ was computed from is unchanged, shape_ itself (a shape is a pure
   // function of the histogram and the spare replicas, so it is bit for bit the same), without
   // calling the strategy.
-  JobShape shape_now(bool& changed) const {
+  JobShape shape_now(bool& changed) {
     changed = membership_changed();
     return changed ? current_shape() : shape_;
   }
@@ -256,9 +257,24 @@ class Engine {
   const JobState* view_ = &state_;  // the state the run reads: its own, or its leader's
   const Engine* leader_ = nullptr;  // while following
   bool last_hit_ = false;           // the last failure hit the job (for followers)
-  // A follower's record of the histogram its shape was computed from (the leader's state keeps
-  // the leader's mark).
+  // A follower's record of the histogram its shape was computed from, and its hash (the
+  // leader's state keeps the leader's mark).
   std::vector<int32_t> hist_mark_;
+  uint64_t hist_mark_hash_ = 0;
+  // The shapes this run computed, by histogram and spare replicas: a direct-mapped table indexed
+  // by the histogram's hash (JobState::histogram_hash), each entry verified against its whole
+  // histogram. A run meets few distinct histograms (its damaged groups come and go), and a hit
+  // replaces the strategy's shape computation (divisions, per-degree loops) by one comparison.
+  struct ShapeMemo {
+    uint64_t run = 0;  // the run that stored it (memo_run_); older entries are stale
+    uint64_t hash = 0;
+    int64_t spares = 0;
+    JobShape shape;
+  };
+  static constexpr size_t kShapeMemoSlots = 64;
+  std::vector<ShapeMemo> memo_;
+  std::vector<int32_t> memo_hist_;  // slot i's histogram at [i * (T + 1), (i + 1) * (T + 1))
+  uint64_t memo_run_ = 0;
   std::vector<std::unique_ptr<Engine>> followers_;  // created on first use, kept
   size_t parted_ = 0;
   EventSchedule own_schedule_;  // for run() without a schedule

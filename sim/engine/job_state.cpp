@@ -53,6 +53,14 @@ void JobState::allocate() {
   head_.assign(static_cast<size_t>(excluded_bucket_) + 1, -1);
   hist_.assign(static_cast<size_t>(tp_) + 1, 0);
   hist_mark_ = hist_;
+  hist_weight_.resize(hist_.size());
+  for (size_t d = 0; d < hist_weight_.size(); ++d) {
+    // splitmix64 of the degree: well-mixed weights, so that the hash's high bits index a table.
+    uint64_t z = (d + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    hist_weight_[d] = z ^ (z >> 31);
+  }
   free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   damaged_scratch_.reserve(static_cast<size_t>(layout.total_groups));
@@ -72,6 +80,7 @@ void JobState::reset(const MembershipRules& rules) {
     for_each_array(init, true, [](auto& saved, const auto& live) { saved = live; });
     init.members = members_;
     init.free_full = free_full_;
+    init.hist_hash = hist_hash_;
     init.built = true;
     mark_histogram();
     return;
@@ -82,6 +91,7 @@ void JobState::reset(const MembershipRules& rules) {
   });
   members_ = init.members;
   free_full_ = init.free_full;
+  hist_hash_ = init.hist_hash;
   mark_histogram();
 }
 
@@ -115,6 +125,7 @@ void JobState::build_initial(const MembershipRules& rules) {
   std::fill(bucket_.begin(), bucket_.end(), -1);
   std::fill(head_.begin(), head_.end(), -1);
   std::fill(hist_.begin(), hist_.end(), 0);
+  hist_hash_ = 0;
   std::fill(free_mask_.begin(), free_mask_.end(), 0);
   std::fill(job_mask_.begin(), job_mask_.end(), 0);
   members_ = 0;

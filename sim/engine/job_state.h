@@ -61,6 +61,10 @@ class JobState {
   // The histogram differs from the one at the last mark (exact, kept per degree as groups move,
   // so the question costs no comparison of the two).
   bool histogram_changed() const { return hist_diff_ != 0; }
+  // A hash of the histogram, kept as groups move (sum over d of hist[d] x a fixed pseudo-random
+  // weight of d, modulo 2^64): equal histograms have equal hashes, and different ones almost
+  // never do, so a lookup keyed by the histogram compares the whole of it only on a hash match.
+  uint64_t histogram_hash() const { return hist_hash_; }
   int64_t job_members() const { return members_; }
   int64_t failed_gpus() const { return failed_gpus_; }
   // Whole DP replicas the free groups at the full degree form (free full-degree groups / P): the
@@ -121,9 +125,12 @@ class JobState {
   std::vector<int32_t> hist_;
   std::vector<int32_t> hist_mark_;  // the histogram at the last mark_histogram()
   int hist_diff_ = 0;               // degrees d with hist_[d] != hist_mark_[d]
+  std::vector<uint64_t> hist_weight_;  // per degree, for hist_hash_
+  uint64_t hist_hash_ = 0;
   void add_to_hist(int d, int32_t delta) {
     const bool was = hist_[d] != hist_mark_[d];
     hist_[d] += delta;
+    hist_hash_ += hist_weight_[d] * static_cast<uint64_t>(static_cast<int64_t>(delta));
     hist_diff_ += static_cast<int>(hist_[d] != hist_mark_[d]) - static_cast<int>(was);
   }
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
@@ -137,6 +144,7 @@ class JobState {
     std::vector<int32_t> next, prev, head, hist;
     std::vector<uint64_t> free_mask, job_mask, down_bits, idle_up_bits;
     int64_t members = 0, free_full = 0;
+    uint64_t hist_hash = 0;
   };
   Initial initial_[2];
   void allocate();  // sizes every array for the layout (the first reset)

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include "models/base/random.h"
 #include "tests/sim/sim_fixture.h"
@@ -37,8 +39,12 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
         rules_for(4, variant & 1, true, variant & 2, !(variant & 1));
     JobState js(*layout);
     js.reset(rules);
+    const std::vector<int32_t> healthy_hist = js.histogram();
+    const uint64_t healthy_hash = js.histogram_hash();
     std::vector<int> down(static_cast<size_t>(layout->cluster_gpus), 0);
     std::vector<GpuRange> open;
+    // The histogram's hash depends on the histogram alone, however the state reached it.
+    std::map<std::vector<int32_t>, uint64_t> hash_of;
     Stream rng(7, static_cast<uint64_t>(variant), "jobstate");
     for (int step = 0; step < 3000; ++step) {
       if (open.empty() || rng.uniform01() < 0.55) {
@@ -63,6 +69,8 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
       const auto& h = js.histogram();
       ASSERT_EQ(std::accumulate(h.begin(), h.end(), int64_t{0}), js.job_members());
       ASSERT_LE(js.job_members(), layout->job_groups);
+      const auto seen = hash_of.emplace(h, js.histogram_hash()).first;
+      ASSERT_EQ(seen->second, js.histogram_hash());
       if (step % 3 == 0) {
         ASSERT_EQ(h[0], 0);  // reassign drops unusable members
         if (!rules.needs_full_job) {
@@ -75,6 +83,15 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
         ASSERT_EQ(js.domain_failed_gpus(d), n);
       }
     }
+    // Distinct histograms met here all hashed apart (a 64-bit hash: a clash would be a flaw).
+    std::set<uint64_t> hashes;
+    for (const auto& [hist, hash] : hash_of) hashes.insert(hash);
+    EXPECT_EQ(hashes.size(), hash_of.size());
+    EXPECT_GT(hash_of.size(), 10u);
+    // A reset gives back the healthy histogram and its hash.
+    js.reset(rules);
+    EXPECT_EQ(js.histogram(), healthy_hist);
+    EXPECT_EQ(js.histogram_hash(), healthy_hash);
   }
 }
 
