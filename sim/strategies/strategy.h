@@ -138,6 +138,8 @@ class Strategy {
   const ShapeContext& shape_context() const { return ctx_; }
 
   // `hist[d]`, d = 0..T: the job's groups running at degree d (hist[0] = unusable members).
+  // A pure function of `hist` (and the construction-time tables): the engine reuses a shape
+  // whenever the same histogram comes back within a run (Engine::current_shape).
   virtual JobShape shape(const std::vector<int32_t>& hist) const = 0;
   // shape(hist), given `usable` = hist[1] + ... + hist[T], which the caller keeps: equal to
   // shape(hist) for every strategy; one whose shape sums the histogram overrides it to skip the
