@@ -33,6 +33,14 @@ constexpr uint64_t fnv1a64(std::string_view s, uint64_t h = 0xcbf29ce484222325UL
   return h;
 }
 
+// SplitMix64's finaliser: a bijection of 64-bit words with full avalanche (every output bit
+// depends on every input bit), for hashing keys and deriving well-mixed constants.
+constexpr uint64_t fmix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 // The 128 bits a stream is seeded from.
 struct StreamMaterial {
   uint64_t hi = 0;

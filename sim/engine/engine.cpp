@@ -127,7 +127,11 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s, Resume resume) c
   return std::clamp(interval_s, min_s, std::max(min_s, interval_s_chosen));
 }
 
-Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), state_(cfg.layout) {}
+Engine::Engine(const EngineConfig& cfg)
+    : cfg_(cfg),
+      state_(cfg.layout),
+      memo_(kShapeMemoSlots),
+      memo_hist_(kShapeMemoSlots * static_cast<size_t>(cfg.layout.tp + 1)) {}
 
 Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
   if (restart) {
@@ -661,11 +665,7 @@ JobShape Engine::current_shape() {
   const int64_t spares = with_spares ? view_->spare_replicas() : 0;
   const uint64_t hash =
       view_->histogram_hash() + static_cast<uint64_t>(spares) * 0x9e3779b97f4a7c15ULL;
-  const size_t n = hist.size();
-  if (memo_.empty()) {
-    memo_.resize(kShapeMemoSlots);
-    memo_hist_.resize(kShapeMemoSlots * n);
-  }
+  const size_t n = hist.size();  // T + 1, as memo_hist_ was sized
   const size_t slot = static_cast<size_t>(hash >> 58);  // the top 6 bits: kShapeMemoSlots = 64
   ShapeMemo& m = memo_[slot];
   int32_t* const key = &memo_hist_[slot * n];

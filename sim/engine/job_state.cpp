@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "models/base/check.h"
+#include "models/base/random.h"
 
 namespace ntpsim::sim {
 namespace {
@@ -55,11 +56,8 @@ void JobState::allocate() {
   hist_mark_ = hist_;
   hist_weight_.resize(hist_.size());
   for (size_t d = 0; d < hist_weight_.size(); ++d) {
-    // splitmix64 of the degree: well-mixed weights, so that the hash's high bits index a table.
-    uint64_t z = (d + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    hist_weight_[d] = z ^ (z >> 31);
+    // SplitMix64 of the degree: well-mixed weights, so that the hash's high bits index a table.
+    hist_weight_[d] = fmix64((d + 1) * 0x9e3779b97f4a7c15ULL);
   }
   free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
   job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
