@@ -130,8 +130,11 @@ double EngineConfig::interval_s_for(double rollback_rate_per_s, Resume resume) c
 Engine::Engine(const EngineConfig& cfg)
     : cfg_(cfg),
       state_(cfg.layout),
+      mark_mask_(state_.histogram_mask_words()),
+      mark_counts_(static_cast<size_t>(cfg.layout.tp) + 1),
       memo_(kShapeMemoSlots),
-      memo_hist_(kShapeMemoSlots * static_cast<size_t>(cfg.layout.tp + 1)) {}
+      memo_mask_(kShapeMemoSlots * state_.histogram_mask_words()),
+      memo_counts_(kShapeMemoSlots * (static_cast<size_t>(cfg.layout.tp) + 1)) {}
 
 Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
   if (restart) {
@@ -665,37 +668,32 @@ JobShape Engine::current_shape() {
   const int64_t spares = with_spares ? view_->spare_replicas() : 0;
   const uint64_t hash =
       view_->histogram_hash() + static_cast<uint64_t>(spares) * 0x9e3779b97f4a7c15ULL;
-  const size_t n = hist.size();  // T + 1, as memo_hist_ was sized
   const size_t slot = static_cast<size_t>(hash >> 58);  // the top 6 bits: kShapeMemoSlots = 64
   ShapeMemo& m = memo_[slot];
-  int32_t* const key = &memo_hist_[slot * n];
+  uint64_t* const mask = &memo_mask_[slot * state_.histogram_mask_words()];
+  int32_t* const counts = &memo_counts_[slot * hist.size()];  // T + 1 per slot
   if (m.run == memo_run_ && m.hash == hash && m.spares == spares &&
-      std::equal(hist.begin(), hist.end(), key)) {
+      view_->histogram_equals(mask, counts)) {
     return m.shape;
   }
   JobShape s = strategy_->shape_counted(hist, view_->job_members() - hist[0]);
   if (with_spares) s = with_spare_replicas(s, spares, strategy_->shape_context());
   m = ShapeMemo{memo_run_, hash, spares, s};
-  std::copy(hist.begin(), hist.end(), key);
+  view_->save_histogram(mask, counts);
   return s;
 }
 
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
-  if (leader_ == nullptr) {
-    state_.mark_histogram();
-  } else {
-    hist_mark_ = view_->histogram();  // same size after the first: no allocation
-    hist_mark_hash_ = view_->histogram_hash();
-  }
+  mark_hash_ = view_->histogram_hash();
+  view_->save_histogram(mark_mask_.data(), mark_counts_.data());
   shape_spares_ = view_->spare_replicas();
 }
 
 bool Engine::membership_changed() const {
-  // A follower: a different hash settles it; an equal one is confirmed on the whole histogram.
-  const bool hist_changed = leader_ == nullptr ? state_.histogram_changed()
-                            : view_->histogram_hash() != hist_mark_hash_ ||
-                                view_->histogram() != hist_mark_;
+  // A different hash settles it; an equal one is confirmed on the whole histogram.
+  const bool hist_changed = view_->histogram_hash() != mark_hash_ ||
+                            !view_->histogram_equals(mark_mask_.data(), mark_counts_.data());
   return hist_changed ||
          (strategy_->rules().spare_replicas && view_->spare_replicas() != shape_spares_);
 }

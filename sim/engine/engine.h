@@ -257,14 +257,16 @@ class Engine {
   const JobState* view_ = &state_;  // the state the run reads: its own, or its leader's
   const Engine* leader_ = nullptr;  // while following
   bool last_hit_ = false;           // the last failure hit the job (for followers)
-  // A follower's record of the histogram its shape was computed from, and its hash (the
-  // leader's state keeps the leader's mark).
-  std::vector<int32_t> hist_mark_;
-  uint64_t hist_mark_hash_ = 0;
+  // The histogram shape_ was computed from: its hash, and its compact form
+  // (JobState::save_histogram: the non-empty degrees' mask and their counts).
+  uint64_t mark_hash_ = 0;
+  std::vector<uint64_t> mark_mask_;
+  std::vector<int32_t> mark_counts_;
   // The shapes this run computed, by histogram and spare replicas: a direct-mapped table indexed
   // by the histogram's hash (JobState::histogram_hash), each entry verified against its whole
-  // histogram. A run meets few distinct histograms (its damaged groups come and go), and a hit
-  // replaces the strategy's shape computation (divisions, per-degree loops) by one comparison.
+  // histogram (in compact form). A run meets few distinct histograms (its damaged groups come
+  // and go), and a hit replaces the strategy's shape computation (divisions, per-degree loops)
+  // by a comparison of a few counts.
   struct ShapeMemo {
     uint64_t run = 0;  // the run that stored it (memo_run_); older entries are stale
     uint64_t hash = 0;
@@ -273,7 +275,10 @@ class Engine {
   };
   static constexpr size_t kShapeMemoSlots = 64;
   std::vector<ShapeMemo> memo_;
-  std::vector<int32_t> memo_hist_;  // slot i's histogram at [i * (T + 1), (i + 1) * (T + 1))
+  // Slot i's histogram: its mask at [i * W, (i + 1) * W) (W = histogram_mask_words()), its
+  // counts at [i * (T + 1), (i + 1) * (T + 1)).
+  std::vector<uint64_t> memo_mask_;
+  std::vector<int32_t> memo_counts_;
   uint64_t memo_run_ = 0;
   std::vector<std::unique_ptr<Engine>> followers_;  // created on first use, kept
   size_t parted_ = 0;

@@ -53,14 +53,13 @@ void JobState::allocate() {
   prev_.assign(static_cast<size_t>(layout.total_groups), -1);
   head_.assign(static_cast<size_t>(excluded_bucket_) + 1, -1);
   hist_.assign(static_cast<size_t>(tp_) + 1, 0);
-  hist_mark_ = hist_;
   hist_weight_.resize(hist_.size());
   for (size_t d = 0; d < hist_weight_.size(); ++d) {
     // SplitMix64 of the degree: well-mixed weights, so that the hash's high bits index a table.
     hist_weight_[d] = fmix64((d + 1) * 0x9e3779b97f4a7c15ULL);
   }
-  free_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
-  job_mask_.assign(static_cast<size_t>(tp_) / 64 + 1, 0);
+  free_mask_.assign(histogram_mask_words(), 0);
+  job_mask_.assign(histogram_mask_words(), 0);
   damaged_scratch_.reserve(static_cast<size_t>(layout.total_groups));
 }
 
@@ -80,7 +79,6 @@ void JobState::reset(const MembershipRules& rules) {
     init.free_full = free_full_;
     init.hist_hash = hist_hash_;
     init.built = true;
-    mark_histogram();
     return;
   }
   // Same sizes: element copies, no allocation.
@@ -90,12 +88,30 @@ void JobState::reset(const MembershipRules& rules) {
   members_ = init.members;
   free_full_ = init.free_full;
   hist_hash_ = init.hist_hash;
-  mark_histogram();
 }
 
-void JobState::mark_histogram() {
-  std::copy(hist_.begin(), hist_.end(), hist_mark_.begin());
-  hist_diff_ = 0;
+void JobState::save_histogram(uint64_t* mask, int32_t* counts) const {
+  for (size_t w = 0; w < job_mask_.size(); ++w) {
+    mask[w] = job_mask_[w];
+    for (uint64_t bits = job_mask_[w]; bits != 0; bits &= bits - 1) {
+      const size_t d = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+      counts[d] = hist_[d];
+    }
+  }
+}
+
+bool JobState::histogram_equals(const uint64_t* mask, const int32_t* counts) const {
+  // Equal masks: the same degrees are zero on both sides; the others are compared.
+  for (size_t w = 0; w < job_mask_.size(); ++w) {
+    if (mask[w] != job_mask_[w]) return false;
+  }
+  for (size_t w = 0; w < job_mask_.size(); ++w) {
+    for (uint64_t bits = job_mask_[w]; bits != 0; bits &= bits - 1) {
+      const size_t d = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+      if (counts[d] != hist_[d]) return false;
+    }
+  }
+  return true;
 }
 
 // All GPUs up; the job holds the first R*P groups; the spare domains' groups are free, or

@@ -56,15 +56,19 @@ class JobState {
 
   // Job members per degree, index 0..T (0 = unusable members, only between fail and reassign).
   const std::vector<int32_t>& histogram() const { return hist_; }
-  // Remembers the histogram as it is now (reset() does too).
-  void mark_histogram();
-  // The histogram differs from the one at the last mark (exact, kept per degree as groups move,
-  // so the question costs no comparison of the two).
-  bool histogram_changed() const { return hist_diff_ != 0; }
   // A hash of the histogram, kept as groups move (sum over d of hist[d] x a fixed pseudo-random
   // weight of d, modulo 2^64): equal histograms have equal hashes, and different ones almost
   // never do, so a lookup keyed by the histogram compares the whole of it only on a hash match.
   uint64_t histogram_hash() const { return hist_hash_; }
+  // The histogram in compact form, for an exact comparison later: the mask of its non-empty
+  // degrees (histogram_mask_words() words; bit d of word d / 64) and, for each of those degrees
+  // d, its count in counts[d] (the other entries of counts, T + 1 in all, are left as they are:
+  // the mask says they are zero). A job's members sit at a few degrees, so this copies and
+  // compares a few counts rather than T + 1.
+  size_t histogram_mask_words() const { return static_cast<size_t>(tp_) / 64 + 1; }
+  void save_histogram(uint64_t* mask, int32_t* counts) const;
+  // The histogram is the one save_histogram stored in (mask, counts).
+  bool histogram_equals(const uint64_t* mask, const int32_t* counts) const;
   int64_t job_members() const { return members_; }
   int64_t failed_gpus() const { return failed_gpus_; }
   // Whole DP replicas the free groups at the full degree form (free full-degree groups / P): the
@@ -122,16 +126,12 @@ class JobState {
   // Bit d set when free[d] (job[d]) is non-empty: best/worst degree lookups in O(T/64).
   std::vector<uint64_t> free_mask_;
   std::vector<uint64_t> job_mask_;
-  std::vector<int32_t> hist_;
-  std::vector<int32_t> hist_mark_;  // the histogram at the last mark_histogram()
-  int hist_diff_ = 0;               // degrees d with hist_[d] != hist_mark_[d]
+  std::vector<int32_t> hist_;  // job members per degree; bit d of job_mask_ = hist_[d] > 0
   std::vector<uint64_t> hist_weight_;  // per degree, for hist_hash_
   uint64_t hist_hash_ = 0;
   void add_to_hist(int d, int32_t delta) {
-    const bool was = hist_[d] != hist_mark_[d];
     hist_[d] += delta;
     hist_hash_ += hist_weight_[d] * static_cast<uint64_t>(static_cast<int64_t>(delta));
-    hist_diff_ += static_cast<int>(hist_[d] != hist_mark_[d]) - static_cast<int>(was);
   }
   std::vector<int32_t> damaged_scratch_;  // damaged members during in-domain swaps
   // The state reset() builds, per value of rules.use_spare_domains (the only rule it depends

@@ -45,6 +45,13 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
     std::vector<GpuRange> open;
     // The histogram's hash depends on the histogram alone, however the state reached it.
     std::map<std::vector<int32_t>, uint64_t> hash_of;
+    // A histogram saved in compact form (counts of the empty degrees left at a sentinel, which
+    // the comparison must not read) equals the live one exactly when the full copy does.
+    std::vector<uint64_t> saved_mask(js.histogram_mask_words(), 0);
+    std::vector<int32_t> saved_counts(healthy_hist.size(), -7);
+    js.save_histogram(saved_mask.data(), saved_counts.data());
+    std::vector<int32_t> saved_hist = healthy_hist;
+    int equal_seen = 0, unequal_seen = 0;
     Stream rng(7, static_cast<uint64_t>(variant), "jobstate");
     for (int step = 0; step < 3000; ++step) {
       if (open.empty() || rng.uniform01() < 0.55) {
@@ -71,6 +78,14 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
       ASSERT_LE(js.job_members(), layout->job_groups);
       const auto seen = hash_of.emplace(h, js.histogram_hash()).first;
       ASSERT_EQ(seen->second, js.histogram_hash());
+      const bool equal = h == saved_hist;
+      ASSERT_EQ(js.histogram_equals(saved_mask.data(), saved_counts.data()), equal);
+      (equal ? equal_seen : unequal_seen)++;
+      if (step % 7 == 0) {
+        std::fill(saved_counts.begin(), saved_counts.end(), -7);
+        js.save_histogram(saved_mask.data(), saved_counts.data());
+        saved_hist = h;
+      }
       if (step % 3 == 0) {
         ASSERT_EQ(h[0], 0);  // reassign drops unusable members
         if (!rules.needs_full_job) {
@@ -88,6 +103,8 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
     for (const auto& [hist, hash] : hash_of) hashes.insert(hash);
     EXPECT_EQ(hashes.size(), hash_of.size());
     EXPECT_GT(hash_of.size(), 10u);
+    EXPECT_GT(equal_seen, 100);  // both answers were exercised
+    EXPECT_GT(unequal_seen, 100);
     // A reset gives back the healthy histogram and its hash.
     js.reset(rules);
     EXPECT_EQ(js.histogram(), healthy_hist);
