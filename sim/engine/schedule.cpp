@@ -30,8 +30,7 @@ void EventSchedule::build_with_queue(const std::vector<FailureEvent>& failures, 
   while (!queue_.empty() && queue_.top().time < end) {
     const QueuedEvent ev = queue_.pop();
     const auto index = static_cast<int32_t>(ev.payload);
-    events_.push_back(
-        ScheduledEvent(ev.time, ev.type, index, failures[static_cast<size_t>(index)]));
+    events_.emplace_back(ev.time, ev.type, index, failures[static_cast<size_t>(index)]);
     if (ev.type == EventType::kFailure) {
       const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
       if (e.repair < Duration::max() && e.time + e.repair < end) {
@@ -97,15 +96,13 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
       }
     }
     if (f < n_failures && (best < 0 || failures[f].time.us() <= best_us)) {
-      events_.push_back(
-          ScheduledEvent(failures[f].time, EventType::kFailure, static_cast<int32_t>(f),
-                         failures[f]));
+      events_.emplace_back(failures[f].time, EventType::kFailure, static_cast<int32_t>(f),
+                           failures[f]);
       ++f;
     } else if (best >= 0) {
       const auto k = static_cast<size_t>(best);
-      events_.push_back(
-          ScheduledEvent(Time::at(Duration::micros(best_us)), EventType::kRepair, head_index[k],
-                         failures[static_cast<size_t>(head_index[k])]));
+      events_.emplace_back(Time::at(Duration::micros(best_us)), EventType::kRepair,
+                           head_index[k], failures[static_cast<size_t>(head_index[k])]);
       ++at[k];
       load_head(best);
     } else {

@@ -448,7 +448,9 @@ void ProcessGenerator::add(double t_s, Time when, int64_t u, size_t k, int state
     if (regime_) repair_s *= repair_scale_[state];
   }
   up_at_s_[static_cast<size_t>(u)] = t_s + repair_s;
-  FailureEvent e;
+  // Filled in place: a local copied in would be written field by field and read back in wider
+  // words, which the store-to-load forwarding of current cores does not serve.
+  FailureEvent& e = buffer_.emplace_back();
   e.time = when;
   e.component = component_;
   e.unit = u;
@@ -463,7 +465,6 @@ void ProcessGenerator::add(double t_s, Time when, int64_t u, size_t k, int state
   // A shared repair ends at the previous failure's instant, to the microsecond.
   if (shares && previous_end_s_ < kHorizonS) e.repair = previous_end_ - when.since_start();
   e.interrupts = kind.interrupts;
-  buffer_.push_back(e);
   if (shared_) {
     previous_s_ = t_s;
     previous_end_s_ = t_s + repair_s;
