@@ -305,6 +305,12 @@ int JobState::worst_member_degree() const {
 }
 
 void JobState::reassign() {
+  // A whole job (R*P members at the full degree) has nothing to swap, drop, fill, trade or trim
+  // (the steps below would each find no candidate): the common case of a repair while it runs.
+  if (hist_[static_cast<size_t>(tp_)] == layout_.job_groups) {
+    whole_after_in_domain_ = true;
+    return;
+  }
   if (track_swaps_) {
     std::vector<int32_t>& damaged = damaged_scratch_;
     damaged.clear();
