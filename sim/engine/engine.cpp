@@ -670,7 +670,7 @@ JobShape Engine::current_shape() {
       view_->histogram_hash() + static_cast<uint64_t>(spares) * 0x9e3779b97f4a7c15ULL;
   const size_t slot = static_cast<size_t>(hash >> 58);  // the top 6 bits: kShapeMemoSlots = 64
   ShapeMemo& m = memo_[slot];
-  uint64_t* const mask = &memo_mask_[slot * state_.histogram_mask_words()];
+  uint64_t* const mask = &memo_mask_[slot * view_->histogram_mask_words()];
   int32_t* const counts = &memo_counts_[slot * hist.size()];  // T + 1 per slot
   if (m.run == memo_run_ && m.hash == hash && m.spares == spares &&
       view_->histogram_equals(mask, counts)) {

@@ -101,11 +101,9 @@ void JobState::save_histogram(uint64_t* mask, int32_t* counts) const {
 }
 
 bool JobState::histogram_equals(const uint64_t* mask, const int32_t* counts) const {
-  // Equal masks: the same degrees are zero on both sides; the others are compared.
+  // Word by word: equal masks leave the same degrees zero on both sides; the others compared.
   for (size_t w = 0; w < job_mask_.size(); ++w) {
     if (mask[w] != job_mask_[w]) return false;
-  }
-  for (size_t w = 0; w < job_mask_.size(); ++w) {
     for (uint64_t bits = job_mask_[w]; bits != 0; bits &= bits - 1) {
       const size_t d = w * 64 + static_cast<size_t>(std::countr_zero(bits));
       if (counts[d] != hist_[d]) return false;
