@@ -96,6 +96,7 @@
 
 namespace ntpsim::sim {
 
+// EventGenerator::pop (process.cpp) copies it field by field: a new field is copied there too.
 struct FailureEvent {
   Time time;                 // when it happens
   Component component = Component::kGpu;  // class of the failed unit

@@ -1,6 +1,7 @@
 #include "sim/failures/process.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -96,8 +97,23 @@ Time EventGenerator::peek() {
 }
 
 void EventGenerator::pop(FailureEvent& out) {
+  static_assert(sizeof(FailureEvent) == 64, "a FailureEvent field was added: copy it below");
   NTPSIM_CHECK(head_ < buffer_.size());
-  out = buffer_[head_++];
+  // Field by field, in the widths `refill` wrote them: the batch was usually written just now,
+  // and a whole-struct copy would read it back in wider words, which store-to-load forwarding
+  // does not serve (the load waits for the stores to retire). The compiler fence (it emits no
+  // instruction) keeps the compiler from merging the two adjacent 8-byte copies into one
+  // 16-byte load, which would stall in the same way.
+  const FailureEvent& e = buffer_[head_++];
+  out.time = e.time;
+  out.component = e.component;
+  out.unit = e.unit;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  out.gpus.first = e.gpus.first;
+  out.gpus.count = e.gpus.count;
+  out.kind = e.kind;
+  out.repair = e.repair;
+  out.interrupts = e.interrupts;
 }
 
 ProcessGenerator::ProcessGenerator(const FailureProcess& p, const Topology& t, uint16_t kind_base,

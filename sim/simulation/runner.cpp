@@ -74,8 +74,15 @@ Status run_batch(const Simulation& sim, int begin, int end, int threads, int tot
         break;
       }
       failures.clear();
-      FailureEvent e;
-      while (src->next(e) && e.time < end_time) failures.push_back(e);
+      // Each event popped straight into its slot: a copy through a local would read the
+      // just-written fields back in wider words (a store-forwarding stall per failure).
+      while (true) {
+        FailureEvent& e = failures.emplace_back();
+        if (!src->next(e) || e.time >= end_time) {
+          failures.pop_back();
+          break;
+        }
+      }
       schedule.build(failures, end_time);
       my_events += work.run(Replication{i, engine, failures, schedule, *src});
       const int d = done.fetch_add(1) + 1;
