@@ -16,6 +16,13 @@
 
 namespace ntpsim::sim {
 
+// a / b for 0 <= a < 2^31 and 0 < b < 2^31 (GPU and group indices and counts: a cluster has at
+// most 10^7 GPUs, docs/limits.md), in 32-bit arithmetic: its division has a shorter latency than
+// the 64-bit one, and the engine divides on its per-event path.
+inline int64_t index_quotient(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint32_t>(a) / static_cast<uint32_t>(b));
+}
+
 struct JobLayout {
   int tp = 1;                  // T: nominal TP degree
   int pp = 1;                  // P: TP groups per replica = pipeline stages x CP
@@ -33,7 +40,9 @@ struct JobLayout {
   int64_t cluster_gpus = 0;    // every GPU, spare domains and idle GPUs included
 
   int domains() const { return job_domains + spare_domains; }
-  int domain_of_group(int64_t g) const { return static_cast<int>(g / groups_per_domain); }
+  int domain_of_group(int64_t g) const {
+    return static_cast<int>(index_quotient(g, groups_per_domain));
+  }
 
   // Validates that T fits in a domain and that the job domains hold R*P groups (bad input).
   static Result<JobLayout> make(const Scenario& s);

@@ -21,10 +21,9 @@ struct BitCursor {
   // Only runs that track swaps read the bits; the others skip the division.
   BitCursor(int64_t gpu, int64_t G, int64_t words, bool used)
       : gpus_per_domain(G), words_per_domain(words) {
-    if (used) {  // in 32 bits (a cluster has at most 10^7 GPUs): the shorter division
-      const auto g32 = static_cast<uint32_t>(gpu), n32 = static_cast<uint32_t>(G);
-      domain = g32 / n32;
-      index = g32 % n32;
+    if (used) {
+      domain = index_quotient(gpu, G);
+      index = gpu - domain * G;
     }
   }
   void next() {
@@ -245,7 +244,7 @@ void JobState::repair(GpuRange gpus) {
 
 void JobState::swap_in_domain_spares(int64_t g) {
   const int G = layout_.gpus_per_domain;
-  const auto domain = static_cast<size_t>(quotient(g, layout_.groups_per_domain));
+  const auto domain = static_cast<size_t>(layout_.domain_of_group(g));
   Gpu* base = &gpu_[domain * G];
   uint64_t* down = &down_bits_[domain * words_per_domain_];
   uint64_t* idle = &idle_up_bits_[domain * words_per_domain_];
@@ -342,7 +341,7 @@ void JobState::reassign() {
   }
   // A job that may shrink keeps whole replicas only.
   if (!rules_->needs_full_job) {
-    const int64_t keep = quotient(members_, layout_.pp) * layout_.pp;
+    const int64_t keep = index_quotient(members_, layout_.pp) * layout_.pp;
     while (members_ > keep) {
       const int wm = worst_member_degree();
       place(any_in(bucket_for(true, wm)), bucket_for(false, wm));
@@ -373,7 +372,7 @@ void JobState::fill_whole_replicas_at_full_degree() {
   const int64_t m = members_;
   const int64_t room = layout_.job_groups - m;
   const int64_t n = std::min(free_full_, room);  // the free groups at T, counted by place()
-  const int64_t keep = quotient(m + n, layout_.pp) * layout_.pp;
+  const int64_t keep = index_quotient(m + n, layout_.pp) * layout_.pp;
   if (keep >= m) {
     for (int64_t i = m; i < keep; ++i) place(any_in(free_b), job_b);
   } else {

@@ -73,19 +73,13 @@ class JobState {
   int64_t failed_gpus() const { return failed_gpus_; }
   // Whole DP replicas the free groups at the full degree form (free full-degree groups / P): the
   // spare replicas of fixed mini-batch mode (MembershipRules::spare_replicas).
-  int64_t spare_replicas() const { return quotient(free_full_, layout_.pp); }
+  int64_t spare_replicas() const { return index_quotient(free_full_, layout_.pp); }
   // For timelines: the lowest degree among the domain's job groups (0 = none in the job) and the
   // domain's down GPUs.
   int domain_min_degree(int domain) const;
   int domain_failed_gpus(int domain) const;
 
  private:
-  // a / b for 0 <= a < 2^31 and 0 < b (GPU and group indices and counts: a cluster has at most
-  // 10^7 GPUs, docs/limits.md), in 32-bit arithmetic: its division has a shorter latency than
-  // the 64-bit one, and these sit on the per-event path.
-  static int64_t quotient(int64_t a, int b) {
-    return static_cast<int64_t>(static_cast<uint32_t>(a) / static_cast<uint32_t>(b));
-  }
   int degree_of(int64_t g) const { return rules_->degree_by_failed[k_[g]]; }
   int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
   bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
