@@ -1,0 +1,95 @@
+# Profile-guided optimisation of the simulator's libraries (NTPSIM_PGO; on in the release preset).
+#
+# The engine's per-event work is branchy (phases, recovery kinds, bucket moves), and GCC lays it
+# out better when it knows which branches are taken. With NTPSIM_PGO the build
+#   1. builds an instrumented copy of `ntpsim` in <build>/pgo/instrumented (a nested build of this
+#      source tree: NTPSIM_PGO_GENERATE set, no tests, no CUDA, no MPI);
+#   2. runs it on the example scenarios of scenarios/ (cmake/PgoTrain.cmake; never the bench/
+#      scenarios, which measure the result), which writes the branch and call counts to
+#      <build>/pgo/profile;
+#   3. compiles every ntpsim_sim_* library with those counts (-fprofile-use).
+# Results are unchanged: the counts steer code layout, inlining and unrolling, never the
+# arithmetic (no fast-math), so every output is byte-identical to a build without PGO.
+# Functions the training never ran are compiled as without a profile (-fprofile-partial-training).
+# Only GCC is supported (its profile format); other compilers get a configure error naming the
+# switch. Editing a simulator source re-runs steps 1-3 for what changed (about a minute more per
+# edit than a plain build): the dev preset leaves PGO off.
+option(NTPSIM_PGO "Optimise the simulator with a profile from a training run (GCC; release preset)" OFF)
+# Internal: set by step 1 on the nested build; the directory its instrumented code writes to.
+set(NTPSIM_PGO_GENERATE "" CACHE PATH "Internal: instrument the simulator (PGO step 1)")
+mark_as_advanced(NTPSIM_PGO_GENERATE)
+
+if(NTPSIM_PGO AND NTPSIM_PGO_GENERATE)
+  message(FATAL_ERROR "NTPSIM_PGO and NTPSIM_PGO_GENERATE exclude each other")
+endif()
+if((NTPSIM_PGO OR NTPSIM_PGO_GENERATE) AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  message(FATAL_ERROR "NTPSIM_PGO needs GCC (found ${CMAKE_CXX_COMPILER_ID}); "
+                      "configure with -DNTPSIM_PGO=OFF")
+endif()
+if(NTPSIM_PGO AND (NTPSIM_SANITIZE OR NTPSIM_TSAN OR NTPSIM_FUZZ))
+  message(FATAL_ERROR "NTPSIM_PGO is for optimised builds: configure sanitizer builds with "
+                      "-DNTPSIM_PGO=OFF")
+endif()
+
+set(NTPSIM_PGO_DIR ${CMAKE_BINARY_DIR}/pgo)
+if(NTPSIM_PGO)
+  include(ExternalProject)
+  set(instrumented_dir ${NTPSIM_PGO_DIR}/instrumented)
+  set(instrumented_exe ${instrumented_dir}/tools/ntpsim${CMAKE_EXECUTABLE_SUFFIX})
+  # The same compiler and flags as this build: a profile is matched to the code it measured.
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+  set(pgo_cmake_args
+      -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+      -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+      -DCMAKE_CXX_FLAGS=${CMAKE_CXX_FLAGS}
+      -DCMAKE_CXX_FLAGS_${config}=${CMAKE_CXX_FLAGS_${config}}
+      -DCMAKE_UNITY_BUILD=${CMAKE_UNITY_BUILD}
+      -DNTPSIM_PGO=OFF
+      -DNTPSIM_PGO_GENERATE=${NTPSIM_PGO_DIR}/profile
+      -DNTPSIM_BUILD_TESTS=OFF
+      -DNTPSIM_BUILD_BENCH=OFF
+      -DNTPSIM_WITH_CUDA=OFF
+      -DNTPSIM_WITH_MPI=OFF)
+  if(CMAKE_CXX_COMPILER_LAUNCHER)
+    list(APPEND pgo_cmake_args -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER})
+  endif()
+  ExternalProject_Add(ntpsim_pgo_instrumented
+    SOURCE_DIR ${PROJECT_SOURCE_DIR}
+    BINARY_DIR ${instrumented_dir}
+    CMAKE_ARGS ${pgo_cmake_args}
+    BUILD_COMMAND ${CMAKE_COMMAND} --build ${instrumented_dir} --target ntpsim
+    INSTALL_COMMAND ""
+    BUILD_ALWAYS ON
+    BUILD_BYPRODUCTS ${instrumented_exe}
+    EXCLUDE_FROM_ALL ON)
+  # The training scenarios (scenarios/, which the bench/ figures do not use) and what the runs
+  # read beside them.
+  file(GLOB_RECURSE pgo_inputs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scenarios/*.yaml
+       ${PROJECT_SOURCE_DIR}/models/*.yaml)
+  add_custom_command(
+    OUTPUT ${NTPSIM_PGO_DIR}/trained.stamp
+    COMMAND ${CMAKE_COMMAND} -DNTPSIM=${instrumented_exe} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+            -DPROFILE_DIR=${NTPSIM_PGO_DIR}/profile -DWORK_DIR=${NTPSIM_PGO_DIR}/training
+            -DSTAMP=${NTPSIM_PGO_DIR}/trained.stamp -P ${PROJECT_SOURCE_DIR}/cmake/PgoTrain.cmake
+    DEPENDS ${instrumented_exe} ${PROJECT_SOURCE_DIR}/cmake/PgoTrain.cmake ${pgo_inputs}
+    COMMENT "PGO: training the instrumented simulator on scenarios/"
+    VERBATIM)
+  add_custom_target(ntpsim_pgo_profile DEPENDS ${NTPSIM_PGO_DIR}/trained.stamp)
+endif()
+
+# Compiles `target` instrumented (step 1) or with the training's profile (step 3); nothing
+# otherwise. Object paths relative to the build directory name each profile file, so the nested
+# build's and this build's objects find the same files. A function whose profile does not match
+# its code (a stale profile) is compiled without one, with GCC's coverage-mismatch warning.
+function(ntpsim_pgo target)
+  if(NTPSIM_PGO_GENERATE)
+    target_compile_options(${target} PRIVATE -fprofile-generate=${NTPSIM_PGO_GENERATE}
+                           -fprofile-prefix-path=${CMAKE_BINARY_DIR} -fprofile-update=single)
+    target_link_options(${target} INTERFACE -fprofile-generate)
+  elseif(NTPSIM_PGO)
+    target_compile_options(${target} PRIVATE -fprofile-use=${NTPSIM_PGO_DIR}/profile
+                           -fprofile-prefix-path=${CMAKE_BINARY_DIR} -fprofile-partial-training
+                           -Wno-missing-profile -Wno-error=coverage-mismatch)
+    add_dependencies(${target} ntpsim_pgo_profile)
+  endif()
+endfunction()
