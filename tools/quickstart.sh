@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, step 1: install what is missing (Debian packages), build the one program the main job
 # needs (the `ntpsim` target of the release preset: no tests, no benchmarks; tools/test.sh builds
-# those), and run the main job: the default scenario (scenarios/quickstart.yaml), printing the
+# those; the preset's profile-guided build compiles an instrumented copy first, README.md), and
+# run the main job: the default scenario (scenarios/quickstart.yaml), printing the
 # per-strategy results and writing results JSON/CSV and the HTML report under out/.
 # Parallelism: CMake's CMAKE_BUILD_PARALLEL_LEVEL (e.g. 2), else the generator's default.
 set -euo pipefail
