@@ -43,7 +43,7 @@ void EventSchedule::build_with_queue(const std::vector<FailureEvent>& failures, 
 
 bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time end) {
   // The failures before `end` (a prefix: they are sorted) and, per distinct repair duration,
-  // those whose repair falls before `end`, in index order.
+  // those whose repair falls before `end`, in index order with the repair's time.
   std::array<Duration, kMaxMergedDurations> durations{};
   int n_durations = 0;
   for (auto& s : streams_) s.clear();
@@ -63,53 +63,61 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
       durations[static_cast<size_t>(n_durations++)] = e.repair;
       if (streams_.size() < static_cast<size_t>(n_durations)) streams_.emplace_back();
     }
-    streams_[static_cast<size_t>(s)].push_back(static_cast<int32_t>(n_failures));
+    streams_[static_cast<size_t>(s)].push_back(
+        {(e.time + e.repair).us(), static_cast<int32_t>(n_failures)});
   }
-  // Merge by (time, priority, failure index): the failures' stream first among equal times
-  // (EventPriority::kFailure < kRepair), repairs of equal times by their failure's index. Each
-  // stream's head is kept as its key (time; index), kNone when the stream is spent.
-  constexpr int64_t kNone = INT64_MAX;
-  std::array<size_t, kMaxMergedDurations> at{};
-  std::array<int64_t, kMaxMergedDurations> head_us{};
-  std::array<int32_t, kMaxMergedDurations> head_index{};
-  auto load_head = [&](int s) {
-    const auto k = static_cast<size_t>(s);
-    const std::vector<int32_t>& stream = streams_[k];
-    if (at[k] == stream.size()) {
-      head_us[k] = kNone;
-      return;
+  // The repairs in (time, failure index) order: the streams merged pairwise, each ending in a
+  // sentinel that sorts after every repair. These merges and the last one below pick their next
+  // element by a comparison whose outcome selects rather than branches: which stream goes next
+  // is as good as random, and a branch on it would be mispredicted about every other event.
+  for (int s = 0; s < n_durations; ++s) streams_[static_cast<size_t>(s)].push_back(kEnd);
+  const std::vector<PendingRepair>* repairs = &repairs_;
+  if (n_durations == 0) {
+    repairs_.assign(1, kEnd);
+  } else if (n_durations == 1) {
+    repairs = &streams_[0];
+  } else {
+    merge_repairs(streams_[0], streams_[1], repairs_);
+    for (int s = 2; s < n_durations; ++s) {
+      repairs_.swap(merge_scratch_);
+      merge_repairs(merge_scratch_, streams_[static_cast<size_t>(s)], repairs_);
     }
-    head_index[k] = stream[at[k]];
-    head_us[k] = (failures[static_cast<size_t>(head_index[k])].time + durations[k]).us();
-  };
-  for (int s = 0; s < n_durations; ++s) load_head(s);
-  size_t f = 0;
-  for (;;) {
-    int best = -1;  // the repair stream with the earliest head, -1 = none left
-    int64_t best_us = kNone;
-    for (int s = 0; s < n_durations; ++s) {
-      const auto k = static_cast<size_t>(s);
-      if (head_us[k] < best_us || (head_us[k] == best_us && best >= 0 &&
-                                   head_index[k] < head_index[static_cast<size_t>(best)])) {
-        best = s;
-        best_us = head_us[k];
-      }
-    }
-    if (f < n_failures && (best < 0 || failures[f].time.us() <= best_us)) {
-      events_.emplace_back(failures[f].time, EventType::kFailure, static_cast<int32_t>(f),
-                           failures[f]);
-      ++f;
-    } else if (best >= 0) {
-      const auto k = static_cast<size_t>(best);
-      events_.emplace_back(Time::at(Duration::micros(best_us)), EventType::kRepair,
-                           head_index[k], failures[static_cast<size_t>(head_index[k])]);
-      ++at[k];
-      load_head(best);
-    } else {
-      break;
-    }
+  }
+  // Then with the failures, by (time, priority): a failure before a repair at its time
+  // (EventPriority::kFailure < kRepair).
+  const PendingRepair* r = repairs->data();
+  events_.resize(n_failures + repairs->size() - 1);
+  ScheduledEvent* out = events_.data();
+  for (size_t f = 0; f < n_failures; ++out) {
+    const bool take_failure = failures[f].time.us() <= r->us;
+    const auto index = take_failure ? static_cast<int32_t>(f) : r->failure;
+    const FailureEvent& e = failures[static_cast<size_t>(index)];
+    *out = ScheduledEvent(take_failure ? e.time : Time::at(Duration::micros(r->us)),
+                          take_failure ? EventType::kFailure : EventType::kRepair, index, e);
+    f += take_failure ? 1 : 0;
+    r += take_failure ? 0 : 1;
+  }
+  for (; out != events_.data() + events_.size(); ++out, ++r) {
+    *out = ScheduledEvent(Time::at(Duration::micros(r->us)), EventType::kRepair, r->failure,
+                          failures[static_cast<size_t>(r->failure)]);
   }
   return true;
+}
+
+void EventSchedule::merge_repairs(const std::vector<PendingRepair>& a,
+                                  const std::vector<PendingRepair>& b,
+                                  std::vector<PendingRepair>& out) {
+  const size_t n = a.size() + b.size() - 2;  // both end in kEnd
+  out.resize(n + 1);
+  const PendingRepair* x = a.data();
+  const PendingRepair* y = b.data();
+  for (size_t k = 0; k < n; ++k) {
+    const bool take_x = x->us < y->us || (x->us == y->us && x->failure < y->failure);
+    out[k] = take_x ? *x : *y;
+    x += take_x ? 1 : 0;
+    y += take_x ? 0 : 1;
+  }
+  out[n] = kEnd;
 }
 
 }  // namespace ntpsim::sim

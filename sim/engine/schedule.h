@@ -66,8 +66,21 @@ class EventSchedule {
 
   EventQueue queue_;
   std::vector<ScheduledEvent> events_;
-  // Per distinct repair duration: the failures whose repair it is, in index order.
-  std::vector<std::vector<int32_t>> streams_;
+  // A repair in the merge: its time and its failure. kEnd ends a stream: it sorts after every
+  // repair (whose time is before the schedule's end, so below INT64_MAX).
+  struct PendingRepair {
+    int64_t us;
+    int32_t failure;
+  };
+  static constexpr PendingRepair kEnd{INT64_MAX, INT32_MAX};
+  // Repair streams `a` and `b` (each in (time, failure) order, ending in kEnd) merged into
+  // `out`, which ends in kEnd too.
+  static void merge_repairs(const std::vector<PendingRepair>& a,
+                            const std::vector<PendingRepair>& b, std::vector<PendingRepair>& out);
+  // Per distinct repair duration: the failures whose repair it is, in index order, with the
+  // repair's time.
+  std::vector<std::vector<PendingRepair>> streams_;
+  std::vector<PendingRepair> repairs_, merge_scratch_;  // the repairs of every duration, merged
   bool merged_ = false;
 };
 
