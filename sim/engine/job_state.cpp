@@ -216,7 +216,7 @@ bool JobState::fail(GpuRange gpus) {
       if (g < 0) idle_up_bits_[at.word()] &= ~at.mask();
     }
     if (g < 0) continue;
-    hit = hit || in_job(g);
+    hit |= in_job(g);  // no short circuit: a branch on it would be mispredicted
     ++k_[g];
     rebucket(g);
   }
