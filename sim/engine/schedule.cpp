@@ -55,7 +55,8 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
     last = e.time;
     // A negative repair would precede its failure, which only the queue orders as it always did.
     if (e.repair < Duration::zero()) return false;
-    if (!(e.repair < Duration::max() && e.time + e.repair < end)) continue;
+    const Time repaired = e.time + e.repair;  // never when the repair is Duration::max()
+    if (!(repaired < end)) continue;
     int s = 0;
     while (s < n_durations && durations[static_cast<size_t>(s)] != e.repair) ++s;
     if (s == n_durations) {
@@ -63,8 +64,7 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
       durations[static_cast<size_t>(n_durations++)] = e.repair;
       if (streams_.size() < static_cast<size_t>(n_durations)) streams_.emplace_back();
     }
-    streams_[static_cast<size_t>(s)].push_back(
-        {(e.time + e.repair).us(), static_cast<int32_t>(n_failures)});
+    streams_[static_cast<size_t>(s)].push_back({repaired.us(), static_cast<int32_t>(n_failures)});
   }
   // The repairs in (time, failure index) order: the streams merged pairwise, each ending in a
   // sentinel that sorts after every repair. These merges and the last one below pick their next
@@ -85,21 +85,19 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
   }
   // Then with the failures, by (time, priority): a failure before a repair at its time
   // (EventPriority::kFailure < kRepair).
+  // Once the failures are spent, the repairs left follow in their order (a repair is never
+  // taken past kEnd: the events' count stops the loop first).
   const PendingRepair* r = repairs->data();
   events_.resize(n_failures + repairs->size() - 1);
-  ScheduledEvent* out = events_.data();
-  for (size_t f = 0; f < n_failures; ++out) {
-    const bool take_failure = failures[f].time.us() <= r->us;
+  size_t f = 0;
+  for (ScheduledEvent& out : events_) {
+    const bool take_failure = f < n_failures && failures[f].time.us() <= r->us;
     const auto index = take_failure ? static_cast<int32_t>(f) : r->failure;
     const FailureEvent& e = failures[static_cast<size_t>(index)];
-    *out = ScheduledEvent(take_failure ? e.time : Time::at(Duration::micros(r->us)),
-                          take_failure ? EventType::kFailure : EventType::kRepair, index, e);
+    out = ScheduledEvent(take_failure ? e.time : Time::at(Duration::micros(r->us)),
+                         take_failure ? EventType::kFailure : EventType::kRepair, index, e);
     f += take_failure ? 1 : 0;
     r += take_failure ? 0 : 1;
-  }
-  for (; out != events_.data() + events_.size(); ++out, ++r) {
-    *out = ScheduledEvent(Time::at(Duration::micros(r->us)), EventType::kRepair, r->failure,
-                          failures[static_cast<size_t>(r->failure)]);
   }
   return true;
 }
