@@ -694,6 +694,7 @@ JobShape Engine::current_shape() {
 
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
+  if (leader_ != nullptr) return;  // a follower asks its leader (membership_changed_now)
   mark_hash_ = view_->histogram_hash();
   view_->save_histogram(mark_mask_.data(), mark_counts_.data());
   shape_spares_ = view_->spare_replicas();
@@ -711,7 +712,7 @@ bool Engine::membership_changed() const {
 // cannot run with them.
 void Engine::absorb_into_recovery() {
   reassign();
-  if (membership_changed()) {
+  if (membership_changed_now()) {
     const JobShape next = current_shape();
     if (next.rate > 0) {
       set_shape(next);
@@ -739,7 +740,7 @@ void Engine::absorb_into_recovery() {
     absorb_into_recovery();
   } else if (rejoins_on_repair_) {
     reassign();
-    if (membership_changed()) {
+    if (membership_changed_now()) {
       // Planned rejoin: reconfigure at an iteration boundary, nothing lost.
       const JobShape next = current_shape();
       ++interruptions_;

@@ -244,19 +244,29 @@ class Engine {
   // function of the histogram and the spare replicas, so it is bit for bit the same), without
   // calling the strategy.
   JobShape shape_now(bool& changed) {
-    changed = membership_changed();
+    changed = membership_changed_now();
     return changed ? current_shape() : shape_;
   }
-  // Sets shape_ and remembers the histogram (and spare replicas) it was computed from.
+  // Sets shape_ and remembers the histogram (and spare replicas) it was computed from (a
+  // follower, which takes its leader's membership answers, remembers nothing).
   void set_shape(const JobShape& shape);
   // The job's histogram (or, in fixed mini-batch mode, its spare replicas) differs from shape_'s.
   bool membership_changed() const;
+  // The same, asked where the event handlers ask it. A follower takes its leader's answer for
+  // the event: in step, both set their shapes at the same events from the same membership, and
+  // the leader (which applies each event first) asked at the same point of the same event.
+  bool membership_changed_now() {
+    if (leader_ != nullptr) return leader_->last_changed_;
+    last_changed_ = membership_changed();
+    return last_changed_;
+  }
 
   EngineConfig cfg_;
   JobState state_;       // the cluster state this engine's runs own (unused by a follower)
   const JobState* view_ = &state_;  // the state the run reads: its own, or its leader's
   const Engine* leader_ = nullptr;  // while following
   bool last_hit_ = false;           // the last failure hit the job (for followers)
+  bool last_changed_ = false;       // the last membership_changed_now() (for followers)
   // The histogram shape_ was computed from: its hash, and its compact form
   // (JobState::save_histogram: the non-empty degrees' mask and their counts).
   uint64_t mark_hash_ = 0;
