@@ -178,7 +178,9 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
   begin(strategy, checkpoint_interval, timeline, nullptr);
   replay(schedule.events(), 0);
   advance(cfg_.end);
-  return finish();
+  const ReplicationMetrics m = finish();
+  state_.clean_up(schedule.unrepaired());  // so that the next run's reset copies less
+  return m;
 }
 
 // Inlined into both event loops.
@@ -255,17 +257,22 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
   for (Engine* f : live) f->advance(cfg_.end);
   out[0] = finish();
   events += events_;
+  auto in_step = [&live](const Engine& e) {
+    return std::find(live.begin(), live.end(), &e) != live.end();
+  };
   for (size_t f = 0; f < n_followers; ++f) {
     Engine& e = *followers_[f];
-    const bool in_step = std::find(live.begin(), live.end(), &e) != live.end();
-    if (in_step) {
+    if (in_step(e)) {
       out[f + 1] = e.finish();
       events += e.events_;
-    } else {  // on this engine, whose run is over
-      ++parted_;
-      out[f + 1] = run(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, schedule);
-      events += events_;
     }
+  }
+  state_.clean_up(schedule.unrepaired());  // the followers in step no longer read it
+  for (size_t f = 0; f < n_followers; ++f) {
+    if (in_step(*followers_[f])) continue;
+    ++parted_;  // run alone on this engine, whose run is over
+    out[f + 1] = run(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, schedule);
+    events += events_;
   }
   return events;
 }

@@ -74,7 +74,9 @@ void JobState::reset(const MembershipRules& rules) {
   Initial& init = initial_[rules.use_spare_domains ? 1 : 0];
   if (!init.built) {
     build_initial(rules);
-    for_each_array(init, true, [](auto& saved, const auto& live) { saved = live; });
+    for_each_array(init, true, true, [](auto& saved, const auto& live) { saved = live; });
+    gpus_initial_ = false;
+    owners_moved_ = false;
     init.members = members_;
     init.free_full = free_full_;
     init.hist_hash = hist_hash_;
@@ -82,12 +84,32 @@ void JobState::reset(const MembershipRules& rules) {
     return;
   }
   // Same sizes: element copies, no allocation.
-  for_each_array(init, track_swaps_, [](const auto& saved, auto& live) {
+  for_each_array(init, track_swaps_, !gpus_initial_, [](const auto& saved, auto& live) {
     std::copy(saved.begin(), saved.end(), live.begin());
   });
+  gpus_initial_ = false;
+  owners_moved_ = false;
   members_ = init.members;
   free_full_ = init.free_full;
   hist_hash_ = init.hist_hash;
+}
+
+void JobState::clean_up(const std::vector<GpuRange>& down) {
+  if (owners_moved_ || gpu_.empty()) return;
+  int64_t brought_up = 0;
+  for (const GpuRange& r : down) {
+    if (r.first < 0 || r.count <= 0 || r.end() > layout_.cluster_gpus) return;
+    for (int64_t gpu = r.first; gpu < r.end(); ++gpu) {
+      Gpu& u = gpu_[static_cast<size_t>(gpu)];
+      brought_up += u.down != 0 ? 1 : 0;
+      u.down = 0;
+    }
+  }
+  // failed_gpus_ counts every GPU down: all of them were in `down` exactly when as many came up.
+  if (brought_up == failed_gpus_) {
+    gpus_initial_ = true;
+    failed_gpus_ = 0;
+  }
 }
 
 void JobState::save_histogram(uint64_t* mask, int32_t* counts) const {
@@ -266,6 +288,7 @@ void JobState::swap_in_domain_spares(int64_t g) {
       idle[w_idle] &= idle[w_idle] - 1;
       base[j].owner = owner;
       base[i].owner = -1;
+      owners_moved_ = true;
       --left;
     }
   }

@@ -36,6 +36,13 @@ class JobState {
   // All GPUs up; the job holds the first R*P groups; groups of spare domains are free (or
   // excluded when !rules.use_spare_domains). `rules` must outlive the next reset.
   void reset(const MembershipRules& rules);
+  // After a run, a hint that makes the next reset cheaper: `down` holds GPU ranges that may be
+  // down (EventSchedule::unrepaired: after a run through every event, the only ones). Brings
+  // every GPU in them back up; when that leaves no GPU down and no in-domain swap moved a GPU
+  // to another group, the per-GPU array is back in its initial state and the next reset skips
+  // copying it (a large cluster's biggest array). Otherwise nothing more: the reset copies it.
+  // Either way the next call must be reset().
+  void clean_up(const std::vector<GpuRange>& down);
 
   // A failure takes `gpus`: returns true when a job member lost a GPU it was using.
   bool fail(GpuRange gpus);
@@ -105,6 +112,10 @@ class JobState {
     uint16_t down = 0;   // failures currently covering it
   };
   std::vector<Gpu> gpu_;                // per GPU (one cache line access per GPU event)
+  // gpu_ equals its initial state (the same for both Initial entries: it does not depend on
+  // the rules), set by clean_up; and whether a swap changed an owner since the last reset.
+  bool gpus_initial_ = false;
+  bool owners_moved_ = false;
   std::vector<int16_t> k_;              // per group: failed GPUs it owns
   // Per domain, words_per_domain_ words each: bit i set when the domain's GPU i is down
   // (down_bits_), or idle and up (idle_up_bits_). In-domain swaps walk these bits instead of the
@@ -150,10 +161,11 @@ class JobState {
   void allocate();  // sizes every array for the layout (the first reset)
   void build_initial(const MembershipRules& rules);
   // f(saved, live) for each array of the state and its copy in `init`; the swap bits only when
-  // `swap_bits` (a run without in-domain swaps neither reads nor keeps them).
+  // `swap_bits` (a run without in-domain swaps neither reads nor keeps them), the per-GPU array
+  // only when `gpus`.
   template <typename F>
-  void for_each_array(Initial& init, bool swap_bits, F f) {
-    f(init.gpu, gpu_);
+  void for_each_array(Initial& init, bool swap_bits, bool gpus, F f) {
+    if (gpus) f(init.gpu, gpu_);
     f(init.k, k_);
     f(init.bucket, bucket_);
     f(init.next, next_);

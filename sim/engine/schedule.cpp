@@ -16,6 +16,7 @@ void EventSchedule::build(const std::vector<FailureEvent>& failures, Time end) {
 void EventSchedule::build_with_queue(const std::vector<FailureEvent>& failures, Time end) {
   queue_.clear();
   events_.clear();
+  unrepaired_.clear();
   size_t next = 0;
   Time last = Time::start();
   auto push_failure = [&] {
@@ -35,6 +36,8 @@ void EventSchedule::build_with_queue(const std::vector<FailureEvent>& failures, 
       const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
       if (e.repair < Duration::max() && e.time + e.repair < end) {
         queue_.push(e.time + e.repair, EventPriority::kRepair, EventType::kRepair, ev.payload);
+      } else {
+        unrepaired_.push_back(e.gpus);
       }
       push_failure();
     }
@@ -47,6 +50,7 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
   std::array<Duration, kMaxMergedDurations> durations{};
   int n_durations = 0;
   for (auto& s : streams_) s.clear();
+  unrepaired_.clear();
   size_t n_failures = 0;
   Time last = Time::start();
   for (; n_failures < failures.size() && failures[n_failures].time < end; ++n_failures) {
@@ -56,7 +60,10 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
     // A negative repair would precede its failure, which only the queue orders as it always did.
     if (e.repair < Duration::zero()) return false;
     const Time repaired = e.time + e.repair;  // never when the repair is Duration::max()
-    if (!(repaired < end)) continue;
+    if (!(repaired < end)) {
+      unrepaired_.push_back(e.gpus);
+      continue;
+    }
     int s = 0;
     while (s < n_durations && durations[static_cast<size_t>(s)] != e.repair) ++s;
     if (s == n_durations) {

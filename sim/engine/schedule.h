@@ -55,6 +55,9 @@ class EventSchedule {
   // REQUIRES: failures sorted by time. Events at or after `end` are left out.
   void build(const std::vector<FailureEvent>& failures, Time end);
   const std::vector<ScheduledEvent>& events() const { return events_; }
+  // The GPUs of the failures in the schedule whose repair is not (never repaired, or at or after
+  // the end): after a run through every event, the only GPUs down (JobState::clean_up).
+  const std::vector<GpuRange>& unrepaired() const { return unrepaired_; }
   // How the last build ran: true = the merge of per-duration streams, false = the queue.
   bool merged() const { return merged_; }
 
@@ -66,6 +69,7 @@ class EventSchedule {
 
   EventQueue queue_;
   std::vector<ScheduledEvent> events_;
+  std::vector<GpuRange> unrepaired_;
   // A repair in the merge: its time and its failure. kEnd ends a stream: it sorts after every
   // repair (whose time is before the schedule's end, so below INT64_MAX).
   struct PendingRepair {

@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <string>
 
 #include "models/base/random.h"
 #include "tests/sim/sim_fixture.h"
@@ -190,6 +191,98 @@ TEST(JobState, InDomainSparesHealAndSpareDomainsFill) {
   js.fail(GpuRange{10, 10});  // domain 1 entirely: 2 more groups lost, 1 spare group left
   js.reassign();
   EXPECT_EQ(js.histogram()[4], 3);
+}
+
+// clean_up (the hint after a run that lets the next reset skip copying the per-GPU array) never
+// changes what a reset gives: with the exact list of GPUs left down, with an incomplete list
+// (a GPU left down that the hint misses), with a list of GPUs that are up, and after in-domain
+// swaps moved GPUs between groups, the state after reset behaves like a new one on the same
+// failure and repair sequence.
+TEST(JobState, CleanUpNeverChangesWhatResetGives) {
+  // 4 job domains + 2 spare domains of 10 GPUs, TP 4: 2 groups + 2 idle GPUs per domain.
+  Scenario sc = testing::small_scenario(2, 10, 4);
+  sc.cluster.domains = 4;
+  sc.layout.pp = 2;
+  sc.layout.dp = 4;
+  auto layout = JobLayout::make(sc);
+  ASSERT_TRUE(layout.ok());
+  struct Step {
+    bool fail;
+    GpuRange gpus;
+  };
+  // A random sequence of failures (single GPUs and whole domains) and repairs, and the ranges
+  // still down after it.
+  auto sequence = [](uint64_t seed, std::vector<GpuRange>& left_down) {
+    std::vector<Step> steps;
+    std::vector<GpuRange> open;
+    Stream rng(seed, 0, "jobstate-clean-up");
+    for (int i = 0; i < 400; ++i) {
+      if (open.empty() || rng.uniform01() < 0.55) {
+        const bool domain = rng.uniform01() < 0.1;
+        const GpuRange r = domain ? GpuRange{static_cast<int64_t>(rng.uniform_int(6)) * 10, 10}
+                                  : GpuRange{static_cast<int64_t>(rng.uniform_int(60)), 1};
+        steps.push_back({true, r});
+        open.push_back(r);
+      } else {
+        const size_t k = rng.uniform_int(open.size());
+        steps.push_back({false, open[k]});
+        open[k] = open.back();
+        open.pop_back();
+      }
+    }
+    left_down = open;
+    return steps;
+  };
+  auto apply = [](JobState& js, const std::vector<Step>& steps) {
+    for (const Step& st : steps) {
+      if (st.fail) js.fail(st.gpus);
+      else js.repair(st.gpus);
+      js.reassign();
+    }
+  };
+  auto expect_same_as_new = [&](JobState& reused, const MembershipRules& rules,
+                                const std::string& what) {
+    reused.reset(rules);
+    JobState fresh(*layout);
+    fresh.reset(rules);
+    std::vector<GpuRange> unused;
+    const std::vector<Step> steps = sequence(99, unused);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      for (JobState* js : {&reused, &fresh}) {
+        if (steps[i].fail) js->fail(steps[i].gpus);
+        else js->repair(steps[i].gpus);
+        js->reassign();
+      }
+      ASSERT_EQ(reused.failed_gpus(), fresh.failed_gpus()) << what << ", step " << i;
+      ASSERT_EQ(reused.histogram(), fresh.histogram()) << what << ", step " << i;
+      for (int d = 0; d < 6; ++d) {
+        ASSERT_EQ(reused.domain_failed_gpus(d), fresh.domain_failed_gpus(d)) << what;
+        ASSERT_EQ(reused.domain_min_degree(d), fresh.domain_min_degree(d)) << what;
+      }
+    }
+  };
+  for (const bool in_domain : {false, true}) {
+    const MembershipRules rules = rules_for(4, true, true, in_domain, false);
+    const std::string label = in_domain ? "in-domain swaps" : "no swaps";
+    std::vector<GpuRange> left_down;
+    const std::vector<Step> steps = sequence(5, left_down);
+    ASSERT_FALSE(left_down.empty());
+    JobState js(*layout);
+    js.reset(rules);
+    apply(js, steps);
+    js.clean_up(left_down);  // exact
+    expect_same_as_new(js, rules, label + ", exact list");
+    apply(js, steps);
+    js.clean_up({left_down.begin() + 1, left_down.end()});  // misses a GPU left down
+    expect_same_as_new(js, rules, label + ", incomplete list");
+    apply(js, steps);
+    js.clean_up({GpuRange{59, 1}});  // not (only) the GPUs left down
+    expect_same_as_new(js, rules, label + ", wrong list");
+    apply(js, steps);
+    js.clean_up(left_down);
+    js.clean_up(left_down);  // twice
+    expect_same_as_new(js, rules, label + ", twice");
+  }
 }
 
 }  // namespace
