@@ -337,15 +337,22 @@ double ProcessGenerator::hawkes_gap() {
   }
 }
 
-void ProcessGenerator::draw_candidate(double mean_gap) {
-  candidate_ready_ = true;
-  candidate_s_ = now_s_ + arrivals_.exponential(mean_gap);
-  if (!(candidate_s_ < kHorizonS)) {
-    candidate_unit_ = -1;
-    return;
+void ProcessGenerator::draw_candidates(double mean_gap) {
+  // Each candidate follows the one before it (the first follows now_s_, the start).
+  double t_s = ahead_count_ > 0 ? ahead_[(ahead_first_ + ahead_count_ - 1) % kLookahead].t_s
+                                : now_s_;
+  while (ahead_count_ < kLookahead && !past_horizon_) {
+    Candidate& c = ahead_[(ahead_first_ + ahead_count_++) % kLookahead];
+    t_s += arrivals_.exponential(mean_gap);
+    c.t_s = t_s;
+    if (!(t_s < kHorizonS)) {
+      c.unit = -1;
+      past_horizon_ = true;
+      break;
+    }
+    c.unit = pick_unit_exponential();
+    __builtin_prefetch(&up_at_s_[static_cast<size_t>(c.unit)]);
   }
-  candidate_unit_ = pick_unit_exponential();
-  __builtin_prefetch(&up_at_s_[static_cast<size_t>(candidate_unit_)]);
 }
 
 void ProcessGenerator::refill() {
@@ -365,12 +372,14 @@ void ProcessGenerator::refill() {
         u = pick_up_unit(now_s_);
         if (u < 0) continue;  // every unit that can fail is in repair: dropped
       } else {
-        if (!candidate_ready_) draw_candidate(mean_gap);
-        if (emit_partner_before(candidate_s_)) return;
-        now_s_ = candidate_s_;
-        u = candidate_unit_;
+        draw_candidates(mean_gap);
+        const Candidate& c = ahead_[ahead_first_];
+        if (emit_partner_before(c.t_s)) return;
+        now_s_ = c.t_s;
+        u = c.unit;
         if (u < 0) return;  // past the horizon (the candidate stays: every later call returns)
-        draw_candidate(mean_gap);
+        ahead_first_ = (ahead_first_ + 1) % kLookahead;
+        --ahead_count_;
         if (up_at_s_[static_cast<size_t>(u)] > now_s_) continue;  // in repair: thinned
       }
       excess_ += jump_;  // 0 unless hawkes: a failure that happened excites the class

@@ -7,6 +7,7 @@
 // Thread safety: one generator per replication/thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -127,14 +128,22 @@ class ProcessGenerator final : public EventGenerator {
   double lemon_multiplier_ = 1.0;       // a lemon's weight relative to another unit
   double total_rate_ = 0.0;             // exponential: superposed rate over all units, per second
   double now_s_ = 0.0;                  // exponential: time of the last candidate event
-  // Exponential without hawkes: the next candidate (time, unit), drawn from arrivals_ as soon as
-  // the one before it is taken (the same draws in the same order as drawing it when needed:
-  // nothing else draws from arrivals_ in between), so that its up_at_s_ entry is prefetched while
-  // the event before it is emitted and consumed. Unit -1: its time is past the horizon.
-  bool candidate_ready_ = false;
-  double candidate_s_ = 0.0;
-  int64_t candidate_unit_ = -1;
-  void draw_candidate(double mean_gap);
+  // Exponential without hawkes: the next kLookahead candidates (time, unit), drawn from arrivals_
+  // ahead of their use (the same draws in the same order as drawing each when needed: nothing
+  // else draws from arrivals_ in between), so that each one's up_at_s_ entry is prefetched while
+  // the events before it are emitted and consumed (one event ahead was too short on a large
+  // cluster, whose up_at_s_ far exceeds the caches). Unit -1: its time is past the horizon; no
+  // candidate is drawn after it. A ring: ahead_first_ is the next one, ahead_count_ are drawn.
+  struct Candidate {
+    double t_s = 0.0;
+    int64_t unit = -1;
+  };
+  static constexpr size_t kLookahead = 8;  // a power of two
+  std::array<Candidate, kLookahead> ahead_{};
+  size_t ahead_first_ = 0;
+  size_t ahead_count_ = 0;
+  bool past_horizon_ = false;  // the last candidate drawn is past the horizon
+  void draw_candidates(double mean_gap);  // tops ahead_ up to kLookahead
   double background_rate_ = 0.0;        // hawkes: immigrant rate over all units, per second
   double decay_ = 0.0;                  // hawkes: 1 / mean delay of a triggered failure
   double jump_ = 0.0;                   // hawkes: intensity a failure adds (0 otherwise)
