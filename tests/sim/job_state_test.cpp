@@ -27,13 +27,19 @@ MembershipRules rules_for(int tp, bool reduced, bool spares, bool in_domain, boo
   return r;
 }
 
-TEST(JobState, RandomSequencesKeepCountsConsistent) {
-  // 6 domains of 10 GPUs, TP 4: 2 groups + 2 idle GPUs per domain; job 4 groups x PP 2.
+// 4 job domains + 2 spare domains of 10 GPUs, TP 4: 2 groups + 2 idle GPUs per domain; the job
+// is 4 groups x PP 2.
+Result<JobLayout> six_domain_layout() {
   Scenario sc = testing::small_scenario(2, 10, 4);
   sc.cluster.domains = 4;
   sc.layout.pp = 2;
   sc.layout.dp = 4;
-  auto layout = JobLayout::make(sc);
+  return JobLayout::make(sc);
+}
+
+TEST(JobState, RandomSequencesKeepCountsConsistent) {
+  // 6 domains of 10 GPUs, TP 4: 2 groups + 2 idle GPUs per domain; job 4 groups x PP 2.
+  const auto layout = six_domain_layout();
   ASSERT_TRUE(layout.ok());
   for (int variant = 0; variant < 4; ++variant) {
     const MembershipRules rules =
@@ -199,12 +205,7 @@ TEST(JobState, InDomainSparesHealAndSpareDomainsFill) {
 // swaps moved GPUs between groups, the state after reset behaves like a new one on the same
 // failure and repair sequence.
 TEST(JobState, CleanUpNeverChangesWhatResetGives) {
-  // 4 job domains + 2 spare domains of 10 GPUs, TP 4: 2 groups + 2 idle GPUs per domain.
-  Scenario sc = testing::small_scenario(2, 10, 4);
-  sc.cluster.domains = 4;
-  sc.layout.pp = 2;
-  sc.layout.dp = 4;
-  auto layout = JobLayout::make(sc);
+  const auto layout = six_domain_layout();
   ASSERT_TRUE(layout.ok());
   struct Step {
     bool fail;
