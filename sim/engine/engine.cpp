@@ -215,11 +215,56 @@ bool Engine::shares_trajectory(const Strategy& a, const Strategy& b) {
   return true;
 }
 
+namespace {
+
+// Bit for bit (a -0.0 is not a 0.0): what a mirror's shape must be to leave its run the leader's.
+bool same_bits(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
+bool same_shape(const JobShape& a, const JobShape& b) {
+  return same_bits(a.rate, b.rate) && same_bits(a.rate_no_reshard, b.rate_no_reshard) &&
+         same_bits(a.iteration_s, b.iteration_s) && a.running_gpus == b.running_gpus &&
+         same_bits(a.power_w, b.power_w) && same_bits(a.boost_power_w, b.boost_power_w) &&
+         a.active_replicas == b.active_replicas && same_bits(a.batch_replicas, b.batch_replicas);
+}
+bool same_metrics(const ReplicationMetrics& a, const ReplicationMetrics& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!same_bits(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Engine::begins_as_mirror_of(const Engine& leader) const {
+  // The rest of a run's parameters follow from these (begin) or are the same for any two
+  // strategies that share a trajectory (the resume mechanism's costs, the recovery kinds).
+  return interval_ == leader.interval_ && resume_ == leader.resume_ &&
+         rejoins_on_repair_ == leader.rejoins_on_repair_ &&
+         cycle_exposed_ == leader.cycle_exposed_ && cycle_write_ == leader.cycle_write_ &&
+         same_bits(cycle_slowdown_, leader.cycle_slowdown_) && skip_from_ == leader.skip_from_ &&
+         persist_every_ == leader.persist_every_ && same_shape(shape_, leader.shape_);
+}
+
+void Engine::check_mirrors(const JobShape& shape) {
+  std::erase_if(mirrors_, [&](Engine* m) {
+    if (same_shape(m->memo_shape(), shape)) return false;
+    detached_mirrors_.push_back(m);
+    return true;
+  });
+}
+
+Engine::PairHistory& Engine::pair_history(const Strategy& leader, const Strategy& follower) {
+  for (PairHistory& h : pair_history_) {
+    if (h.leader == &leader && h.follower == &follower) return h;
+  }
+  pair_history_.push_back({&leader, &follower, 0});
+  return pair_history_.back();
+}
+
 uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventSchedule& schedule,
                               std::vector<ReplicationMetrics>& out) {
   out.resize(runs.size());
   uint64_t events = 0;
-  parted_ = 0;
+  parted_ = mirrored_ = detached_ = 0;
   if (runs.size() == 1 || cfg_.target_work_s > 0) {
     for (size_t k = 0; k < runs.size(); ++k) {
       out[k] = run(*runs[k].strategy, runs[k].checkpoint_interval, schedule);
@@ -230,13 +275,19 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
   for (const StrategyRun& r : runs) NTPSIM_CHECK(shares_trajectory(*runs[0].strategy, *r.strategy));
   const size_t n_followers = runs.size() - 1;
   while (followers_.size() < n_followers) followers_.push_back(std::make_unique<Engine>(cfg_));
+  mirrors_.clear();
+  detached_mirrors_.clear();
   begin(*runs[0].strategy, runs[0].checkpoint_interval, nullptr, nullptr);
-  // Followers still in step; one that parts is left behind and run alone below.
+  // Followers still in step; one that parts is left behind and run alone below. Mirrors are not
+  // stepped (see top).
   std::vector<Engine*> live;
   live.reserve(n_followers);
   for (size_t f = 0; f < n_followers; ++f) {
-    followers_[f]->begin(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, nullptr, this);
-    live.push_back(followers_[f].get());
+    Engine& e = *followers_[f];
+    e.begin(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, nullptr, this);
+    const bool mirror = pair_history(*runs[0].strategy, *runs[f + 1].strategy).differed == 0 &&
+                        e.begins_as_mirror_of(*this);
+    (mirror ? mirrors_ : live).push_back(&e);
   }
   const std::vector<ScheduledEvent>& evs = schedule.events();
   // Without a token budget every run reaches every event (advance never ends a run early).
@@ -252,28 +303,45 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
     for (Engine* f : live) f->apply(ev);
     std::erase_if(live, [this](const Engine* f) { return !f->in_step_with(*this); });
   }
-  replay(evs, i);  // every follower parted: the leader goes on alone
+  replay(evs, i);  // every follower parted or mirrors: the leader goes on alone
   advance(cfg_.end);
   for (Engine* f : live) f->advance(cfg_.end);
   out[0] = finish();
   events += events_;
-  auto in_step = [&live](const Engine& e) {
-    return std::find(live.begin(), live.end(), &e) != live.end();
+  const auto among = [](const std::vector<Engine*>& list, const Engine& e) {
+    return std::find(list.begin(), list.end(), &e) != list.end();
   };
+  std::vector<bool> alone(n_followers, false);
   for (size_t f = 0; f < n_followers; ++f) {
     Engine& e = *followers_[f];
-    if (in_step(e)) {
+    bool differed = false;
+    if (among(mirrors_, e)) {
+      e.release();
+      out[f + 1] = out[0];
+      events += events_;
+      ++mirrored_;
+    } else if (among(live, e)) {
       out[f + 1] = e.finish();
       events += e.events_;
+      differed = !same_metrics(out[f + 1], out[0]);
+    } else {
+      e.release();
+      alone[f] = differed = true;
     }
+    PairHistory& h = pair_history(*runs[0].strategy, *runs[f + 1].strategy);
+    h.differed = static_cast<uint8_t>((h.differed << 1) | (differed ? 1 : 0));
   }
+  detached_ = detached_mirrors_.size();
+  mirrors_.clear();  // the runs alone below check none
+  detached_mirrors_.clear();
   state_.clean_up(schedule.unrepaired());  // the followers in step no longer read it
   for (size_t f = 0; f < n_followers; ++f) {
-    if (in_step(*followers_[f])) continue;
-    ++parted_;  // run alone on this engine, whose run is over
+    if (!alone[f]) continue;
+    // A parted follower or a detached mirror: run alone on this engine, whose run is over.
     out[f + 1] = run(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, schedule);
     events += events_;
   }
+  parted_ = static_cast<size_t>(std::count(alone.begin(), alone.end(), true)) - detached_;
   return events;
 }
 
@@ -363,11 +431,15 @@ ReplicationMetrics Engine::finish() {
   at(m, Metric::kTimeToTrainDays) = cfg_.target_work_s > 0
                                         ? el / 86400.0
                                         : std::numeric_limits<double>::quiet_NaN();
+  release();
+  return m;
+}
+
+void Engine::release() {
   strategy_ = nullptr;
   tl_ = nullptr;
   leader_ = nullptr;
   view_ = &state_;
-  return m;
 }
 
 // --- integration between events -------------------------------------------------------------
@@ -678,7 +750,7 @@ void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
   record_segment();
 }
 
-JobShape Engine::current_shape() {
+JobShape Engine::memo_shape() {
   const std::vector<int32_t>& hist = view_->histogram();
   const bool with_spares = strategy_->rules().spare_replicas;
   const int64_t spares = with_spares ? view_->spare_replicas() : 0;

@@ -38,6 +38,15 @@
 // cycle and accounts, and reading the leader's cluster state after each event exactly as its own
 // run would have had it. A follower whose phase parts from the leader's is dropped and run alone
 // afterwards, so every result is bit for bit that of its own run.
+// Mirrors: a follower whose run parameters (checkpoint cycle, resume) and first shape equal the
+// leader's, and whose strategy gives the leader's shape, bit for bit, for every histogram the
+// leader meets, has the leader's run: the same decisions at every event and the same
+// accumulators, added in the same order. Such a follower is not stepped at all; the leader
+// compares its shape at each shape the leader computes, and its result is the leader's. One whose
+// shape differs is detached and run alone afterwards, as a parted follower is. A pair whose
+// follower's run differed from the leader's in one of its last 8 runs on this engine is stepped
+// as a follower instead (a detached mirror costs a whole run of its own); which way a follower
+// runs changes no result.
 // Ownership: an Engine is a value holding its scratch state (cluster arrays, queue, follower
 // engines), reused across runs without allocation. It keeps a reference to nothing but its config.
 // Thread safety: one Engine per thread; Strategy and failure list are read-only.
@@ -155,8 +164,11 @@ class Engine {
   // the run has a token budget (its runs end at different events): then one after another.
   uint64_t run_together(const std::vector<StrategyRun>& runs, const EventSchedule& schedule,
                         std::vector<ReplicationMetrics>& out);
-  // Of the last run_together: the followers that parted from the leader (each then ran alone).
+  // Of the last run_together: the followers that parted from the leader (each then ran alone),
+  // those that ran as its mirrors to the end, and the mirrors detached (each then ran alone).
   size_t followers_parted() const { return parted_; }
+  size_t followers_mirrored() const { return mirrored_; }
+  size_t mirrors_detached() const { return detached_; }
 
   // Of the last run: events processed.
   uint64_t events_processed() const { return events_; }
@@ -191,6 +203,23 @@ class Engine {
     return phase_ == leader.phase_ &&
            (phase_ != Phase::kRecovering || recover_until_ == leader.recover_until_);
   }
+  // Right after both began: this follower's run parameters and shape equal the leader's, so its
+  // run is the leader's while its shapes are (see top, Mirrors).
+  bool begins_as_mirror_of(const Engine& leader) const;
+  // The leader computed `shape`: the mirrors whose strategy gives another shape for the same
+  // histogram are detached.
+  void check_mirrors(const JobShape& shape);
+  // Per leader and follower strategy met by run_together: bit i set when the follower's run
+  // differed from the leader's i + 1 runs ago (a detached mirror, a parted follower, or a
+  // follower in step to the end with other metrics).
+  struct PairHistory {
+    const Strategy* leader = nullptr;
+    const Strategy* follower = nullptr;
+    uint8_t differed = 0;
+  };
+  PairHistory& pair_history(const Strategy& leader, const Strategy& follower);
+  // Ends a run without metrics (a mirror, whose metrics are the leader's): what finish() resets.
+  void release();
   // The cluster state changes, done by the engine that owns the state (a follower's leader has
   // done them already: a follower's failure hit the job when the leader's did).
   bool fail_gpus(GpuRange gpus) {
@@ -238,7 +267,14 @@ class Engine {
   // The strategy's shape of the job's groups now, with the spare replicas that join in fixed
   // mini-batch mode: from the run's memo when this histogram and spare count came up before,
   // else from the strategy (a shape is a pure function of the two, so bit for bit the same).
-  JobShape current_shape();
+  // A leader checks its mirrors against each shape it computes.
+  JobShape current_shape() {
+    const JobShape s = memo_shape();
+    if (!mirrors_.empty()) check_mirrors(s);
+    return s;
+  }
+  // current_shape() without the mirrors' check.
+  JobShape memo_shape();
   // What current_shape() would return, and whether it differs from shape_'s membership: while
   // the membership shape_ was computed from is unchanged, shape_ itself (a shape is a pure
   // function of the histogram and the spare replicas, so it is bit for bit the same), without
@@ -291,7 +327,10 @@ class Engine {
   std::vector<int32_t> memo_counts_;
   uint64_t memo_run_ = 0;
   std::vector<std::unique_ptr<Engine>> followers_;  // created on first use, kept
-  size_t parted_ = 0;
+  size_t parted_ = 0, mirrored_ = 0, detached_ = 0;
+  // While leading: the followers still mirroring this run, and those detached from it.
+  std::vector<Engine*> mirrors_, detached_mirrors_;
+  std::vector<PairHistory> pair_history_;
   EventSchedule own_schedule_;  // for run() without a schedule
   const Strategy* strategy_ = nullptr;
   bool rejoins_on_repair_ = false;  // recovery(Coverage::kShort) != kRestart, fixed per run

@@ -56,11 +56,16 @@ bool same_bits(const ReplicationMetrics& a, const ReplicationMetrics& b) {
   return std::memcmp(&a, &b, sizeof(ReplicationMetrics)) == 0;
 }
 
-// Runs `runs` together and each alone, and expects the same metrics bit for bit and the same
-// event count; returns the followers that parted.
-size_t expect_as_alone(const Bench& b, const std::vector<Engine::StrategyRun>& runs,
+// How the followers of one run_together ran.
+struct Counts {
+  size_t parted = 0, mirrored = 0, detached = 0;
+};
+
+// Runs `runs` together on `together` and each alone, and expects the same metrics bit for bit
+// and the same event count; returns how the followers ran.
+Counts expect_as_alone(const Bench& b, Engine& together,
+                       const std::vector<Engine::StrategyRun>& runs,
                        const EventSchedule& schedule) {
-  Engine together(b.config);
   std::vector<ReplicationMetrics> out;
   const uint64_t events = together.run_together(runs, schedule, out);
   EXPECT_EQ(out.size(), runs.size());
@@ -74,7 +79,15 @@ size_t expect_as_alone(const Bench& b, const std::vector<Engine::StrategyRun>& r
                                       << " together, " << at(m, Metric::kGoodput) << " alone";
   }
   EXPECT_EQ(events, alone_events);
-  return together.followers_parted();
+  return {together.followers_parted(), together.followers_mirrored(),
+          together.mirrors_detached()};
+}
+
+// The same on a new engine.
+Counts expect_as_alone(const Bench& b, const std::vector<Engine::StrategyRun>& runs,
+                       const EventSchedule& schedule) {
+  Engine together(b.config);
+  return expect_as_alone(b, together, runs, schedule);
 }
 
 TEST(RunTogether, SharesTrajectoryOnlyWithEqualRulesAndRecovery) {
@@ -112,7 +125,15 @@ TEST(RunTogether, EachResultIsItsOwnRunsBitForBit) {
     const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
                                                    {boost.get(), Duration::from_seconds(1000)},
                                                    {slow.get(), Duration::from_seconds(2500)}};
-    EXPECT_EQ(expect_as_alone(b, runs, schedule), 0u) << "in place: " << recover_in_place;
+    // The boosted follower starts as a mirror (its interval and first shape are the leader's)
+    // and is detached at the first boost; on the same engine it then runs in step.
+    Engine together(b.config);
+    const Counts first = expect_as_alone(b, together, runs, schedule);
+    EXPECT_EQ(first.parted, 0u) << "in place: " << recover_in_place;
+    EXPECT_EQ(first.mirrored, 0u);
+    EXPECT_EQ(first.detached, 1u);
+    const Counts second = expect_as_alone(b, together, runs, schedule);
+    EXPECT_EQ(second.parted + second.mirrored + second.detached, 0u);
     // One strategy alone runs as run() does.
     expect_as_alone(b, {runs[1]}, schedule);
   }
@@ -132,7 +153,58 @@ TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
   ASSERT_TRUE(Engine::shares_trajectory(*fast, *slow));
   const std::vector<Engine::StrategyRun> runs = {{fast.get(), Duration::from_seconds(300)},
                                                  {slow.get(), Duration::from_seconds(4000)}};
-  EXPECT_EQ(expect_as_alone(b, runs, schedule), 1u);
+  EXPECT_EQ(expect_as_alone(b, runs, schedule).parted, 1u);
+}
+
+TEST(RunTogether, AFollowerWithTheLeadersShapesMirrorsIt) {
+  Bench b(four_domains());
+  EventSchedule schedule;
+  schedule.build(failures(400, 40, 8, 0, 11), b.config.end);
+  // Two strategies with equal parameters: every shape the same, so the follower is not stepped.
+  const auto ntp = b.strategy("ntp");
+  const auto same = b.strategy("ntp");
+  ASSERT_TRUE(ntp && same);
+  const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
+                                                 {same.get(), Duration::from_seconds(1000)}};
+  Engine together(b.config);
+  for (int i = 0; i < 2; ++i) {
+    const Counts c = expect_as_alone(b, together, runs, schedule);
+    EXPECT_EQ(c.mirrored, 1u);
+    EXPECT_EQ(c.parted + c.detached, 0u);
+  }
+  // Another checkpoint interval: stepped as a follower.
+  const std::vector<Engine::StrategyRun> other = {{ntp.get(), Duration::from_seconds(1000)},
+                                                  {same.get(), Duration::from_seconds(1500)}};
+  const Counts c = expect_as_alone(b, together, other, schedule);
+  EXPECT_EQ(c.parted + c.mirrored + c.detached, 0u);
+}
+
+TEST(RunTogether, APairMirrorsAgainAfterEightRunsAlike) {
+  Bench b(four_domains());
+  const auto ntp = b.strategy("ntp");
+  const auto boost = b.strategy("ntp_power_boost");
+  ASSERT_TRUE(ntp && boost);
+  const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
+                                                 {boost.get(), Duration::from_seconds(1000)}};
+  // Failures anywhere boost damaged groups: the mirror is detached. Failures of the spare
+  // domain's GPUs (32 to 39) damage no job group: both runs alike.
+  EventSchedule boosted, alike;
+  boosted.build(failures(400, 40, 8, 0, 11), b.config.end);
+  std::vector<FailureEvent> spare_only;
+  for (int i = 0; i < 50; ++i) {
+    spare_only.push_back(gpu_failure(1000.0 + 5000.0 * i, 32 + i % 8, 1, 3000.0));
+  }
+  alike.build(spare_only, b.config.end);
+  Engine together(b.config);
+  EXPECT_EQ(expect_as_alone(b, together, runs, boosted).detached, 1u);
+  // Stepped while a difference is among the pair's last 8 runs, then a mirror again.
+  for (int i = 0; i < 8; ++i) {
+    const Counts c = expect_as_alone(b, together, runs, alike);
+    EXPECT_EQ(c.parted + c.mirrored + c.detached, 0u) << "run " << i;
+  }
+  EXPECT_EQ(expect_as_alone(b, together, runs, alike).mirrored, 1u);
+  // Detached again where boosting starts.
+  EXPECT_EQ(expect_as_alone(b, together, runs, boosted).detached, 1u);
 }
 
 TEST(RunTogether, ATokenBudgetRunsEachAlone) {
@@ -147,7 +219,8 @@ TEST(RunTogether, ATokenBudgetRunsEachAlone) {
   ASSERT_TRUE(ntp && boost);
   const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
                                                  {boost.get(), Duration::from_seconds(1000)}};
-  EXPECT_EQ(expect_as_alone(b, runs, schedule), 0u);
+  const Counts c = expect_as_alone(b, runs, schedule);
+  EXPECT_EQ(c.parted + c.mirrored + c.detached, 0u);
 }
 
 }  // namespace
