@@ -213,6 +213,40 @@ void JobState::place(int64_t g, int bucket) {
   if (bucket == tp_) ++free_full_;
 }
 
+void JobState::move_heads(int from, int to, int64_t n) {
+  if (n <= 0 || from == to) return;
+  // The list walk with the moved groups in registers; place() would reload each head it stored.
+  int32_t g = head_[from];
+  int32_t top = head_[to];
+  for (int64_t i = 0; i < n; ++i) {
+    NTPSIM_CHECK(g >= 0);
+    const int32_t after = next_[g];
+    next_[g] = top;
+    prev_[g] = -1;
+    if (top >= 0) prev_[top] = g;
+    bucket_[g] = static_cast<int16_t>(to);
+    top = g;
+    g = after;
+  }
+  head_[from] = g;
+  if (g >= 0) prev_[g] = -1;
+  else set_mask_bit(from, false);
+  head_[to] = top;
+  set_mask_bit(to, true);
+  // place()'s counts, n at a time (the hash's sum is exact modulo 2^64).
+  const auto count = static_cast<int32_t>(n);
+  if (from > tp_ && from != excluded_bucket_) {
+    add_to_hist(from - tp_ - 1, -count);
+    members_ -= n;
+  }
+  if (from == tp_) free_full_ -= n;
+  if (to > tp_ && to != excluded_bucket_) {
+    add_to_hist(to - tp_ - 1, count);
+    members_ += n;
+  }
+  if (to == tp_) free_full_ += n;
+}
+
 JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {
   const int64_t G = layout_.gpus_per_domain;
   const int64_t i = gpu % G;
@@ -342,7 +376,7 @@ void JobState::reassign() {
   }
   whole_after_in_domain_ = hist_[static_cast<size_t>(tp_)] == layout_.job_groups;
   // Unusable members leave.
-  while (any_in(bucket_for(true, 0)) >= 0) place(any_in(bucket_for(true, 0)), bucket_for(false, 0));
+  move_heads(bucket_for(true, 0), bucket_for(false, 0), hist_[0]);
   if (!rules_->needs_full_job && members_ < layout_.job_groups && all_usable_at_full_degree()) {
     fill_whole_replicas_at_full_degree();
     return;
@@ -366,8 +400,9 @@ void JobState::reassign() {
   if (!rules_->needs_full_job) {
     const int64_t keep = index_quotient(members_, layout_.pp) * layout_.pp;
     while (members_ > keep) {
-      const int wm = worst_member_degree();
-      place(any_in(bucket_for(true, wm)), bucket_for(false, wm));
+      const int wm = worst_member_degree();  // the worst until all its members left
+      move_heads(bucket_for(true, wm), bucket_for(false, wm),
+                 std::min<int64_t>(hist_[static_cast<size_t>(wm)], members_ - keep));
     }
   }
 }
@@ -397,9 +432,9 @@ void JobState::fill_whole_replicas_at_full_degree() {
   const int64_t n = std::min(free_full_, room);  // the free groups at T, counted by place()
   const int64_t keep = index_quotient(m + n, layout_.pp) * layout_.pp;
   if (keep >= m) {
-    for (int64_t i = m; i < keep; ++i) place(any_in(free_b), job_b);
+    move_heads(free_b, job_b, keep - m);
   } else {
-    while (members_ > keep) place(any_in(job_b), free_b);
+    move_heads(job_b, free_b, m - keep);
   }
 }
 

@@ -91,6 +91,10 @@ class JobState {
   int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
   bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
   void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_, members_, masks
+  // `n` times place(any_in(from), to), done in one walk: the same lists (the moved groups at
+  // the head of `to`'s in reverse order), histogram, counts and masks. REQUIRES: `from` holds
+  // at least n groups.
+  void move_heads(int from, int to, int64_t n);
   int32_t any_in(int bucket) const { return head_[bucket]; }
   void set_mask_bit(int bucket, bool non_empty);
   void rebucket(int64_t g);            // after k[g] changed
