@@ -246,7 +246,7 @@ bool Engine::begins_as_mirror_of(const Engine& leader) const {
 
 void Engine::check_mirrors(const JobShape& shape) {
   std::erase_if(mirrors_, [&](Engine* m) {
-    if (same_shape(m->memo_shape(), shape)) return false;
+    if (same_shape(m->current_shape(), shape)) return false;
     detached_mirrors_.push_back(m);
     return true;
   });
@@ -750,7 +750,7 @@ void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
   record_segment();
 }
 
-JobShape Engine::memo_shape() {
+JobShape Engine::current_shape() {
   const std::vector<int32_t>& hist = view_->histogram();
   const bool with_spares = strategy_->rules().spare_replicas;
   const int64_t spares = with_spares ? view_->spare_replicas() : 0;
@@ -768,6 +768,7 @@ JobShape Engine::memo_shape() {
   if (with_spares) s = with_spare_replicas(s, spares, strategy_->shape_context());
   m = ShapeMemo{memo_run_, hash, spares, s};
   view_->save_histogram(mask, counts);
+  if (!mirrors_.empty()) check_mirrors(s);
   return s;
 }
 

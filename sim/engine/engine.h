@@ -267,14 +267,9 @@ class Engine {
   // The strategy's shape of the job's groups now, with the spare replicas that join in fixed
   // mini-batch mode: from the run's memo when this histogram and spare count came up before,
   // else from the strategy (a shape is a pure function of the two, so bit for bit the same).
-  // A leader checks its mirrors against each shape it computes.
-  JobShape current_shape() {
-    const JobShape s = memo_shape();
-    if (!mirrors_.empty()) check_mirrors(s);
-    return s;
-  }
-  // current_shape() without the mirrors' check.
-  JobShape memo_shape();
+  // A leader checks its mirrors against each shape it computes (not against a memo hit: the
+  // mirrors were checked when it was computed, and a run's mirrors only ever leave).
+  JobShape current_shape();
   // What current_shape() would return, and whether it differs from shape_'s membership: while
   // the membership shape_ was computed from is unchanged, shape_ itself (a shape is a pure
   // function of the histogram and the spare replicas, so it is bit for bit the same), without
