@@ -355,6 +355,11 @@ void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
   // Under a restart mechanism repaired units join at the next restart, not in a planned one.
   rejoins_on_repair_ =
       resume_ == Resume::kInPlace && strategy.recovery(Coverage::kShort) != RecoveryKind::kRestart;
+  for (const Coverage c : {Coverage::kInDomainSpares, Coverage::kFreeGroups, Coverage::kShort}) {
+    const auto i = static_cast<size_t>(c);
+    recovery_by_coverage_[i] = strategy.recovery(c);
+    rolls_back_by_coverage_[i] = strategy.rolls_back(c);
+  }
   const bool memory = resume_ == Resume::kRestartFromMemory;
   if (memory && host_lost_epoch_.empty()) {
     const int64_t host_gpus = std::max(1, cfg_.host_gpus);
@@ -672,8 +677,8 @@ void Engine::interrupt() {
   const Coverage coverage = h[cfg_.layout.tp] != cfg_.layout.job_groups ? Coverage::kShort
                             : view_->whole_after_in_domain_swaps()      ? Coverage::kInDomainSpares
                                                                         : Coverage::kFreeGroups;
-  const RecoveryKind kind = strategy_->recovery(coverage);
-  const bool restart = strategy_->rolls_back(coverage);
+  const RecoveryKind kind = recovery_by_coverage_[static_cast<size_t>(coverage)];
+  const bool restart = rolls_back_by_coverage_[static_cast<size_t>(coverage)];
   Progress lost;
   Duration cost = recovery_cost(kind, restart);  // before a fallback resets snapshot_lost_
   if (restart) {

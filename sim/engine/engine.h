@@ -53,6 +53,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -329,6 +330,10 @@ class Engine {
   EventSchedule own_schedule_;  // for run() without a schedule
   const Strategy* strategy_ = nullptr;
   bool rejoins_on_repair_ = false;  // recovery(Coverage::kShort) != kRestart, fixed per run
+  // The strategy's recovery and rollback per coverage (indexed by Coverage), asked once per
+  // run: each is a function of the coverage alone (Strategy::recovery).
+  std::array<RecoveryKind, 3> recovery_by_coverage_{};
+  std::array<bool, 3> rolls_back_by_coverage_{};
   StrategyTimeline* tl_ = nullptr;
 
   // Clock and job phase.

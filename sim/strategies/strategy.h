@@ -148,9 +148,10 @@ class Strategy {
     (void)usable;
     return shape(hist);
   }
-  // How an interrupting failure is recovered, given what re-picking the groups achieved. The
-  // engine also asks recovery(Coverage::kShort) once per run: a strategy whose answer is not
-  // kRestart rejoins repaired units with a planned reconfiguration.
+  // How an interrupting failure is recovered, given what re-picking the groups achieved: a
+  // function of `coverage` alone, which the engine asks once per run for each coverage. A
+  // strategy whose answer for Coverage::kShort is not kRestart rejoins repaired units with a
+  // planned reconfiguration.
   virtual RecoveryKind recovery(Coverage coverage) const = 0;
   // How the job resumes (make_strategy sets it from the `resume` parameters).
   const ResumeSpec& resume() const { return resume_; }
