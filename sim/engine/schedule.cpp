@@ -8,7 +8,8 @@ namespace ntpsim::sim {
 
 void EventSchedule::build(const std::vector<FailureEvent>& failures, Time end) {
   NTPSIM_CHECK(failures.size() < static_cast<size_t>(INT32_MAX));
-  events_.clear();
+  // No clear: the merge overwrites every event it keeps, so resizing the last replication's
+  // list constructs only the events beyond its length (the queue's build clears it).
   merged_ = build_merged(failures, end);
   if (!merged_) build_with_queue(failures, end);
 }
