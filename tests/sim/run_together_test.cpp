@@ -56,6 +56,20 @@ bool same_bits(const ReplicationMetrics& a, const ReplicationMetrics& b) {
   return std::memcmp(&a, &b, sizeof(ReplicationMetrics)) == 0;
 }
 
+// The schedule of `f` up to the bench's end.
+EventSchedule schedule_of(const Bench& b, const std::vector<FailureEvent>& f) {
+  EventSchedule schedule;
+  schedule.build(f, b.config.end);
+  return schedule;
+}
+
+// Two runs at one checkpoint interval.
+std::vector<Engine::StrategyRun> two_at(const Strategy& leader, const Strategy& follower,
+                                        double interval_s) {
+  return {{&leader, Duration::from_seconds(interval_s)},
+          {&follower, Duration::from_seconds(interval_s)}};
+}
+
 // How the followers of one run_together ran.
 struct Counts {
   size_t parted = 0, mirrored = 0, detached = 0;
@@ -109,8 +123,7 @@ TEST(RunTogether, SharesTrajectoryOnlyWithEqualRulesAndRecovery) {
 
 TEST(RunTogether, EachResultIsItsOwnRunsBitForBit) {
   Bench b(four_domains());
-  EventSchedule schedule;
-  schedule.build(failures(400, 40, 8, 0, 11), b.config.end);
+  const EventSchedule schedule = schedule_of(b, failures(400, 40, 8, 0, 11));
   ASSERT_GT(schedule.events().size(), 700u);
   // Restarting from the checkpoint (the default) and in place, each with two followers that
   // differ in power and pace; the last at its own checkpoint interval.
@@ -145,8 +158,7 @@ TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
   // faster, so their restarts cost different times and their phases part.
   Scenario s = four_domains();
   Bench b(s);
-  EventSchedule schedule;
-  schedule.build(failures(300, 40, 8, 2, 5), b.config.end);
+  const EventSchedule schedule = schedule_of(b, failures(300, 40, 8, 2, 5));
   const auto fast = b.strategy("ntp", {{"resume", ParamValue(std::string("restart_from_memory"))}});
   const auto slow = b.strategy("ntp", {{"resume", ParamValue(std::string("restart_from_memory"))}});
   ASSERT_TRUE(fast && slow);
@@ -158,14 +170,12 @@ TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
 
 TEST(RunTogether, AFollowerWithTheLeadersShapesMirrorsIt) {
   Bench b(four_domains());
-  EventSchedule schedule;
-  schedule.build(failures(400, 40, 8, 0, 11), b.config.end);
+  const EventSchedule schedule = schedule_of(b, failures(400, 40, 8, 0, 11));
   // Two strategies with equal parameters: every shape the same, so the follower is not stepped.
   const auto ntp = b.strategy("ntp");
   const auto same = b.strategy("ntp");
   ASSERT_TRUE(ntp && same);
-  const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
-                                                 {same.get(), Duration::from_seconds(1000)}};
+  const std::vector<Engine::StrategyRun> runs = two_at(*ntp, *same, 1000);
   Engine together(b.config);
   for (int i = 0; i < 2; ++i) {
     const Counts c = expect_as_alone(b, together, runs, schedule);
@@ -184,17 +194,15 @@ TEST(RunTogether, APairMirrorsAgainAfterEightRunsAlike) {
   const auto ntp = b.strategy("ntp");
   const auto boost = b.strategy("ntp_power_boost");
   ASSERT_TRUE(ntp && boost);
-  const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
-                                                 {boost.get(), Duration::from_seconds(1000)}};
+  const std::vector<Engine::StrategyRun> runs = two_at(*ntp, *boost, 1000);
   // Failures anywhere boost damaged groups: the mirror is detached. Failures of the spare
   // domain's GPUs (32 to 39) damage no job group: both runs alike.
-  EventSchedule boosted, alike;
-  boosted.build(failures(400, 40, 8, 0, 11), b.config.end);
+  const EventSchedule boosted = schedule_of(b, failures(400, 40, 8, 0, 11));
   std::vector<FailureEvent> spare_only;
   for (int i = 0; i < 50; ++i) {
     spare_only.push_back(gpu_failure(1000.0 + 5000.0 * i, 32 + i % 8, 1, 3000.0));
   }
-  alike.build(spare_only, b.config.end);
+  const EventSchedule alike = schedule_of(b, spare_only);
   Engine together(b.config);
   EXPECT_EQ(expect_as_alone(b, together, runs, boosted).detached, 1u);
   // Stepped while a difference is among the pair's last 8 runs, then a mirror again.
@@ -212,13 +220,11 @@ TEST(RunTogether, ATokenBudgetRunsEachAlone) {
   s.train_tokens = 1.0;  // ideal seconds at 1 token/s (Bench's EngineConfig)
   Bench b(s);
   b.config = *EngineConfig::make(s, b.layout, 0.0, 1.0 / 50000.0);  // 50,000 ideal seconds
-  EventSchedule schedule;
-  schedule.build(failures(200, 40, 8, 0, 3), b.config.end);
+  const EventSchedule schedule = schedule_of(b, failures(200, 40, 8, 0, 3));
   const auto ntp = b.strategy("ntp");
   const auto boost = b.strategy("ntp_power_boost");
   ASSERT_TRUE(ntp && boost);
-  const std::vector<Engine::StrategyRun> runs = {{ntp.get(), Duration::from_seconds(1000)},
-                                                 {boost.get(), Duration::from_seconds(1000)}};
+  const std::vector<Engine::StrategyRun> runs = two_at(*ntp, *boost, 1000);
   const Counts c = expect_as_alone(b, runs, schedule);
   EXPECT_EQ(c.parted + c.mirrored + c.detached, 0u);
 }
