@@ -218,7 +218,9 @@ bool Engine::shares_trajectory(const Strategy& a, const Strategy& b) {
 namespace {
 
 // Bit for bit (a -0.0 is not a 0.0): what a mirror's shape must be to leave its run the leader's.
-bool same_bits(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
 bool same_shape(const JobShape& a, const JobShape& b) {
   return same_bits(a.rate, b.rate) && same_bits(a.rate_no_reshard, b.rate_no_reshard) &&
          same_bits(a.iteration_s, b.iteration_s) && a.running_gpus == b.running_gpus &&

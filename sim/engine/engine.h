@@ -42,13 +42,15 @@
 // leader's, and whose strategy gives the leader's shape, bit for bit, for every histogram the
 // leader meets, has the leader's run: the same decisions at every event and the same
 // accumulators, added in the same order. Such a follower is not stepped at all; the leader
-// compares its shape at each shape the leader computes, and its result is the leader's. One whose
-// shape differs is detached and run alone afterwards, as a parted follower is. A pair whose
+// compares each shape it computes with the mirror's shape for the same histogram, and the
+// mirror's result is the leader's. One whose shape differs is detached and run alone
+// afterwards, as a parted follower is. A pair whose
 // follower's run differed from the leader's in one of its last 8 runs on this engine is stepped
 // as a follower instead (a detached mirror costs a whole run of its own); which way a follower
 // runs changes no result.
 // Ownership: an Engine is a value holding its scratch state (cluster arrays, queue, follower
-// engines), reused across runs without allocation. It keeps a reference to nothing but its config.
+// engines), reused across runs without allocation. It keeps a reference to nothing but its config
+// (the strategies' addresses in its pair history are keys, never dereferenced).
 // Thread safety: one Engine per thread; Strategy and failure list are read-only.
 #pragma once
 
