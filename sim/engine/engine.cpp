@@ -249,7 +249,7 @@ bool Engine::begins_as_mirror_of(const Engine& leader) const {
 void Engine::check_mirrors(const JobShape& shape) {
   std::erase_if(mirrors_, [&](Engine* m) {
     if (same_shape(m->current_shape(), shape)) return false;
-    detached_mirrors_.push_back(m);
+    ++detached_;
     return true;
   });
 }
@@ -278,7 +278,6 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
   const size_t n_followers = runs.size() - 1;
   while (followers_.size() < n_followers) followers_.push_back(std::make_unique<Engine>(cfg_));
   mirrors_.clear();
-  detached_mirrors_.clear();
   begin(*runs[0].strategy, runs[0].checkpoint_interval, nullptr, nullptr);
   // Followers still in step; one that parts is left behind and run alone below. Mirrors are not
   // stepped (see top).
@@ -333,9 +332,7 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
     PairHistory& h = pair_history(*runs[0].strategy, *runs[f + 1].strategy);
     h.differed = static_cast<uint8_t>((h.differed << 1) | (differed ? 1 : 0));
   }
-  detached_ = detached_mirrors_.size();
   mirrors_.clear();  // the runs alone below check none
-  detached_mirrors_.clear();
   state_.clean_up(schedule.unrepaired());  // the followers in step no longer read it
   for (size_t f = 0; f < n_followers; ++f) {
     if (!alone[f]) continue;

@@ -44,10 +44,9 @@
 // accumulators, added in the same order. Such a follower is not stepped at all; the leader
 // compares each shape it computes with the mirror's shape for the same histogram, and the
 // mirror's result is the leader's. One whose shape differs is detached and run alone
-// afterwards, as a parted follower is. A pair whose
-// follower's run differed from the leader's in one of its last 8 runs on this engine is stepped
-// as a follower instead (a detached mirror costs a whole run of its own); which way a follower
-// runs changes no result.
+// afterwards, as a parted follower is. A pair whose follower's run differed from the leader's in
+// one of its last 8 runs on this engine is stepped as a follower instead (a detached mirror
+// costs a whole run of its own); which way a follower runs changes no result.
 // Ownership: an Engine is a value holding its scratch state (cluster arrays, queue, follower
 // engines), reused across runs without allocation. It keeps a reference to nothing but its config
 // (the strategies' addresses in its pair history are keys, never dereferenced).
@@ -326,8 +325,9 @@ class Engine {
   uint64_t memo_run_ = 0;
   std::vector<std::unique_ptr<Engine>> followers_;  // created on first use, kept
   size_t parted_ = 0, mirrored_ = 0, detached_ = 0;
-  // While leading: the followers still mirroring this run, and those detached from it.
-  std::vector<Engine*> mirrors_, detached_mirrors_;
+  // While leading: the followers still mirroring this run (detached ones leave it, counted in
+  // detached_).
+  std::vector<Engine*> mirrors_;
   std::vector<PairHistory> pair_history_;
   EventSchedule own_schedule_;  // for run() without a schedule
   const Strategy* strategy_ = nullptr;

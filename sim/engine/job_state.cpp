@@ -193,11 +193,7 @@ void JobState::place(int64_t g, int bucket) {
     else head_[old] = n;
     if (n >= 0) prev_[n] = p;
     if (head_[old] < 0) set_mask_bit(old, false);
-    if (old > tp_ && old != excluded_bucket_) {
-      add_to_hist(old - tp_ - 1, -1);
-      --members_;
-    }
-    if (old == tp_) --free_full_;
+    count_in(old, -1);
   }
   const int32_t h = head_[bucket];
   next_[g] = h;
@@ -206,11 +202,7 @@ void JobState::place(int64_t g, int bucket) {
   else set_mask_bit(bucket, true);
   head_[bucket] = static_cast<int32_t>(g);
   bucket_[g] = static_cast<int16_t>(bucket);
-  if (bucket > tp_ && bucket != excluded_bucket_) {
-    add_to_hist(bucket - tp_ - 1, 1);
-    ++members_;
-  }
-  if (bucket == tp_) ++free_full_;
+  count_in(bucket, 1);
 }
 
 void JobState::move_heads(int from, int to, int64_t n) {
@@ -234,17 +226,8 @@ void JobState::move_heads(int from, int to, int64_t n) {
   head_[to] = top;
   set_mask_bit(to, true);
   // place()'s counts, n at a time (the hash's sum is exact modulo 2^64).
-  const auto count = static_cast<int32_t>(n);
-  if (from > tp_ && from != excluded_bucket_) {
-    add_to_hist(from - tp_ - 1, -count);
-    members_ -= n;
-  }
-  if (from == tp_) free_full_ -= n;
-  if (to > tp_ && to != excluded_bucket_) {
-    add_to_hist(to - tp_ - 1, count);
-    members_ += n;
-  }
-  if (to == tp_) free_full_ += n;
+  count_in(from, -n);
+  count_in(to, n);
 }
 
 JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {

@@ -91,6 +91,15 @@ class JobState {
   int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
   bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
   void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_, members_, masks
+  // The counts kept per bucket (histogram and its hash, members, free groups at degree T) as
+  // `n` groups join `bucket` (n < 0: leave it).
+  void count_in(int bucket, int64_t n) {
+    if (bucket > tp_ && bucket != excluded_bucket_) {
+      add_to_hist(bucket - tp_ - 1, static_cast<int32_t>(n));
+      members_ += n;
+    }
+    if (bucket == tp_) free_full_ += n;
+  }
   // `n` times place(any_in(from), to), done in one walk: the same lists (the moved groups at
   // the head of `to`'s in reverse order), histogram, counts and masks. REQUIRES: `from` holds
   // at least n groups.
