@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "models/base/check.h"
 #include "models/base/units.h"
 #include "sim/scenario/fields.h"
 
@@ -119,7 +120,9 @@ bool apply_recovery_profile(std::string_view profile, CheckpointConfig& checkpoi
   const bool sourced = profile == "sourced";
   if (!sourced && profile != "conservative") return false;
   for (const auto& row : kTable) {
-    *field_ptr(checkpoint, recovery, row.field) = sourced ? row.value : row.conservative;
+    double* field = field_ptr(checkpoint, recovery, row.field);
+    NTPSIM_CHECK_MSG(field != nullptr, "a recovery cost row names no field");
+    *field = sourced ? row.value : row.conservative;
   }
   recovery.restart_scaling.reference_gpus = sourced ? kSourcedRestartReferenceGpus : 0.0;
   return true;
