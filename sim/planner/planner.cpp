@@ -240,7 +240,10 @@ struct Searcher {
     auto work = [&](size_t w) {
       try {
         PrepareCache cache;
-        for (size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) load_and_screen(i, cache);
+        ScenarioLoader loader;
+        for (size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) {
+          load_and_screen(i, cache, loader);
+        }
       } catch (const std::exception& e) {
         failed[w] = e.what();
       }
@@ -261,18 +264,22 @@ struct Searcher {
 
   // Candidate c's scenario: the base with its overrides (and the plan's seed). Loaded again
   // for a confirmation rather than kept from the screen: the same files give the same scenario,
-  // and thousands of screened candidates then hold no scenario each.
-  Result<Scenario> load_candidate(const Candidate& c) const {
-    auto s = load_scenario(plan.base, base_load_options(plan, c.overrides));
+  // and thousands of screened candidates then hold no scenario each. A screen's loader rereads
+  // only the checkpoint and strategies of a candidate whose cluster and layout are the last
+  // one's (the candidates are enumerated with those innermost).
+  Result<Scenario> load_candidate(const Candidate& c, ScenarioLoader* loader = nullptr) const {
+    const LoadOptions options = base_load_options(plan, c.overrides);
+    auto s = loader != nullptr ? loader->load(plan.base, options)
+                               : load_scenario(plan.base, options);
     if (!s.ok()) return s.error();
     if (plan.seed) s->seed = *plan.seed;
     return s;
   }
 
   // Loads and screens candidate i.
-  void load_and_screen(size_t i, PrepareCache& cache) {
+  void load_and_screen(size_t i, PrepareCache& cache, ScenarioLoader& loader) {
     Candidate& c = out.candidates[i];
-    auto s = load_candidate(c);
+    auto s = load_candidate(c, &loader);
     if (!s.ok()) {
       c.status = CandidateStatus::kInvalid;
       c.reason = "invalid: " + s.error().message;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "models/base/units.h"
@@ -326,10 +328,31 @@ FailureSectionMemo& failure_section_memo() {
   return memo;
 }
 
+// How far a reading of a scenario tree went, for ScenarioLoader: the sections it reads again
+// are read in the middle of the others, so an error found before them, between them or after
+// them is the same error for any values of theirs that read without error.
+struct ReadTrace {
+  enum class Stage {
+    kOverrides,    // applying the overrides (or parsing the files)
+    kBefore,       // the sections before `checkpoint`
+    kCheckpoint,   // the `checkpoint` section
+    kBetween,      // `recovery`
+    kStrategies,   // the `strategies` section
+    kAfter,        // the sections after `strategies` and the checks across sections
+    kDone,         // read without error
+  };
+  Stage stage = Stage::kOverrides;
+  // What the checkpoint section's values start from: the defaults and the recovery profile's.
+  CheckpointConfig checkpoint_defaults;
+};
+
 // The scenario read from `tree`, the merged tree of `path` with its overrides applied, through
-// `ctx` (tree.context()).
+// `ctx` (tree.context()). `trace` records how far the reading went.
 Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
-                           const std::string& path, const LoadOptions& options) {
+                           const std::string& path, const LoadOptions& options,
+                           ReadTrace& trace) {
+  using Stage = ReadTrace::Stage;
+  trace.stage = Stage::kBefore;
   const YAML::Node& root = tree.root;
   NTPSIM_RETURN_IF_ERROR(reject_unknown_keys(root, "", ctx, top_keys()));
   auto r = MapReader::make(root, "", ctx);
@@ -397,13 +420,18 @@ Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
       apply_recovery_profile(profile.Scalar(), s.checkpoint, s.recovery);
     }
   }
+  trace.stage = Stage::kCheckpoint;
+  trace.checkpoint_defaults = s.checkpoint;
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "checkpoint", [&](const YAML::Node& n) {
     return read_checkpoint(n, "checkpoint", ctx, s.checkpoint);
   }));
+  trace.stage = Stage::kBetween;
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "recovery", [&](const YAML::Node& n) {
     return read_recovery(n, "recovery", ctx, s.recovery);
   }));
+  trace.stage = Stage::kStrategies;
   NTPSIM_RETURN_IF_ERROR(read_strategies(r->child("strategies"), "strategies", ctx, s.strategies));
+  trace.stage = Stage::kAfter;
   NTPSIM_RETURN_IF_ERROR(read_run_length(*r, s));
   s.replications.fixed = kDefaultReplications;
   NTPSIM_RETURN_IF_ERROR(optional_section(*r, "replications", [&](const YAML::Node& n) {
@@ -420,10 +448,14 @@ Result<Scenario> read_tree(const ScenarioTree& tree, const YamlContext& ctx,
 
   NTPSIM_RETURN_IF_ERROR(check_layout(root, ctx, s));
   NTPSIM_RETURN_IF_ERROR(check_failures(root, ctx, s));
+  trace.stage = Stage::kDone;
   return s;
 }
 
-Result<Scenario> load(const std::string& path, const LoadOptions& options) {
+// `trace` records how far the reading that gave the outcome went, and `generation` the kept
+// tree it read, or the one kept of the files it parsed (0: none).
+Result<Scenario> load(const std::string& path, const LoadOptions& options, ReadTrace& trace,
+                      uint64_t& generation) {
   // A tree kept from an earlier load of the same bytes is copied instead of parsed again
   // (tree.h, kept_tree). The copy lacks the line/column marks, so its outcome (a scenario or an
   // error) is taken only where the reading needed no location from an unmarked node: it is then
@@ -439,17 +471,63 @@ Result<Scenario> load(const std::string& path, const LoadOptions& options) {
     if (how == Overrides::kParseAroundField && !an_override_sets(options, unlocated)) continue;
     auto kept = kept_tree(path);
     if (!kept) break;
+    trace.stage = ReadTrace::Stage::kOverrides;
+    generation = kept->kept_generation;
     NTPSIM_RETURN_IF_ERROR(apply_overrides(*kept, options, how, unlocated));
     const YamlContext ctx = kept->context();
-    auto s = read_tree(*kept, ctx, path, options);
+    auto s = read_tree(*kept, ctx, path, options, trace);
     if (!ctx.gave_unmarked_location()) return s;
     if (how == Overrides::kReuse) unlocated = ctx.first_unmarked_path();
   }
-  auto tree = load_tree(path);
+  trace.stage = ReadTrace::Stage::kOverrides;
+  generation = 0;
+  auto tree = load_tree(path, &generation);
   if (!tree.ok()) return tree.error();
   NTPSIM_RETURN_IF_ERROR(apply_overrides(*tree, options, Overrides::kParse));
   const YamlContext ctx = tree->context();
-  return read_tree(*tree, ctx, path, options);
+  return read_tree(*tree, ctx, path, options, trace);
+}
+
+// load(), with what escapes yaml-cpp and the standard library (bad_alloc, filesystem errors)
+// made an error.
+Result<Scenario> load_caught(const std::string& path, const LoadOptions& options,
+                             ReadTrace& trace, uint64_t& generation) {
+  try {
+    return load(path, options, trace, generation);
+  } catch (const std::exception& e) {
+    trace.stage = ReadTrace::Stage::kOverrides;
+    generation = 0;
+    return Error::bad_input(fmt::format("{}: cannot load the scenario: {}", path, e.what()));
+  }
+}
+
+// The sections ScenarioLoader reads again; the override paths that may differ name them first.
+constexpr std::array<std::string_view, 2> kRereadSections = {"checkpoint", "strategies"};
+
+// The top-level section an override's field path starts with, exactly as written.
+std::string_view first_step(const std::string& o) {
+  const std::string_view path = override_path(o);
+  return path.substr(0, path.find_first_of(".["));
+}
+
+bool in_reread_section(const std::string& o) {
+  const std::string_view first = first_step(o);
+  return std::find(kRereadSections.begin(), kRereadSections.end(), first) !=
+         kRereadSections.end();
+}
+
+// Whether an override's path mentions a reread section anywhere (however quoted or spaced) without
+// starting with it: such a path may or may not set it, so the loader reads it in full.
+bool mentions_reread_section_elsewhere(const std::string& o) {
+  if (in_reread_section(o)) return false;
+  const std::string_view path = std::string_view(o).substr(0, o.find('='));
+  return std::any_of(kRereadSections.begin(), kRereadSections.end(), [&](std::string_view s) {
+    return path.find(s) != std::string_view::npos;
+  });
+}
+
+bool same_location(const SourceLocation& a, const SourceLocation& b) {
+  return a.file == b.file && a.line == b.line && a.column == b.column;
 }
 
 }  // namespace
@@ -464,12 +542,98 @@ std::string default_data_dir() {
 }
 
 Result<Scenario> load_scenario(const std::string& path, const LoadOptions& options) {
-  // yaml-cpp and the standard library may throw (bad_alloc, filesystem errors); nothing escapes.
-  try {
-    return load(path, options);
-  } catch (const std::exception& e) {
-    return Error::bad_input(fmt::format("{}: cannot load the scenario: {}", path, e.what()));
+  ReadTrace trace;
+  uint64_t generation = 0;
+  return load_caught(path, options, trace, generation);
+}
+
+// The last full load: its inputs, its outcome, how far it read and which kept tree it read.
+struct ScenarioLoader::Last {
+  std::string path;
+  LoadOptions options;
+  Result<Scenario> outcome;
+  ReadTrace trace;
+  uint64_t generation = 0;
+
+  // Whether `options` differ from this load's only in overrides that set a reread section.
+  bool differs_in_reread_sections_only(const std::string& p, const LoadOptions& o) const {
+    if (p != path || o.data_dir != options.data_dir ||
+        o.overrides.size() != options.overrides.size() ||
+        o.override_locations.size() != options.override_locations.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < o.override_locations.size(); ++i) {
+      if (!same_location(o.override_locations[i], options.override_locations[i])) return false;
+    }
+    for (size_t i = 0; i < o.overrides.size(); ++i) {
+      const std::string& now = o.overrides[i];
+      const std::string& then = options.overrides[i];
+      if (mentions_reread_section_elsewhere(now)) return false;
+      if (now == then) continue;
+      if (!in_reread_section(now) || !in_reread_section(then)) return false;
+    }
+    return true;
   }
+};
+
+ScenarioLoader::ScenarioLoader() = default;
+ScenarioLoader::~ScenarioLoader() = default;
+
+Result<Scenario> ScenarioLoader::load(const std::string& path, const LoadOptions& options) {
+  using Stage = ReadTrace::Stage;
+  // The outcome of load_scenario(path, options) from the last full load and the reread sections,
+  // or nullopt where that cannot be told without a full load.
+  const auto reread = [&]() -> std::optional<Result<Scenario>> {
+    if (!last_ || !last_->differs_in_reread_sections_only(path, options)) return std::nullopt;
+    const Stage stopped = last_->trace.stage;
+    if (stopped == Stage::kOverrides || stopped == Stage::kCheckpoint ||
+        stopped == Stage::kStrategies) {
+      return std::nullopt;  // the outcome depends on the reread sections themselves
+    }
+    const std::vector<std::string> keys(kRereadSections.begin(), kRereadSections.end());
+    auto tree = kept_sections(path, keys);
+    if (!tree || tree->kept_generation != last_->generation) return std::nullopt;
+    for (size_t i = 0; i < options.overrides.size(); ++i) {
+      if (!in_reread_section(options.overrides[i])) continue;
+      const SourceLocation at = i < options.override_locations.size()
+                                    ? options.override_locations[i]
+                                    : SourceLocation{};
+      if (!apply_override_reusing(*tree, options.overrides[i], at).ok()) return std::nullopt;
+    }
+    const YamlContext ctx = tree->context();
+    const YAML::Node& root = tree->root;
+    CheckpointConfig checkpoint = last_->trace.checkpoint_defaults;
+    std::vector<StrategyConfig> strategies;
+    if (stopped != Stage::kBefore) {
+      const YAML::Node n = root["checkpoint"];
+      if (n.IsDefined() && !n.IsNull() && !read_checkpoint(n, "checkpoint", ctx, checkpoint).ok()) {
+        return std::nullopt;
+      }
+    }
+    if (stopped == Stage::kAfter || stopped == Stage::kDone) {
+      if (!read_strategies(root["strategies"], "strategies", ctx, strategies).ok()) {
+        return std::nullopt;
+      }
+    }
+    if (ctx.gave_unmarked_location()) return std::nullopt;
+    if (stopped != Stage::kDone) return Result<Scenario>(last_->outcome.error());
+    Scenario s = *last_->outcome;
+    s.checkpoint = checkpoint;
+    s.strategies = std::move(strategies);
+    return Result<Scenario>(std::move(s));
+  };
+  try {
+    if (auto outcome = reread()) {
+      ++sections_reread_;
+      return std::move(*outcome);
+    }
+  } catch (const std::exception&) {
+    // A reading that throws is left to the full load, which reports it.
+  }
+  auto last = std::make_unique<Last>(Last{path, options, Error::bad_input(""), {}, 0});
+  last->outcome = load_caught(path, options, last->trace, last->generation);
+  last_ = std::move(last);
+  return last_->outcome;
 }
 
 Result<Scenario> load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -12,6 +12,8 @@
 // Thread safety: reentrant; no shared state.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,5 +48,31 @@ inline constexpr double kMaxFailuresPerRun = 1e9;
 double expected_process_failures(const Scenario& s);
 Result<Scenario> load_scenario(const std::string& path,
                                const std::vector<std::string>& overrides = {});
+
+// Loads one scenario file many times over with overrides that differ only in the `checkpoint`
+// and `strategies` sections (a planner's candidates: one cluster and layout, several intervals
+// and strategies). Every load gives exactly what load_scenario(path, options) gives, the same
+// scenario or the same error. When the files are unchanged and the overrides differ from the
+// last full load's in those two sections only, the load reads just those sections (copied from
+// the kept tree, tree.h) and takes the rest, or the last load's error where it stopped at a
+// section that does not depend on them, from the last full load; anything else, and any reading
+// that would need a line or column, is a full load.
+// Thread safety: one loader per thread.
+class ScenarioLoader {
+ public:
+  ScenarioLoader();
+  ~ScenarioLoader();
+  ScenarioLoader(const ScenarioLoader&) = delete;
+  ScenarioLoader& operator=(const ScenarioLoader&) = delete;
+
+  Result<Scenario> load(const std::string& path, const LoadOptions& options);
+  // Loads that read only the checkpoint and strategies sections.
+  int64_t sections_reread() const { return sections_reread_; }
+
+ private:
+  struct Last;
+  std::unique_ptr<Last> last_;
+  int64_t sections_reread_ = 0;
+};
 
 }  // namespace ntpsim::sim

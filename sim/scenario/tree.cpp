@@ -211,17 +211,25 @@ class TreeMemo {
  public:
   using Read = std::vector<std::pair<std::string, StampedText>>;  // each file read, stamped
 
-  void keep(const ScenarioTree& tree, Read read) {
+  // Keeps a copy of `tree`, read from the files and bytes `read`; returns its kept_generation.
+  uint64_t keep(const ScenarioTree& tree, Read read) {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = kept_.find(tree.file);
-    if (it != kept_.end() && same_bytes(it->second->read, read)) return;  // kept already
+    if (it != kept_.end() && same_bytes(it->second->read, read)) {
+      return it->second->tree.kept_generation;  // kept already
+    }
     if (kept_.size() >= kCapacity && it == kept_.end()) kept_.clear();
     ScenarioTree kept = clone(tree);
     kept.kept_generation = ++generations_;
+    const uint64_t generation = kept.kept_generation;
     kept_[tree.file] = std::make_shared<const Entry>(Entry{std::move(kept), std::move(read)});
+    return generation;
   }
 
-  std::optional<ScenarioTree> copy(const std::string& file) {
+  // A copy of the tree kept for `file` (only its top-level fields in `keys` when given), when
+  // every file it was read from still has the same bytes.
+  std::optional<ScenarioTree> copy(const std::string& file,
+                                   const std::vector<std::string>* keys = nullptr) {
     std::shared_ptr<const Entry> entry;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
@@ -237,7 +245,7 @@ class TreeMemo {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = kept_.find(file);
     if (it == kept_.end() || it->second != entry) return std::nullopt;
-    return clone(entry->tree);
+    return keys == nullptr ? clone(entry->tree) : clone_sections(entry->tree, *keys);
   }
 
  private:
@@ -254,6 +262,22 @@ class TreeMemo {
   static ScenarioTree clone(const ScenarioTree& t) {
     return ScenarioTree{YAML::Clone(t.root), t.file, t.origins, {{"", false}}, t.kept_generation};
   }
+  static ScenarioTree clone_sections(const ScenarioTree& t, const std::vector<std::string>& keys) {
+    const auto wanted = [&](const std::string& key) {
+      return std::find(keys.begin(), keys.end(), key) != keys.end();
+    };
+    ScenarioTree out{YAML::Node(YAML::NodeType::Map), t.file, {}, {{"", false}}, t.kept_generation};
+    for (const auto& kv : t.root) {
+      if (wanted(kv.first.Scalar())) {
+        out.root.force_insert(YAML::Clone(kv.first), YAML::Clone(kv.second));
+      }
+    }
+    for (const auto& [path, f] : t.origins) {
+      const auto first = path.substr(0, path.find_first_of(".["));
+      if (wanted(first)) out.origins.emplace(path, f);
+    }
+    return out;
+  }
   std::mutex mutex_;
   uint64_t generations_ = 0;  // trees kept so far (under mutex_), numbering them from 1
   std::map<std::string, std::shared_ptr<const Entry>> kept_;
@@ -266,7 +290,7 @@ TreeMemo& tree_memo() {
 
 }  // namespace
 
-Result<ScenarioTree> load_tree(const std::string& file) {
+Result<ScenarioTree> load_tree(const std::string& file, uint64_t* kept_as) {
   std::vector<std::string> stack;
   std::error_code ec;
   stack.push_back(fs::weakly_canonical(fs::path(file), ec).string());
@@ -274,12 +298,18 @@ Result<ScenarioTree> load_tree(const std::string& file) {
   auto loaded = load_recursive(file, stack, read);
   if (!loaded.ok()) return loaded.error();
   ScenarioTree tree{loaded->root, file, loaded->origins, {}};
-  tree_memo().keep(tree, std::move(read));
+  const uint64_t generation = tree_memo().keep(tree, std::move(read));
+  if (kept_as != nullptr) *kept_as = generation;
   return tree;
 }
 
 std::optional<ScenarioTree> kept_tree(const std::string& file) {
   return tree_memo().copy(file);
+}
+
+std::optional<ScenarioTree> kept_sections(const std::string& file,
+                                          const std::vector<std::string>& keys) {
+  return tree_memo().copy(file, &keys);
 }
 
 namespace {

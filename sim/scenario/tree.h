@@ -16,6 +16,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,8 +46,9 @@ struct ScenarioTree {
 // Loads `file` with its includes, merged. Errors: unreadable files, YAML syntax, a non-map top
 // level, bad `include` values, missing included files, include cycles, nesting deeper than 16.
 // A tree loaded without error is also kept (a copy), with the bytes of every file it was read
-// from, for kept_tree().
-Result<ScenarioTree> load_tree(const std::string& file);
+// from, for kept_tree(); `kept_as`, when given, receives the kept copy's kept_generation (the
+// returned tree itself is no copy: its kept_generation is 0).
+Result<ScenarioTree> load_tree(const std::string& file, uint64_t* kept_as = nullptr);
 
 // A copy of the tree load_tree(file) last gave, when every file it was read from still has the
 // same bytes; nullopt otherwise (never loaded, or a file changed or cannot be read). Reading the
@@ -57,6 +59,12 @@ Result<ScenarioTree> load_tree(const std::string& file);
 // Bounded: a few trees are kept; when full, the memo starts over.
 // Thread safety: load_tree and kept_tree may be called from many threads at once.
 std::optional<ScenarioTree> kept_tree(const std::string& file);
+
+// As kept_tree, but the copy holds only the top-level fields named in `keys` (those the kept
+// tree has), with their origins: for a reader that needs a few sections of a tree it read whole
+// before, at the cost of copying those sections alone. Same conditions and thread safety.
+std::optional<ScenarioTree> kept_sections(const std::string& file,
+                                          const std::vector<std::string>& keys);
 
 // Applies one "path=value" override to the tree. Errors: no '=', an empty or malformed path, a
 // list index out of range, a path through a scalar, a value that is not valid YAML or is null.

@@ -717,6 +717,87 @@ TEST(LoaderTest, OverridesAppliedAgainGiveTheFirstLoadsScenarioAndMessages) {
   }
 }
 
+// A ScenarioLoader's every load is load_scenario's, scenario or message, whether it read the
+// whole tree or only the checkpoint and strategies sections; and it reads only those where the
+// overrides differ from its last full load's in them alone, with that load's files.
+TEST(LoaderTest, AScenarioLoaderGivesLoadScenariosOutcome) {
+  ScratchDir dir;
+  const std::string top = dir.write("top.yaml", "include: " + good("minimal") + "\nseed: 5\n");
+  using Overrides = std::vector<std::string>;
+  const auto candidate = [](const Overrides& cluster, const std::string& interval,
+                            const std::string& strategy) {
+    Overrides o = cluster;
+    o.push_back("checkpoint.interval=" + interval);
+    o.push_back("strategies=[" + strategy + "]");
+    o.push_back("layout.dp=2");
+    return o;
+  };
+  const Overrides fits{"cluster.domains=8", "layout.tp=8"};
+  const Overrides too_wide{"cluster.domains=8", "layout.tp=16"};      // after the sections
+  const Overrides no_domains{"cluster.domains=0", "layout.tp=8"};     // before them
+  const Overrides bad_recovery{"cluster.domains=8", "recovery.restart=10 parsecs"};  // between
+  struct Step {
+    Overrides overrides;
+    bool reread;  // whether the loader reads the two sections alone
+  };
+  const std::vector<Step> steps{
+      {candidate(fits, "2h", "ntp"), false},
+      {candidate(fits, "30min", "dp_drop"), true},
+      {candidate(fits, "auto", "{name: dp_drop, keep_global_batch: false}"), true},
+      {candidate(fits, "10 parsecs", "ntp"), false},            // its own error, read in full
+      {candidate(fits, "1h", "no_such_strategy"), false},       // likewise
+      {candidate(fits, "1h", "ntp"), false},                    // the last load stopped there
+      {candidate(fits, "3h", "checkpoint_restart"), true},
+      {candidate(too_wide, "2h", "ntp"), false},
+      {candidate(too_wide, "1h", "dp_drop"), true},             // the same error
+      {candidate(too_wide, "10 parsecs", "ntp"), false},        // found first: the interval's
+      {candidate(too_wide, "3h", "no_such_strategy"), false},
+      {candidate(no_domains, "2h", "ntp"), false},
+      {candidate(no_domains, "10 parsecs", "no_such_strategy"), true},  // found before both
+      {candidate(bad_recovery, "2h", "ntp"), false},
+      {candidate(bad_recovery, "1h", "no_such_strategy"), true},  // strategies come after
+      {candidate(bad_recovery, "10 parsecs", "ntp"), false},
+      {candidate(fits, "2h", "ntp"), false},
+      {candidate({"cluster.domains=6", "layout.tp=8"}, "2h", "ntp"), false},  // another cluster
+      // Spaced, the path still names the section; written into another field, it is read in full.
+      {candidate({"cluster.domains=6", "layout.tp=8", " checkpoint.write = 2min"}, "2h", "ntp"),
+       false},
+      {candidate({"cluster.domains=6", "layout.tp=8", " checkpoint.write = 3min"}, "2h", "ntp"),
+       true},
+      {candidate({"cluster.domains=6", "layout.tp=8", "name=strategies"}, "2h", "ntp"), false},
+  };
+  ScenarioLoader loader;
+  int64_t rereads = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    LoadOptions options;
+    options.overrides = steps[i].overrides;
+    const auto got = loader.load(top, options);
+    const auto want = load_scenario(top, options);
+    ASSERT_EQ(got.ok(), want.ok()) << i;
+    if (want.ok()) {
+      EXPECT_EQ(to_yaml_text(*got), to_yaml_text(*want)) << i;
+      EXPECT_EQ(scenario_hash(*got), scenario_hash(*want)) << i;
+    } else {
+      EXPECT_EQ(got.error().message, want.error().message) << i;
+    }
+    rereads += steps[i].reread ? 1 : 0;
+    EXPECT_EQ(loader.sections_reread(), rereads) << i;
+  }
+  // A file changed since the last full load is read in full.
+  const Overrides last = candidate(fits, "2h", "ntp");
+  LoadOptions options;
+  options.overrides = last;
+  ASSERT_TRUE(loader.load(top, options).ok());
+  dir.write("top.yaml", "include: " + good("minimal") + "\nseed: 9\n");
+  options.overrides = candidate(fits, "1h", "ntp");
+  const auto edited = loader.load(top, options);
+  ASSERT_TRUE(edited.ok());
+  EXPECT_EQ(edited->seed, 9u);
+  EXPECT_EQ(loader.sections_reread(), rereads);
+  EXPECT_EQ(loader.load(top, options)->checkpoint.interval_s, 3600.0);
+  EXPECT_EQ(loader.sections_reread(), rereads + 1);
+}
+
 TEST(LoaderTest, ATraceLoadedAgainKeepsWhereItsFieldsWereWritten) {
   const Scenario first = load_ok(good("with_trace"));
   const Scenario again = load_ok(good("with_trace"));
