@@ -144,10 +144,14 @@ AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const H
   nominal_fits_ = fit > 0;
   min_tp_ = nominal_fits_ ? fit : l.tp;
   effective_tp_.assign(l.tp + 1, l.tp);
+  whole_batch_s_.assign(l.tp + 1, 0.0);
+  nominal_ = breakdown(l.tp, 1.0, 1.0);
+  whole_batch_s_[l.tp] = nominal_.iteration_s;
   int best = min_tp_;
   double best_s = breakdown(best, 1.0, 1.0).iteration_s;
   for (int t = min_tp_; t < l.tp; ++t) {
     const double it = breakdown(t, 1.0, 1.0).iteration_s;
+    whole_batch_s_[t] = it;
     if (it < best_s) {
       best = t;
       best_s = it;
@@ -600,7 +604,9 @@ double AnalyticStepModel::dp_exposed_s(double params, double fwd_window, double 
 
 double AnalyticStepModel::replica_iteration_s(int tp, double batch_share,
                                               double power_ratio) const {
-  return breakdown(effective_tp(tp), batch_share, power_ratio).iteration_s;
+  const int t = effective_tp(tp);
+  if (batch_share == 1.0 && power_ratio == 1.0) return whole_batch_s_[t];
+  return breakdown(t, batch_share, power_ratio).iteration_s;
 }
 
 double AnalyticStepModel::reshard_overhead_s(int tp) const {
@@ -629,7 +635,7 @@ double AnalyticStepModel::plain_reshard_s(int tp) const {
 double AnalyticStepModel::gpu_power_w(double power_ratio) const {
   // Time-weighted over a healthy iteration: compute phases at the set power, the rest at the
   // communication-phase power.
-  const StepBreakdown b = breakdown(layout_.tp, 1.0, power_ratio);
+  const StepBreakdown b = power_ratio == 1.0 ? nominal_ : breakdown(layout_.tp, 1.0, power_ratio);
   const double compute_share = b.compute_s / b.iteration_s;
   return compute_share * power_.compute_power_w(power_ratio) +
          (1.0 - compute_share) * power_.comm_power_w(power_ratio);

@@ -197,6 +197,10 @@ class AnalyticStepModel final : public StepModel {
   int min_tp_ = 1;
   bool nominal_fits_ = true;
   std::vector<int> effective_tp_;  // indexed by tp; filled for [min_tp, T]
+  // breakdown(t, 1, 1), the whole batch at nominal power, asked of every scenario's healthy
+  // iteration, power and degraded degrees: computed once, bit for bit the value a call gives.
+  StepBreakdown nominal_;              // at t = T
+  std::vector<double> whole_batch_s_;  // its iteration_s, indexed by tp; filled for [min_tp, T]
 };
 
 }  // namespace ntpsim::models
