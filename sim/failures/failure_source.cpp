@@ -179,26 +179,16 @@ FailureSource::FailureSource(FailureSource&&) noexcept = default;
 FailureSource& FailureSource::operator=(FailureSource&&) noexcept = default;
 FailureSource::~FailureSource() = default;
 
-Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
-                                          std::shared_ptr<const TraceData> trace, uint64_t seed,
-                                          uint64_t replication) {
-  auto state = std::make_unique<State>();
-  std::array<int, kComponentClasses> per_class{};
+Status FailureSource::check(const Scenario& s, const Topology& t, const TraceData* trace) {
+  size_t kinds = 0;
   const auto& processes = s.failures.processes;
   for (size_t i = 0; i < processes.size(); ++i) {
     const FailureProcess& p = processes[i];
     const std::string path = "failures.processes[" + std::to_string(i) + "]";
     NTPSIM_RETURN_IF_ERROR(validate_process(p, path));
     if (t.units(p.component) <= 0) return bad(path + ".component", "the cluster has no such units");
-    if (state->kind_names.size() + p.kinds.size() > 65535) return bad(path + ".kinds", "too many kinds");
-    const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
-    for (const FailureKind& k : p.kinds) state->kind_names.push_back(k.name);
-    const int n = per_class[static_cast<int>(p.component)]++;
-    std::string suffix;  // built in two steps: GCC 12 warns falsely (-Wrestrict) on "." + to_string
-    if (n > 0) suffix.append(".").append(std::to_string(n));
-    if (p.rate_per_unit_s > 0.0) {
-      state->generators.push_back(std::make_unique<ProcessGenerator>(p, t, kind_base, seed, replication, suffix));
-    }
+    if (kinds + p.kinds.size() > 65535) return bad(path + ".kinds", "too many kinds");
+    kinds += p.kinds.size();
   }
   const auto& tc = s.failures.trace;
   if (tc.has_value() != (trace != nullptr)) {
@@ -233,7 +223,28 @@ Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
         return loop_error(trace->file + what);
       }
     }
-    if (state->kind_names.size() + trace->kind_names.size() > 65535) return bad("failures.trace", "too many kinds");
+    if (kinds + trace->kind_names.size() > 65535) return bad("failures.trace", "too many kinds");
+  }
+  return Status::Ok();
+}
+
+Result<FailureSource> FailureSource::make(const Scenario& s, const Topology& t,
+                                          std::shared_ptr<const TraceData> trace, uint64_t seed,
+                                          uint64_t replication) {
+  NTPSIM_RETURN_IF_ERROR(check(s, t, trace.get()));
+  auto state = std::make_unique<State>();
+  std::array<int, kComponentClasses> per_class{};
+  for (const FailureProcess& p : s.failures.processes) {
+    const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
+    for (const FailureKind& k : p.kinds) state->kind_names.push_back(k.name);
+    const int n = per_class[static_cast<int>(p.component)]++;
+    std::string suffix;  // built in two steps: GCC 12 warns falsely (-Wrestrict) on "." + to_string
+    if (n > 0) suffix.append(".").append(std::to_string(n));
+    if (p.rate_per_unit_s > 0.0) {
+      state->generators.push_back(std::make_unique<ProcessGenerator>(p, t, kind_base, seed, replication, suffix));
+    }
+  }
+  if (const auto& tc = s.failures.trace) {
     const auto kind_base = static_cast<uint16_t>(state->kind_names.size());
     for (const std::string& k : trace->kind_names) state->kind_names.push_back(k);
     state->generators.push_back(std::make_unique<TraceGenerator>(*tc, t, std::move(trace), kind_base, seed, replication));

@@ -124,6 +124,9 @@ class FailureSource {
   static Result<FailureSource> make(const Scenario& s, const Topology& t,
                                     std::shared_ptr<const TraceData> trace, uint64_t seed,
                                     uint64_t replication);
+  // make()'s errors, in its order, without building the source: make() fails exactly when this
+  // does, for any seed and replication, and then with this error.
+  static Status check(const Scenario& s, const Topology& t, const TraceData* trace);
 
   FailureSource(FailureSource&&) noexcept;
   FailureSource& operator=(FailureSource&&) noexcept;

@@ -138,8 +138,7 @@ Result<std::shared_ptr<const Simulation>> Simulation::prepare(const Scenario& sc
                                   : sim->config_.checkpoint_interval);
   }
   // Bad failure parameters show up here, before any replication runs.
-  auto probe = sim->failure_source(0);
-  if (!probe.ok()) return probe.error();
+  NTPSIM_RETURN_IF_ERROR(FailureSource::check(s, *sim->topology_, sim->trace_.get()));
   return std::shared_ptr<const Simulation>(std::move(sim));
 }
 
