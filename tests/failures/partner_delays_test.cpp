@@ -171,6 +171,10 @@ TEST(PartnerDelaysTest, BadValuesAreRefusedNamingTheField) {
     auto r = FailureSource::make(bad, t, nullptr, 1, 0);
     ASSERT_FALSE(r.ok()) << needle;
     EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
+    // check() refuses it with make()'s message, without building a source.
+    const Status checked = FailureSource::check(bad, t, nullptr);
+    ASSERT_FALSE(checked.ok()) << needle;
+    EXPECT_EQ(checked.error().message, r.error().message);
   };
   FailureProcess p = testing::process(Component::kGpu, 1e-6);
   p.partner_delay_mean_s = 600.0;
@@ -186,6 +190,7 @@ TEST(PartnerDelaysTest, BadValuesAreRefusedNamingTheField) {
   Scenario good = s;
   good.failures.processes = {p};
   EXPECT_TRUE(FailureSource::make(good, t, nullptr, 1, 0).ok());
+  EXPECT_TRUE(FailureSource::check(good, t, nullptr).ok());
 }
 
 }  // namespace
