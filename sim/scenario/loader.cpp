@@ -579,6 +579,57 @@ struct ScenarioLoader::Last {
 ScenarioLoader::ScenarioLoader() = default;
 ScenarioLoader::~ScenarioLoader() = default;
 
+const ScenarioLoader::Sections* ScenarioLoader::sections(const std::string& path,
+                                                         const LoadOptions& options) {
+  // The key: the reread sections' overrides, in order, with where each was written.
+  std::string key;
+  for (size_t i = 0; i < options.overrides.size(); ++i) {
+    if (!in_reread_section(options.overrides[i])) continue;
+    key += options.overrides[i];
+    key += '\n';
+    if (i < options.override_locations.size()) key += options.override_locations[i].to_string();
+    key += '\0';
+  }
+  if (sections_generation_ != last_->generation) {
+    read_.clear();
+    sections_generation_ = last_->generation;
+  }
+  const CheckpointConfig& defaults = last_->trace.checkpoint_defaults;
+  if (const auto it = read_.find(key); it != read_.end() && it->second.defaults == defaults) {
+    return &it->second;
+  }
+  const std::vector<std::string> keys(kRereadSections.begin(), kRereadSections.end());
+  auto tree = kept_sections(path, keys);
+  if (!tree || tree->kept_generation != last_->generation) return nullptr;
+  Sections out;
+  out.defaults = defaults;
+  out.applied = true;
+  for (size_t i = 0; i < options.overrides.size() && out.applied; ++i) {
+    if (!in_reread_section(options.overrides[i])) continue;
+    const SourceLocation at =
+        i < options.override_locations.size() ? options.override_locations[i] : SourceLocation{};
+    out.applied = apply_override_reusing(*tree, options.overrides[i], at).ok();
+  }
+  if (out.applied) {
+    const YAML::Node& root = tree->root;
+    // One context per section: each remembers whether its own reading asked for a location.
+    const YamlContext checkpoint_ctx = tree->context();
+    CheckpointConfig checkpoint = defaults;
+    const YAML::Node n = root["checkpoint"];
+    const bool read = !n.IsDefined() || n.IsNull() ||
+                      read_checkpoint(n, "checkpoint", checkpoint_ctx, checkpoint).ok();
+    if (read && !checkpoint_ctx.gave_unmarked_location()) out.checkpoint = checkpoint;
+    const YamlContext strategies_ctx = tree->context();
+    std::vector<StrategyConfig> strategies;
+    if (read_strategies(root["strategies"], "strategies", strategies_ctx, strategies).ok() &&
+        !strategies_ctx.gave_unmarked_location()) {
+      out.strategies = std::move(strategies);
+    }
+  }
+  if (read_.size() >= kMaxSectionsKept) read_.clear();
+  return &(read_[key] = std::move(out));
+}
+
 Result<Scenario> ScenarioLoader::load(const std::string& path, const LoadOptions& options) {
   using Stage = ReadTrace::Stage;
   // The outcome of load_scenario(path, options) from the last full load and the reread sections,
@@ -590,36 +641,18 @@ Result<Scenario> ScenarioLoader::load(const std::string& path, const LoadOptions
         stopped == Stage::kStrategies) {
       return std::nullopt;  // the outcome depends on the reread sections themselves
     }
-    const std::vector<std::string> keys(kRereadSections.begin(), kRereadSections.end());
-    auto tree = kept_sections(path, keys);
-    if (!tree || tree->kept_generation != last_->generation) return std::nullopt;
-    for (size_t i = 0; i < options.overrides.size(); ++i) {
-      if (!in_reread_section(options.overrides[i])) continue;
-      const SourceLocation at = i < options.override_locations.size()
-                                    ? options.override_locations[i]
-                                    : SourceLocation{};
-      if (!apply_override_reusing(*tree, options.overrides[i], at).ok()) return std::nullopt;
-    }
-    const YamlContext ctx = tree->context();
-    const YAML::Node& root = tree->root;
-    CheckpointConfig checkpoint = last_->trace.checkpoint_defaults;
-    std::vector<StrategyConfig> strategies;
-    if (stopped != Stage::kBefore) {
-      const YAML::Node n = root["checkpoint"];
-      if (n.IsDefined() && !n.IsNull() && !read_checkpoint(n, "checkpoint", ctx, checkpoint).ok()) {
-        return std::nullopt;
-      }
-    }
-    if (stopped == Stage::kAfter || stopped == Stage::kDone) {
-      if (!read_strategies(root["strategies"], "strategies", ctx, strategies).ok()) {
-        return std::nullopt;
-      }
-    }
-    if (ctx.gave_unmarked_location()) return std::nullopt;
+    // The files must be those of the last full load.
+    if (kept_generation(path) != std::optional<uint64_t>(last_->generation)) return std::nullopt;
+    const Sections* read = sections(path, options);
+    if (read == nullptr || !read->applied) return std::nullopt;
+    // Read in the order of a full load: the checkpoint before `recovery`, the strategies after.
+    if (stopped != Stage::kBefore && !read->checkpoint) return std::nullopt;
+    const bool strategies_read = stopped == Stage::kAfter || stopped == Stage::kDone;
+    if (strategies_read && !read->strategies) return std::nullopt;
     if (stopped != Stage::kDone) return Result<Scenario>(last_->outcome.error());
     Scenario s = *last_->outcome;
-    s.checkpoint = checkpoint;
-    s.strategies = std::move(strategies);
+    s.checkpoint = *read->checkpoint;
+    s.strategies = *read->strategies;
     return Result<Scenario>(std::move(s));
   };
   try {

@@ -12,8 +12,11 @@
 // Thread safety: reentrant; no shared state.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,7 +59,9 @@ Result<Scenario> load_scenario(const std::string& path,
 // last full load's in those two sections only, the load reads just those sections (copied from
 // the kept tree, tree.h) and takes the rest, or the last load's error where it stopped at a
 // section that does not depend on them, from the last full load; anything else, and any reading
-// that would need a line or column, is a full load.
+// that would need a line or column, is a full load. What the two sections read to is kept per
+// list of their overrides (a plan's intervals and strategies recur for every cluster) while the
+// files and the checkpoint defaults stay the same; a few hundred lists at most.
 // Thread safety: one loader per thread.
 class ScenarioLoader {
  public:
@@ -71,7 +76,24 @@ class ScenarioLoader {
 
  private:
   struct Last;
+  // What the two sections read to under one list of their overrides, from one kept tree and
+  // checkpoint defaults: each one's value, or nullopt where its reading failed or needed a line
+  // or column (then only a full load tells the outcome); `applied` is false where one of the
+  // overrides did not apply.
+  struct Sections {
+    CheckpointConfig defaults;
+    bool applied = false;
+    std::optional<CheckpointConfig> checkpoint;
+    std::optional<std::vector<StrategyConfig>> strategies;
+  };
+  // The two sections read under `options`' overrides of them, from the last full load's kept
+  // tree and checkpoint defaults; null where that tree is no longer kept. REQUIRES: last_.
+  const Sections* sections(const std::string& path, const LoadOptions& options);
+  static constexpr size_t kMaxSectionsKept = 512;
+
   std::unique_ptr<Last> last_;
+  std::map<std::string, Sections> read_;  // by the two sections' overrides (sections())
+  uint64_t sections_generation_ = 0;      // the kept tree read_ was read from
   int64_t sections_reread_ = 0;
 };
 

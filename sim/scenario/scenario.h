@@ -193,6 +193,7 @@ struct CostScaling {
   double reference_gpus = 0.0;
   double exponent = 0.0;
   bool scales() const { return reference_gpus > 0; }
+  bool operator==(const CostScaling&) const = default;
 };
 
 struct CheckpointConfig {
@@ -226,7 +227,10 @@ struct CheckpointConfig {
     // Loading the snapshot back from peer memory on a restart; unset = the GPU's state (weights
     // and optimizer shard, memory model) over its scale-out link.
     std::optional<double> restore_s;
+    bool operator==(const Memory&) const = default;
   } memory;
+
+  bool operator==(const CheckpointConfig&) const = default;
 };
 
 // What a failure that hits the job during a recovery pause does (recovery.failures_during_pause).

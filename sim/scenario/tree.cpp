@@ -230,22 +230,21 @@ class TreeMemo {
   // every file it was read from still has the same bytes.
   std::optional<ScenarioTree> copy(const std::string& file,
                                    const std::vector<std::string>* keys = nullptr) {
-    std::shared_ptr<const Entry> entry;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      const auto it = kept_.find(file);
-      if (it == kept_.end()) return std::nullopt;
-      entry = it->second;
-    }
-    // The files are compared outside the lock; the copy is made under it, and only while the
-    // entry compared is still the kept one.
-    for (const auto& [f, kept] : entry->read) {
-      if (!still_holds(f, kept)) return std::nullopt;
-    }
+    const auto entry = holding(file);
+    if (entry == nullptr) return std::nullopt;
+    // Made under the lock, and only while the entry compared is still the kept one.
     const std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = kept_.find(file);
-    if (it == kept_.end() || it->second != entry) return std::nullopt;
+    if (!still_kept(file, entry)) return std::nullopt;
     return keys == nullptr ? clone(entry->tree) : clone_sections(entry->tree, *keys);
+  }
+
+  // The kept_generation copy(file) would give.
+  std::optional<uint64_t> generation(const std::string& file) {
+    const auto entry = holding(file);
+    if (entry == nullptr) return std::nullopt;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!still_kept(file, entry)) return std::nullopt;
+    return entry->tree.kept_generation;
   }
 
  private:
@@ -254,6 +253,26 @@ class TreeMemo {
     ScenarioTree tree;
     Read read;
   };
+  // The entry kept for `file` when every file it was read from still has the same bytes, else
+  // null. The files are compared outside the lock.
+  std::shared_ptr<const Entry> holding(const std::string& file) {
+    std::shared_ptr<const Entry> entry;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = kept_.find(file);
+      if (it == kept_.end()) return nullptr;
+      entry = it->second;
+    }
+    for (const auto& [f, kept] : entry->read) {
+      if (!still_holds(f, kept)) return nullptr;
+    }
+    return entry;
+  }
+  // Whether `entry` is still the one kept for `file`. REQUIRES: mutex_ held.
+  bool still_kept(const std::string& file, const std::shared_ptr<const Entry>& entry) const {
+    const auto it = kept_.find(file);
+    return it != kept_.end() && it->second == entry;
+  }
   static bool same_bytes(const Read& a, const Read& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
       return x.first == y.first && x.second.text == y.second.text;
@@ -305,6 +324,10 @@ Result<ScenarioTree> load_tree(const std::string& file, uint64_t* kept_as) {
 
 std::optional<ScenarioTree> kept_tree(const std::string& file) {
   return tree_memo().copy(file);
+}
+
+std::optional<uint64_t> kept_generation(const std::string& file) {
+  return tree_memo().generation(file);
 }
 
 std::optional<ScenarioTree> kept_sections(const std::string& file,

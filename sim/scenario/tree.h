@@ -60,6 +60,10 @@ Result<ScenarioTree> load_tree(const std::string& file, uint64_t* kept_as = null
 // Thread safety: load_tree and kept_tree may be called from many threads at once.
 std::optional<ScenarioTree> kept_tree(const std::string& file);
 
+// The kept_generation kept_tree(file) would give now, without the copy; nullopt where it would
+// give none. Same conditions and thread safety.
+std::optional<uint64_t> kept_generation(const std::string& file);
+
 // As kept_tree, but the copy holds only the top-level fields named in `keys` (those the kept
 // tree has), with their origins: for a reader that needs a few sections of a tree it read whole
 // before, at the cost of copying those sections alone. Same conditions and thread safety.

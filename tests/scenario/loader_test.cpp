@@ -783,6 +783,28 @@ TEST(LoaderTest, AScenarioLoaderGivesLoadScenariosOutcome) {
     rereads += steps[i].reread ? 1 : 0;
     EXPECT_EQ(loader.sections_reread(), rereads) << i;
   }
+  // What the two sections read to is kept per list of their overrides: another cluster, and
+  // another recovery profile (other checkpoint defaults), with the same intervals and
+  // strategies. Each cluster's first load is a full one.
+  for (const Overrides& cluster :
+       {Overrides{"cluster.domains=7", "layout.tp=8"},
+        Overrides{"cluster.domains=7", "layout.tp=8", "recovery.profile=conservative"},
+        Overrides{"cluster.domains=6", "layout.tp=8"}}) {
+    bool first = true;
+    for (const std::string interval : {"2h", "30min", "auto"}) {
+      for (const std::string strategy : {"ntp", "dp_drop"}) {
+        LoadOptions options;
+        options.overrides = candidate(cluster, interval, strategy);
+        const auto got = loader.load(top, options);
+        const auto want = load_scenario(top, options);
+        ASSERT_TRUE(got.ok() && want.ok()) << interval << " " << strategy;
+        EXPECT_EQ(to_yaml_text(*got), to_yaml_text(*want)) << interval << " " << strategy;
+        rereads += first ? 0 : 1;
+        first = false;
+        EXPECT_EQ(loader.sections_reread(), rereads);
+      }
+    }
+  }
   // A file changed since the last full load is read in full.
   const Overrides last = candidate(fits, "2h", "ntp");
   LoadOptions options;
