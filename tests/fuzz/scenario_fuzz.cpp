@@ -7,11 +7,14 @@
 // Properties: load_scenario returns a Scenario or a bad-input Error (no throw, crash or hang); an
 // accepted scenario prints (YAML, JSON, hash, check text), and its resolved YAML loads again and
 // resolves to the same text and the same hash, with the same values bit for bit (printer.h's
-// promise).
+// promise). A ScenarioLoader gives load_scenario's outcome, scenario or message, for the
+// overrides, then for them with those of `checkpoint` and `strategies` in reverse order among
+// their places (a load that may reread only those sections), then for the first again.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/scenario/loader.h"
@@ -38,6 +41,40 @@ std::vector<std::string> overrides_in(std::string_view text) {
   return out;
 }
 
+// Whether the override sets a field of `checkpoint` or `strategies`, as its path is written.
+bool sets_reread_section(const std::string& o) {
+  std::string_view path = std::string_view(o).substr(0, o.find('='));
+  while (!path.empty() && path.front() == ' ') path.remove_prefix(1);
+  path = path.substr(0, path.find_first_of(".[ "));
+  return path == "checkpoint" || path == "strategies";
+}
+
+void require_loader_agrees(const std::string& file, const sim::LoadOptions& options) {
+  std::vector<size_t> places;
+  for (size_t i = 0; i < options.overrides.size(); ++i) {
+    if (sets_reread_section(options.overrides[i])) places.push_back(i);
+  }
+  sim::LoadOptions reordered = options;
+  for (size_t k = 0; k < places.size(); ++k) {
+    reordered.overrides[places[k]] = options.overrides[places[places.size() - 1 - k]];
+  }
+  sim::ScenarioLoader loader;
+  const sim::LoadOptions& changed = reordered;
+  for (const sim::LoadOptions* o : {&options, &changed, &options}) {
+    const Result<sim::Scenario> got = loader.load(file, *o);
+    const Result<sim::Scenario> want = sim::load_scenario(file, *o);
+    FUZZ_REQUIRE(got.ok() == want.ok(), "ScenarioLoader and load_scenario disagree on success");
+    if (want.ok()) {
+      FUZZ_REQUIRE(sim::to_yaml_text(*got) == sim::to_yaml_text(*want),
+                   "ScenarioLoader gives another scenario:\n" + sim::to_yaml_text(*want));
+    } else {
+      FUZZ_REQUIRE(got.error().message == want.error().message,
+                   "ScenarioLoader gives another message: " + got.error().message + " | " +
+                       want.error().message);
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -47,6 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.data_dir = NTPSIM_SOURCE_DIR;
   options.overrides = overrides_in(text.substr(0, text.find(fuzz::kBaseSplit)));
   const Result<sim::Scenario> s = sim::load_scenario(main_file.string(), options);
+  require_loader_agrees(main_file.string(), options);
   if (!s.ok()) {
     fuzz::require_bad_input(s.error());
     return 0;
