@@ -147,11 +147,11 @@ AnalyticStepModel::AnalyticStepModel(const Workload& w, const Layout& l, const H
   whole_batch_s_.assign(l.tp + 1, 0.0);
   nominal_ = breakdown(l.tp, 1.0, 1.0);
   whole_batch_s_[l.tp] = nominal_.iteration_s;
+  for (int t = min_tp_; t < l.tp; ++t) whole_batch_s_[t] = breakdown(t, 1.0, 1.0).iteration_s;
   int best = min_tp_;
-  double best_s = breakdown(best, 1.0, 1.0).iteration_s;
+  double best_s = whole_batch_s_[best];
   for (int t = min_tp_; t < l.tp; ++t) {
-    const double it = breakdown(t, 1.0, 1.0).iteration_s;
-    whole_batch_s_[t] = it;
+    const double it = whole_batch_s_[t];
     if (it < best_s) {
       best = t;
       best_s = it;

@@ -24,6 +24,7 @@ struct SourceLocation {
 
   // "file:line:col", "file:line", or "file" depending on what is known.
   std::string to_string() const;
+  bool operator==(const SourceLocation&) const = default;
 };
 
 enum class ExitCode : int { kOk = 0, kRuntime = 1, kBadInput = 2 };

@@ -526,10 +526,6 @@ bool mentions_reread_section_elsewhere(const std::string& o) {
   });
 }
 
-bool same_location(const SourceLocation& a, const SourceLocation& b) {
-  return a.file == b.file && a.line == b.line && a.column == b.column;
-}
-
 }  // namespace
 
 std::string default_data_dir() {
@@ -559,11 +555,8 @@ struct ScenarioLoader::Last {
   bool differs_in_reread_sections_only(const std::string& p, const LoadOptions& o) const {
     if (p != path || o.data_dir != options.data_dir ||
         o.overrides.size() != options.overrides.size() ||
-        o.override_locations.size() != options.override_locations.size()) {
+        o.override_locations != options.override_locations) {
       return false;
-    }
-    for (size_t i = 0; i < o.override_locations.size(); ++i) {
-      if (!same_location(o.override_locations[i], options.override_locations[i])) return false;
     }
     for (size_t i = 0; i < o.overrides.size(); ++i) {
       const std::string& now = o.overrides[i];
