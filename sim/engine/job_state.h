@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/base/huge_pages.h"
 #include "sim/cluster/topology.h"
 #include "sim/cluster/layout.h"
 #include "sim/strategies/strategy.h"
@@ -124,7 +125,10 @@ class JobState {
     int32_t owner = -1;  // TP group using it, or -1 (idle)
     uint16_t down = 0;   // failures currently covering it
   };
-  std::vector<Gpu> gpu_;                // per GPU (one cache line access per GPU event)
+  // Per GPU (one cache line access per GPU event), on huge pages where the system gives them: a
+  // large cluster's events land on random GPUs.
+  using GpuArray = std::vector<Gpu, HugePageAllocator<Gpu>>;
+  GpuArray gpu_;
   // gpu_ equals its initial state (the same for both Initial entries: it does not depend on
   // the rules), set by clean_up; and whether a swap changed an owner since the last reset.
   bool gpus_initial_ = false;
@@ -163,7 +167,7 @@ class JobState {
   // group: the same arrays, bucket-list order included.
   struct Initial {
     bool built = false;
-    std::vector<Gpu> gpu;
+    GpuArray gpu;
     std::vector<int16_t> k, bucket;
     std::vector<int32_t> next, prev, head, hist;
     std::vector<uint64_t> free_mask, job_mask, down_bits, idle_up_bits;
