@@ -28,7 +28,8 @@ struct HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}  // NOLINT: rebinding, as std's
 
   T* allocate(size_t n) {
-    if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    // Room for the rounding up to whole huge pages below, so that it cannot wrap around.
+    if (n > (static_cast<size_t>(-1) - kHugePage) / sizeof(T)) throw std::bad_array_new_length();
     const size_t bytes = n * sizeof(T);
     if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
     // aligned_alloc needs a multiple of the alignment.
