@@ -780,14 +780,18 @@ void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
   if (leader_ != nullptr) return;  // a follower asks its leader (membership_changed_now)
   mark_hash_ = view_->histogram_hash();
+  mark_whole_ = view_->whole();
   view_->save_histogram(mark_mask_.data(), mark_counts_.data());
   shape_spares_ = view_->spare_replicas();
 }
 
 bool Engine::membership_changed() const {
-  // A different hash settles it; an equal one is confirmed on the whole histogram.
-  const bool hist_changed = view_->histogram_hash() != mark_hash_ ||
-                            !view_->histogram_equals(mark_mask_.data(), mark_counts_.data());
+  // Two whole histograms are equal (the usual case after an interruption that swaps GPUs in);
+  // otherwise a different hash settles it, and an equal one is confirmed on the whole histogram.
+  const bool hist_changed =
+      view_->whole() ? !mark_whole_
+                     : view_->histogram_hash() != mark_hash_ ||
+                           !view_->histogram_equals(mark_mask_.data(), mark_counts_.data());
   return hist_changed ||
          (strategy_->rules().spare_replicas && view_->spare_replicas() != shape_spares_);
 }

@@ -306,6 +306,7 @@ class Engine {
   // The histogram shape_ was computed from: its hash, and its compact form
   // (JobState::save_histogram: the non-empty degrees' mask and their counts).
   uint64_t mark_hash_ = 0;
+  bool mark_whole_ = false;  // that histogram was whole (JobState::whole)
   std::vector<uint64_t> mark_mask_;
   std::vector<int32_t> mark_counts_;
   // The shapes this run computed, by histogram and spare replicas: a direct-mapped table indexed

@@ -345,7 +345,7 @@ int JobState::worst_member_degree() const {
 void JobState::reassign() {
   // A whole job (R*P members at the full degree) has nothing to swap, drop, fill, trade or trim
   // (the steps below would each find no candidate): the common case of a repair while it runs.
-  if (hist_[static_cast<size_t>(tp_)] == layout_.job_groups) {
+  if (whole()) {
     whole_after_in_domain_ = true;
     return;
   }
@@ -357,7 +357,10 @@ void JobState::reassign() {
     }
     for (int32_t g : damaged) swap_in_domain_spares(g);
   }
-  whole_after_in_domain_ = hist_[static_cast<size_t>(tp_)] == layout_.job_groups;
+  whole_after_in_domain_ = whole();
+  // Made whole by the swaps (the usual interruption with idle GPUs in the domain): as above,
+  // nothing is left to do.
+  if (whole_after_in_domain_) return;
   // Unusable members leave.
   move_heads(bucket_for(true, 0), bucket_for(false, 0), hist_[0]);
   if (!rules_->needs_full_job && members_ < layout_.job_groups && all_usable_at_full_degree()) {

@@ -95,6 +95,9 @@ class JobState {
   void save_histogram(uint64_t* mask, int32_t* counts) const;
   // The histogram is the one save_histogram stored in (mask, counts).
   bool histogram_equals(const uint64_t* mask, const int32_t* counts) const;
+  // Every one of the R*P members runs at the full degree T: then the histogram is exactly
+  // {T: R*P} (members never exceed R*P), so two whole histograms are equal.
+  bool whole() const { return hist_[static_cast<size_t>(tp_)] == layout_.job_groups; }
   int64_t job_members() const { return members_; }
   int64_t failed_gpus() const { return failed_gpus_; }
   // Whole DP replicas the free groups at the full degree form (free full-degree groups / P): the

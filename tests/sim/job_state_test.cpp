@@ -85,6 +85,8 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
       ASSERT_LE(js.job_members(), layout->job_groups);
       const auto seen = hash_of.emplace(h, js.histogram_hash()).first;
       ASSERT_EQ(seen->second, js.histogram_hash());
+      // Whole (every member at the full degree) exactly when the histogram is the healthy one.
+      ASSERT_EQ(js.whole(), h == healthy_hist);
       const bool equal = h == saved_hist;
       ASSERT_EQ(js.histogram_equals(saved_mask.data(), saved_counts.data()), equal);
       (equal ? equal_seen : unequal_seen)++;
