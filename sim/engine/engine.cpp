@@ -881,7 +881,8 @@ void Engine::add_mark(const char* type) {
 }
 
 void Engine::add_domains(GpuRange gpus, bool repair) {
-  if (gpus.count <= 0) return;
+  // A truncated timeline records nothing more (StrategyTimeline::add): skip the domain scans.
+  if (gpus.count <= 0 || tl_->truncated) return;
   const int G = cfg_.layout.gpus_per_domain;
   const int first = static_cast<int>(gpus.first / G);
   const int last = static_cast<int>((gpus.end() - 1) / G);
