@@ -132,9 +132,16 @@ Engine::Engine(const EngineConfig& cfg)
       state_(cfg.layout),
       mark_mask_(state_.histogram_mask_words()),
       mark_counts_(static_cast<size_t>(cfg.layout.tp) + 1),
-      memo_(kShapeMemoSlots),
-      memo_mask_(kShapeMemoSlots * state_.histogram_mask_words()),
-      memo_counts_(kShapeMemoSlots * (static_cast<size_t>(cfg.layout.tp) + 1)) {}
+      memo_shift_(64 - static_cast<size_t>(std::countr_zero(shape_memo_slots(cfg.layout.tp)))),
+      memo_(shape_memo_slots(cfg.layout.tp)),
+      memo_mask_(memo_.size() * state_.histogram_mask_words()),
+      memo_counts_(memo_.size() * (static_cast<size_t>(cfg.layout.tp) + 1)) {}
+
+size_t Engine::shape_memo_slots(int tp) {
+  const size_t per_slot = sizeof(ShapeMemo) + sizeof(int32_t) * (static_cast<size_t>(tp) + 1) +
+                          sizeof(uint64_t) * (static_cast<size_t>(tp) / 64 + 1);
+  return std::clamp<size_t>(std::bit_floor(kShapeMemoBytes / per_slot), 64, 1024);
+}
 
 Duration Engine::recovery_cost(RecoveryKind kind, bool restart) const {
   if (restart) {
@@ -760,7 +767,7 @@ JobShape Engine::current_shape() {
   const int64_t spares = with_spares ? view_->spare_replicas() : 0;
   const uint64_t hash =
       view_->histogram_hash() + static_cast<uint64_t>(spares) * 0x9e3779b97f4a7c15ULL;
-  const size_t slot = static_cast<size_t>(hash >> 58);  // the top 6 bits: kShapeMemoSlots = 64
+  const size_t slot = static_cast<size_t>(hash >> memo_shift_);
   ShapeMemo& m = memo_[slot];
   uint64_t* const mask = &memo_mask_[slot * view_->histogram_mask_words()];
   int32_t* const counts = &memo_counts_[slot * hist.size()];  // T + 1 per slot

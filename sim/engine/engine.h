@@ -313,14 +313,20 @@ class Engine {
   // by the histogram's hash (JobState::histogram_hash), each entry verified against its whole
   // histogram (in compact form). A run meets few distinct histograms (its damaged groups come
   // and go), and a hit replaces the strategy's shape computation (divisions, per-degree loops)
-  // by a comparison of a few counts.
+  // by a comparison of a few counts. A 1M-GPU job without swaps meets thousands (about 1,100
+  // GPUs are down at a time, so the counts at the degrees below T wander), and 64 slots missed
+  // most of them. The slots are a power of two from 64 to 1,024, as many as fit in
+  // kShapeMemoBytes: 512 at TP 64 (180 KB per engine; 1,024 saved little more), fewer at a wide
+  // TP, so the memo stays well inside the per-worker memory the runner budgets for.
   struct ShapeMemo {
     uint64_t run = 0;  // the run that stored it (memo_run_); older entries are stale
     uint64_t hash = 0;
     int64_t spares = 0;
     JobShape shape;
   };
-  static constexpr size_t kShapeMemoSlots = 64;
+  static constexpr size_t kShapeMemoBytes = size_t{256} << 10;
+  static size_t shape_memo_slots(int tp);
+  size_t memo_shift_ = 58;  // slot = hash >> memo_shift_: the top log2(slots) bits
   std::vector<ShapeMemo> memo_;
   // Slot i's histogram: its mask at [i * W, (i + 1) * W) (W = histogram_mask_words()), its
   // counts at [i * (T + 1), (i + 1) * (T + 1)).
