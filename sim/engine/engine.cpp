@@ -132,8 +132,8 @@ Engine::Engine(const EngineConfig& cfg)
       state_(cfg.layout),
       mark_mask_(state_.histogram_mask_words()),
       mark_counts_(static_cast<size_t>(cfg.layout.tp) + 1),
-      memo_shift_(64 - static_cast<size_t>(std::countr_zero(shape_memo_slots(cfg.layout.tp)))),
       memo_(shape_memo_slots(cfg.layout.tp)),
+      memo_shift_(64 - static_cast<size_t>(std::countr_zero(memo_.size()))),
       memo_mask_(memo_.size() * state_.histogram_mask_words()),
       memo_counts_(memo_.size() * (static_cast<size_t>(cfg.layout.tp) + 1)) {}
 

@@ -326,8 +326,8 @@ class Engine {
   };
   static constexpr size_t kShapeMemoBytes = size_t{256} << 10;
   static size_t shape_memo_slots(int tp);
-  size_t memo_shift_ = 58;  // slot = hash >> memo_shift_: the top log2(slots) bits
   std::vector<ShapeMemo> memo_;
+  size_t memo_shift_;  // slot = hash >> memo_shift_: the top log2(memo_.size()) bits
   // Slot i's histogram: its mask at [i * W, (i + 1) * W) (W = histogram_mask_words()), its
   // counts at [i * (T + 1), (i + 1) * (T + 1)).
   std::vector<uint64_t> memo_mask_;
