@@ -11,54 +11,72 @@
 // a "job events" track (instant marks), one track per domain that changed state, and counters
 // for job throughput, usable GPUs and failed GPUs. Slices on one track never overlap (the format
 // requires slices on a thread to nest), which contiguous segments guarantee.
+// The document streams out event by event (a year of a 100K-GPU job is a few hundred thousand
+// events); its bytes are those of nlohmann's compact dump of the same events.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "models/base/atomic_file.h"
 #include "models/base/check.h"
+#include "models/base/json_writer.h"
 #include "reports/content.h"
 #include "reports/report.h"
 
 namespace ntpsim::reports {
 namespace {
 
-using ojson = nlohmann::ordered_json;
-
 int64_t us(double seconds) {
   return std::llround(seconds * 1e6);
 }
 
-ojson meta(const char* what, int pid, int64_t tid, const ojson& args) {
-  ojson e = {{"ph", "M"}, {"name", what}, {"pid", pid}};
-  if (tid >= 0) e["tid"] = tid;
-  e["args"] = args;
-  return e;
-}
+// The trace's events, each one object of the "traceEvents" array, keys in the order shown.
+class TraceEvents {
+ public:
+  explicit TraceEvents(JsonWriter& w) : w_(w) {}
 
-ojson slice(const std::string& name, const char* cat, int pid, int64_t tid, double t0, double t1,
-            ojson args) {
-  const int64_t ts = us(t0);
-  return {{"ph", "X"},
-          {"name", name},
-          {"cat", cat},
-          {"pid", pid},
-          {"tid", tid},
-          {"ts", ts},
-          {"dur", std::max<int64_t>(0, us(t1) - ts)},
-          {"args", std::move(args)}};
-}
+  // {"ph":"M","name":what,"pid":pid[,"tid":tid],"args":{arg_key:arg}}
+  template <typename T>
+  void meta(const char* what, int pid, int64_t tid, const char* arg_key, const T& arg) {
+    w_.begin_object().field("ph", "M").field("name", what).field("pid", pid);
+    if (tid >= 0) w_.field("tid", tid);
+    w_.key("args").begin_object().field(arg_key, arg).end_object();
+    w_.end_object();
+  }
 
-// Perfetto names a counter track "<name> <series>" (one track per args key); chrome://tracing
-// shows the name with the series as its legend. Counters belong to the process; the tid only
-// has to resolve to it.
-ojson counter(const std::string& name, int pid, int64_t ts, const char* series, double value) {
-  return {{"ph", "C"}, {"name", name}, {"pid", pid},
-          {"tid", 1},  {"ts", ts},     {"args", {{series, value}}}};
-}
+  // A complete slice, up to "args" (the caller writes the args object's fields, then
+  // end_slice()).
+  void begin_slice(std::string_view name, const char* cat, int pid, int64_t tid, double t0,
+                   double t1) {
+    const int64_t ts = us(t0);
+    w_.begin_object().field("ph", "X").field("name", name).field("cat", cat).field("pid", pid);
+    w_.field("tid", tid).field("ts", ts).field("dur", std::max<int64_t>(0, us(t1) - ts));
+    w_.key("args").begin_object();
+  }
+  void end_slice() { w_.end_object().end_object(); }
+  JsonWriter& args() { return w_; }
+
+  // Perfetto names a counter track "<name> <series>" (one track per args key);
+  // chrome://tracing shows the name with the series as its legend. Counters belong to the
+  // process; the tid only has to resolve to it.
+  void counter(const char* name, int pid, int64_t ts, const char* series, double value) {
+    w_.begin_object().field("ph", "C").field("name", name).field("pid", pid).field("tid", 1);
+    w_.field("ts", ts).key("args").begin_object().field(series, value).end_object();
+    w_.end_object();
+  }
+
+  // A thread-scoped instant; the caller may add fields (then end_instant()).
+  void begin_instant(std::string_view name, const char* cat, int pid, int64_t tid, int64_t ts) {
+    w_.begin_object().field("ph", "i").field("name", name).field("cat", cat).field("pid", pid);
+    w_.field("tid", tid).field("ts", ts).field("s", "t");
+  }
+  void end_instant() { w_.end_object(); }
+
+ private:
+  JsonWriter& w_;
+};
 
 std::string domain_slice_name(const DomainChange& d) {
   if (d.state == "degraded" && d.tp > 0) return fmt::format("degraded TP {}", d.tp);
@@ -76,41 +94,44 @@ constexpr int64_t kMarkTid = 2;
 constexpr int64_t kCheckpointTid = 3;
 constexpr int64_t kDomainTidBase = 1000;
 
-void add_strategy(ojson& events, const Results& r, const TimelineTrack& st, int pid,
+void add_strategy(TraceEvents& ev, const Results& r, const TimelineTrack& st, int pid,
                   double horizon) {
   const size_t idx = strategy_index(r, st.strategy);
   const std::string label = idx < r.strategies.size() ? r.strategies[idx].label : st.strategy;
-  events.push_back(meta("process_name", pid, -1, {{"name", "strategy " + label}}));
-  events.push_back(meta("process_sort_index", pid, -1, {{"sort_index", pid}}));
-  events.push_back(meta("thread_name", pid, kJobTid, {{"name", "job"}}));
-  events.push_back(meta("thread_sort_index", pid, kJobTid, {{"sort_index", 0}}));
-  events.push_back(meta("thread_name", pid, kMarkTid, {{"name", "job events"}}));
-  events.push_back(meta("thread_sort_index", pid, kMarkTid, {{"sort_index", 1}}));
+  ev.meta("process_name", pid, -1, "name", "strategy " + label);
+  ev.meta("process_sort_index", pid, -1, "sort_index", pid);
+  ev.meta("thread_name", pid, kJobTid, "name", "job");
+  ev.meta("thread_sort_index", pid, kJobTid, "sort_index", 0);
+  ev.meta("thread_name", pid, kMarkTid, "name", "job events");
+  ev.meta("thread_sort_index", pid, kMarkTid, "sort_index", 1);
 
   const JobSegment* prev = nullptr;
   for (const auto& g : st.segments) {
     if (g.end_s > g.t_s) {
-      events.push_back(slice(g.state, "job", pid, kJobTid, g.t_s, g.end_s,
-                             {{"throughput", g.throughput},
-                              {"usable_gpus", g.usable_gpus},
-                              {"failed_gpus", g.failed_gpus}}));
+      ev.begin_slice(g.state, "job", pid, kJobTid, g.t_s, g.end_s);
+      ev.args()
+          .field("throughput", g.throughput)
+          .field("usable_gpus", g.usable_gpus)
+          .field("failed_gpus", g.failed_gpus);
+      ev.end_slice();
     }
     // Counters only where a value changes, plus the start.
     const int64_t ts = us(g.t_s);
     if (prev == nullptr || prev->throughput != g.throughput)
-      events.push_back(counter("job throughput", pid, ts, "(x ideal)", g.throughput));
+      ev.counter("job throughput", pid, ts, "(x ideal)", g.throughput);
     if (prev == nullptr || prev->usable_gpus != g.usable_gpus)
-      events.push_back(counter("usable", pid, ts, "GPUs", double(g.usable_gpus)));
+      ev.counter("usable", pid, ts, "GPUs", double(g.usable_gpus));
     if (prev == nullptr || prev->failed_gpus != g.failed_gpus)
-      events.push_back(counter("failed", pid, ts, "GPUs", double(g.failed_gpus)));
+      ev.counter("failed", pid, ts, "GPUs", double(g.failed_gpus));
     prev = &g;
   }
   // The recorded part ends at recorded_until_s; past it, one "not recorded" slice says so
   // instead of stretching the last state to the horizon.
   const double recorded_end = st.segments.empty() ? 0.0 : st.segments.back().end_s;
   if (st.truncated && horizon > recorded_end) {
-    events.push_back(slice("not recorded", "job", pid, kJobTid, recorded_end, horizon,
-                           {{"reason", "timeline size cap: nothing recorded after this time"}}));
+    ev.begin_slice("not recorded", "job", pid, kJobTid, recorded_end, horizon);
+    ev.args().field("reason", "timeline size cap: nothing recorded after this time");
+    ev.end_slice();
   }
   const double domain_end = st.truncated ? std::min(horizon, recorded_end) : horizon;
   // Checkpoint pauses as slices on their own track (the marks carry their duration).
@@ -118,38 +139,35 @@ void add_strategy(ojson& events, const Results& r, const TimelineTrack& st, int 
   for (const auto& m : st.marks) {
     if (m.type != "checkpoint" || !(m.duration_s > 0.0)) continue;
     if (!checkpoint_track) {
-      events.push_back(meta("thread_name", pid, kCheckpointTid, {{"name", "checkpoints"}}));
-      events.push_back(meta("thread_sort_index", pid, kCheckpointTid, {{"sort_index", 2}}));
+      ev.meta("thread_name", pid, kCheckpointTid, "name", "checkpoints");
+      ev.meta("thread_sort_index", pid, kCheckpointTid, "sort_index", 2);
       checkpoint_track = true;
     }
-    events.push_back(slice("checkpointing", "checkpoint", pid, kCheckpointTid, m.t_s,
-                           m.t_s + m.duration_s, {{"pause_s", m.duration_s}}));
+    ev.begin_slice("checkpointing", "checkpoint", pid, kCheckpointTid, m.t_s, m.t_s + m.duration_s);
+    ev.args().field("pause_s", m.duration_s);
+    ev.end_slice();
   }
   for (const auto& m : st.marks) {
-    events.push_back({{"ph", "i"},
-                      {"name", m.type},
-                      {"cat", "mark"},
-                      {"pid", pid},
-                      {"tid", kMarkTid},
-                      {"ts", us(m.t_s)},
-                      {"s", "t"}});
+    ev.begin_instant(m.type, "mark", pid, kMarkTid, us(m.t_s));
+    ev.end_instant();
   }
   // Per-domain state tracks: each change opens a slice that lasts to the next change.
-  std::map<int64_t, std::vector<DomainChange>> by_domain;
-  for (const auto& d : st.domains) by_domain[d.domain].push_back(d);
+  std::map<int64_t, std::vector<const DomainChange*>> by_domain;
+  for (const auto& d : st.domains) by_domain[d.domain].push_back(&d);
   for (auto& [domain, changes] : by_domain) {
     std::stable_sort(changes.begin(), changes.end(),
-                     [](const DomainChange& a, const DomainChange& b) { return a.t_s < b.t_s; });
+                     [](const DomainChange* a, const DomainChange* b) { return a->t_s < b->t_s; });
     const int64_t tid = kDomainTidBase + domain;
-    events.push_back(meta("thread_name", pid, tid, {{"name", fmt::format("domain {}", domain)}}));
-    events.push_back(meta("thread_sort_index", pid, tid, {{"sort_index", 10 + domain}}));
+    ev.meta("thread_name", pid, tid, "name", fmt::format("domain {}", domain));
+    ev.meta("thread_sort_index", pid, tid, "sort_index", 10 + domain);
     for (size_t i = 0; i < changes.size(); ++i) {
-      const DomainChange& d = changes[i];
-      const double end = i + 1 < changes.size() ? changes[i + 1].t_s : domain_end;
+      const DomainChange& d = *changes[i];
+      const double end = i + 1 < changes.size() ? changes[i + 1]->t_s : domain_end;
       if (end <= d.t_s) continue;
-      ojson args = {{"state", d.state}, {"power_ratio", d.power_ratio}};
-      if (d.tp > 0) args["tp"] = d.tp;
-      events.push_back(slice(domain_slice_name(d), "domain", pid, tid, d.t_s, end, args));
+      ev.begin_slice(domain_slice_name(d), "domain", pid, tid, d.t_s, end);
+      ev.args().field("state", d.state).field("power_ratio", d.power_ratio);
+      if (d.tp > 0) ev.args().field("tp", d.tp);
+      ev.end_slice();
     }
   }
 }
@@ -163,50 +181,45 @@ std::string render_timeline(const Results& r) {
   for (const auto& st : tl.strategies) {
     if (!st.segments.empty()) horizon = std::max(horizon, st.segments.back().end_s);
   }
-  ojson events = ojson::array();
+  std::string out;
+  JsonWriter w(out);
+  TraceEvents ev(w);
+  w.begin_object().key("traceEvents").begin_array();
   constexpr int kClusterPid = 1;
-  events.push_back(meta("process_name", kClusterPid, -1, {{"name", "cluster"}}));
-  events.push_back(meta("process_sort_index", kClusterPid, -1, {{"sort_index", 0}}));
-  events.push_back(meta("thread_name", kClusterPid, 1, {{"name", "failures"}}));
+  ev.meta("process_name", kClusterPid, -1, "name", "cluster");
+  ev.meta("process_sort_index", kClusterPid, -1, "sort_index", 0);
+  ev.meta("thread_name", kClusterPid, 1, "name", "failures");
   // Failed GPUs over time from the failure list: +gpus at the failure, -gpus at its repair.
   std::map<int64_t, double> delta;
   for (const auto& f : tl.failures) {
     delta[us(f.t_s)] += double(f.gpus);
     if (f.end_s < horizon) delta[us(f.end_s)] -= double(f.gpus);
-    events.push_back({{"ph", "i"},
-                      {"name", fmt::format("{} failure", f.kind)},
-                      {"cat", "failure"},
-                      {"pid", kClusterPid},
-                      {"tid", 1},
-                      {"ts", us(f.t_s)},
-                      {"s", "t"},
-                      {"args",
-                       {{"domain", f.domain},
-                        {"gpus", f.gpus},
-                        {"component", f.component},
-                        {"interrupts", f.interrupts},
-                        {"repaired_at_s", f.end_s}}}});
+    ev.begin_instant(fmt::format("{} failure", f.kind), "failure", kClusterPid, 1, us(f.t_s));
+    w.key("args").begin_object();
+    w.field("domain", f.domain).field("gpus", f.gpus).field("component", f.component);
+    w.field("interrupts", f.interrupts).field("repaired_at_s", f.end_s);
+    w.end_object();
+    ev.end_instant();
   }
   double level = 0.0;
-  events.push_back(counter("failed", kClusterPid, 0, "GPUs", 0.0));
+  ev.counter("failed", kClusterPid, 0, "GPUs", 0.0);
   for (const auto& [t, d] : delta) {
     level += d;
-    events.push_back(counter("failed", kClusterPid, t, "GPUs", std::max(0.0, level)));
+    ev.counter("failed", kClusterPid, t, "GPUs", std::max(0.0, level));
   }
   int pid = 2;
-  for (const auto& st : tl.strategies) add_strategy(events, r, st, pid++, horizon);
+  for (const auto& st : tl.strategies) add_strategy(ev, r, st, pid++, horizon);
+  w.end_array();
 
   const Context& c = r.context;
-  ojson doc = {{"traceEvents", std::move(events)},
-               {"displayTimeUnit", "ms"},
-               {"otherData",
-                {{"tool", "ntpsim " + c.version},
-                 {"git_sha", c.git_sha},
-                 {"scenario", c.scenario_name},
-                 {"scenario_hash", c.scenario_hash},
-                 {"seed", c.seed},
-                 {"replication", tl.replication}}}};
-  return doc.dump() + "\n";
+  w.field("displayTimeUnit", "ms").key("otherData").begin_object();
+  w.field("tool", "ntpsim " + c.version).field("git_sha", c.git_sha);
+  w.field("scenario", c.scenario_name).field("scenario_hash", c.scenario_hash);
+  w.field("seed", c.seed).field("replication", tl.replication);
+  w.end_object().end_object();
+  NTPSIM_CHECK(w.complete());
+  out += '\n';
+  return out;
 }
 
 Status write_timeline(const Results& r, const std::string& path) {

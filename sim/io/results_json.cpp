@@ -10,6 +10,8 @@
 
 #include "models/base/atomic_file.h"
 #include "models/base/build_info.h"
+#include "models/base/check.h"
+#include "models/base/json_writer.h"
 #include "sim/metrics/aggregate.h"
 #include "sim/scenario/printer.h"
 #include "sim/scenario/recovery_costs.h"
@@ -130,66 +132,65 @@ std::string param_text(const ParamValue& v) {
   return fmt::format("{:.6g}", std::get<double>(v));
 }
 
-ojson timeline_json(const RunResult& r) {
-  ojson t;
-  t["replication"] = 0;
-  t["horizon_s"] = r.horizon_s;
-  t["domains"] = r.layout.domains();
-  t["gpus_per_domain"] = r.layout.gpus_per_domain;
-  ojson failures = ojson::array();
+// The "timeline" object, written through a JsonWriter (streamed: a year of a large job holds
+// hundreds of thousands of entries, which as a tree would cost far more memory and time than
+// the text) or a JsonTreeWriter (for code that reads trees); one function, so both agree.
+template <typename Writer>
+void write_timeline(Writer& w, const RunResult& r) {
+  w.begin_object();
+  w.field("replication", 0).field("horizon_s", r.horizon_s);
+  w.field("domains", r.layout.domains()).field("gpus_per_domain", r.layout.gpus_per_domain);
+  w.key("failures").begin_array();
   for (const auto& f : r.failures) {
-    ojson j;
-    j["t_s"] = f.t_s;
-    j["end_s"] = f.end_s;
-    j["domain"] = f.domain;
-    j["gpus"] = f.gpus;
-    j["kind"] = f.kind;
-    j["component"] = f.component;
-    j["interrupts"] = f.interrupts;
-    failures.push_back(std::move(j));
+    w.begin_object().field("t_s", f.t_s).field("end_s", f.end_s).field("domain", f.domain);
+    w.field("gpus", f.gpus).field("kind", f.kind).field("component", f.component);
+    w.field("interrupts", f.interrupts).end_object();
   }
-  t["failures"] = std::move(failures);
-  ojson strategies = ojson::object();
-  for (const auto& st : r.strategies) {
-    ojson segs = ojson::array(), marks = ojson::array(), domains = ojson::array();
-    for (const auto& g : st.timeline.segments) {
-      ojson j;
-      j["t_s"] = g.t_s;
-      j["end_s"] = g.end_s;
-      j["state"] = g.state;
-      j["throughput"] = g.throughput;
-      j["usable_gpus"] = g.usable_gpus;
-      j["failed_gpus"] = g.failed_gpus;
-      segs.push_back(std::move(j));
+  w.end_array();
+  // Keyed by strategy name: a name that repeats (distinct labels) keeps its first place and its
+  // last run's timeline, as assigning the key twice would.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < r.strategies.size(); ++i) {
+    const auto first = std::find_if(order.begin(), order.end(), [&](size_t j) {
+      return r.strategies[j].name == r.strategies[i].name;
+    });
+    if (first == order.end()) {
+      order.push_back(i);
+    } else {
+      *first = i;
     }
-    for (const auto& m : st.timeline.marks) {
-      ojson j;
-      j["t_s"] = m.t_s;
-      j["type"] = m.type;
-      if (m.duration_s > 0) j["duration_s"] = m.duration_s;
-      marks.push_back(std::move(j));
-    }
-    for (const auto& d : st.timeline.domains) {
-      ojson j;
-      j["domain"] = d.domain;
-      j["t_s"] = d.t_s;
-      j["state"] = d.state;
-      j["tp"] = d.tp;
-      j["power_ratio"] = d.power_ratio;
-      domains.push_back(std::move(j));
-    }
-    ojson one;
-    one["segments"] = std::move(segs);
-    one["marks"] = std::move(marks);
-    one["domains"] = std::move(domains);
-    one["truncated"] = st.timeline.truncated;
-    one["recorded_until_s"] = st.timeline.truncated          ? st.timeline.recorded_until_s
-                              : st.timeline.segments.empty() ? 0.0
-                                                             : st.timeline.segments.back().end_s;
-    strategies[st.name] = std::move(one);
   }
-  t["strategies"] = std::move(strategies);
-  return t;
+  w.key("strategies").begin_object();
+  for (const size_t i : order) {
+    const StrategyRun& st = r.strategies[i];
+    const StrategyTimeline& tl = st.timeline;
+    w.key(st.name).begin_object();
+    w.key("segments").begin_array();
+    for (const auto& g : tl.segments) {
+      w.begin_object().field("t_s", g.t_s).field("end_s", g.end_s).field("state", g.state);
+      w.field("throughput", g.throughput).field("usable_gpus", g.usable_gpus);
+      w.field("failed_gpus", g.failed_gpus).end_object();
+    }
+    w.end_array().key("marks").begin_array();
+    for (const auto& m : tl.marks) {
+      w.begin_object().field("t_s", m.t_s).field("type", m.type);
+      if (m.duration_s > 0) w.field("duration_s", m.duration_s);
+      w.end_object();
+    }
+    w.end_array().key("domains").begin_array();
+    for (const auto& d : tl.domains) {
+      w.begin_object().field("domain", d.domain).field("t_s", d.t_s).field("state", d.state);
+      w.field("tp", d.tp).field("power_ratio", d.power_ratio).end_object();
+    }
+    w.end_array();
+    w.field("truncated", tl.truncated);
+    w.field("recorded_until_s", tl.truncated          ? tl.recorded_until_s
+                                : tl.segments.empty() ? 0.0
+                                                      : tl.segments.back().end_s);
+    w.end_object();
+  }
+  w.end_object();
+  w.end_object();
 }
 
 ojson metrics_list(const Scenario& s) {
@@ -389,7 +390,7 @@ ojson strategies_json(const Scenario& s, const RunResult& r, bool with_replicati
   return out;
 }
 
-ojson run_document(const Scenario& s, const RunResult& r) {
+ojson run_document(const Scenario& s, const RunResult& r, bool with_timeline) {
   ojson d;
   d["schema"] = "ntpsim-results/1";
   d["kind"] = "run";
@@ -400,8 +401,34 @@ ojson run_document(const Scenario& s, const RunResult& r) {
   d["strategies"] = strategies_json(s, r, true);
   d["paired"] = paired_json(s, r);
   if (auto v = run_verdict(s, r)) d["verdict"] = verdict_json(s, *v);
-  d["timeline"] = timeline_json(r);
+  if (with_timeline) {
+    JsonTreeWriter<ojson> w;
+    write_timeline(w, r);
+    d["timeline"] = std::move(w).take();
+  }
   return d;
+}
+
+nlohmann::json report_document(const Scenario& s, const RunResult& r) {
+  nlohmann::json d = run_document(s, r, false);
+  JsonTreeWriter<nlohmann::json> w;
+  write_timeline(w, r);
+  d["timeline"] = std::move(w).take();
+  return d;
+}
+
+std::string run_document_text(const Scenario& s, const RunResult& r) {
+  const ojson head = run_document(s, r, false);
+  std::string out;
+  JsonWriter w(out, 1);
+  w.begin_object();
+  for (const auto& [key, value] : head.items()) w.key(key).value(value);
+  w.key("timeline");
+  write_timeline(w, r);
+  w.end_object();
+  NTPSIM_CHECK(w.complete());
+  out += '\n';
+  return out;
 }
 
 ojson sweep_document(const SweepRun& sweep) {

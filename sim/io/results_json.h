@@ -58,8 +58,16 @@ nlohmann::ordered_json results_context(const Scenario& s, const RunResult& r);
 // per-replication values.
 nlohmann::ordered_json strategies_json(const Scenario& s, const RunResult& r,
                                        bool with_replications);
-// The full document of one run (kind "run"), with the timeline of replication 0.
-nlohmann::ordered_json run_document(const Scenario& s, const RunResult& r);
+// The full document of one run (kind "run"), with the timeline of replication 0 unless
+// `with_timeline` is false (the CSV reads no timeline).
+nlohmann::ordered_json run_document(const Scenario& s, const RunResult& r,
+                                    bool with_timeline = true);
+// The same document as the text `ntpsim run --out` writes: run_document(s, r).dump(1) and a
+// newline, byte for byte, with the timeline streamed instead of built as a tree.
+std::string run_document_text(const Scenario& s, const RunResult& r);
+// The same document as the tree reports read (nlohmann::json, keys sorted), built directly
+// rather than copied from run_document's ordered tree.
+nlohmann::json report_document(const Scenario& s, const RunResult& r);
 
 // The sweep document (kind "sweep"): context of the first point, the base scenario, the first
 // point's strategies at top level (without replications), and every point's strategies under

@@ -53,6 +53,23 @@ TEST(MonteCarlo, OutputBytesDoNotDependOnThreadCount) {
   EXPECT_NE(docs[0].find("\"timeline\""), std::string::npos);
 }
 
+// `run --out` streams the document; its bytes equal the tree's pretty dump, and the tree the
+// reports read equals the ordered tree's copy (a repeated strategy name included).
+TEST(MonteCarlo, StreamedDocumentEqualsTheTree) {
+  Scenario s = mc_scenario(8, 1, 2e-4, 86400);
+  s.strategies.push_back(StrategyConfig{"ntp", "ntp_again", {}, {}});
+  RunOptions o;
+  o.threads = 1;
+  auto r = run_monte_carlo(s, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto tree = run_document(s, *r);
+  ASSERT_FALSE(tree["timeline"]["strategies"].empty());
+  ASSERT_FALSE(tree["timeline"]["failures"].empty());
+  EXPECT_EQ(run_document_text(s, *r), tree.dump(1) + "\n");
+  EXPECT_EQ(report_document(s, *r), nlohmann::json(tree));
+  EXPECT_FALSE(run_document(s, *r, false).contains("timeline"));
+}
+
 // The results document's answer-first fields: every pair of strategies, a verdict whose winner
 // has the highest mean goodput and whose margin is the paired difference with the runner-up,
 // and the absolute throughput per GPU.

@@ -122,19 +122,19 @@ class RunCommand final : public Command {
       }
     }
     if (!out.empty()) {
-      const auto st = outputs.stage(out, sim::run_document(s, *result).dump(1) + "\n");
+      const auto st = outputs.stage(out, sim::run_document_text(s, *result));
       if (!st.ok()) return report_error(st.error());
     }
     if (!csv.empty()) {
       // One CSV format for `run --csv` and `report x.csv`: both go through reports/csv.cpp.
-      auto text = reports::render_csv(sim::run_document(s, *result), file_);
+      auto text = reports::render_csv(sim::run_document(s, *result, false), file_);
       if (!text.ok()) return report_error(text.error());
       const auto st = outputs.stage(csv, *text);
       if (!st.ok()) return report_error(st.error());
     }
     if (!report.empty() || !timeline.empty()) {
-      const auto st = stage_report(outputs, nlohmann::json(sim::run_document(s, *result)), file_,
-                                   report, timeline);
+      const auto st =
+          stage_report(outputs, sim::report_document(s, *result), file_, report, timeline);
       if (!st.ok()) return report_error(st.error());
     }
     if (const auto st = outputs.commit(); !st.ok()) return report_error(st.error());
