@@ -236,9 +236,12 @@ Timeline read_timeline(Reader& r, const json& j, const std::vector<StrategyResul
     r.fail(p + ".strategies", "expected an object keyed by strategy name");
     return t;
   }
+  // Keyed by label; documents written before labels keyed it by strategy name.
   std::vector<std::string> names;
   for (const auto& s : order) {
-    if (strategies->contains(s.name)) names.push_back(s.name);
+    const std::string& key = strategies->contains(s.label) ? s.label : s.name;
+    if (strategies->contains(key) && std::find(names.begin(), names.end(), key) == names.end())
+      names.push_back(key);
   }
   for (const auto& [name, value] : strategies->items()) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);

@@ -147,24 +147,16 @@ void write_timeline(Writer& w, const RunResult& r) {
     w.field("interrupts", f.interrupts).end_object();
   }
   w.end_array();
-  // Keyed by strategy name: a name that repeats (distinct labels) keeps its first place and its
-  // last run's timeline, as assigning the key twice would.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < r.strategies.size(); ++i) {
-    const auto first = std::find_if(order.begin(), order.end(), [&](size_t j) {
-      return r.strategies[j].name == r.strategies[i].name;
-    });
-    if (first == order.end()) {
-      order.push_back(i);
-    } else {
-      *first = i;
-    }
-  }
+  // Keyed by label: labels are unique in a run, names are not (the same strategy may run twice
+  // with different parameters).
   w.key("strategies").begin_object();
-  for (const size_t i : order) {
+  for (size_t i = 0; i < r.strategies.size(); ++i) {
     const StrategyRun& st = r.strategies[i];
+    for (size_t j = 0; j < i; ++j) {
+      NTPSIM_CHECK_MSG(r.strategies[j].label != st.label, "strategy labels are unique in a run");
+    }
     const StrategyTimeline& tl = st.timeline;
-    w.key(st.name).begin_object();
+    w.key(st.label).begin_object();
     w.key("segments").begin_array();
     for (const auto& g : tl.segments) {
       w.begin_object().field("t_s", g.t_s).field("end_s", g.end_s).field("state", g.state);

@@ -2,6 +2,7 @@
 // bad-input errors that name the file and the field path (or line:col for JSON syntax).
 #include "reports/results.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -138,6 +139,40 @@ TEST(Results, PairedComparisonsNameStrategiesByLabel) {
   auto o = parse_results(old, "m.json");
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_EQ(o->paired[0].strategy, "ntp");
+}
+
+// The timeline is keyed by label, so a strategy that runs twice under one name keeps both
+// tracks, in the strategies' order; a document keyed by name (before labels) still reads.
+TEST(Results, TimelineTracksAreKeyedByLabel) {
+  const std::string head = R"({"schema": "ntpsim-results/1", "kind": "run",
+    "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
+      "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
+      "hardware_profile": "h100-sxm", "profile_origin": "measured"},
+    "metrics": [{"key": "goodput", "label": "Goodput", "unit": "fraction"}],
+    "strategies": [
+      {"name": "ntp", "label": "ntp", "summary": {"goodput": {"mean": 0.8, "ci95_lo": 0.79, "ci95_hi": 0.81, "n": 10}}},
+      {"name": "ntp", "label": "ntp_in_place", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}}],
+    "timeline": {"replication": 0, "horizon_s": 10, "domains": 2, "gpus_per_domain": 8,
+      "failures": [], "strategies": {)";
+  auto track = [](double throughput) {
+    return fmt::format(R"({{"segments": [{{"t_s": 0, "end_s": 10, "state": "running",
+        "throughput": {}, "usable_gpus": 16, "failed_gpus": 0}}]}})",
+                       throughput);
+  };
+  auto r = parse_results(
+      head + R"("ntp_in_place": )" + track(0.9) + R"(, "ntp": )" + track(0.8) + "}}}",
+      "m.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r->timeline.has_value());
+  ASSERT_EQ(r->timeline->strategies.size(), 2u);
+  EXPECT_EQ(r->timeline->strategies[0].strategy, "ntp");
+  EXPECT_EQ(r->timeline->strategies[0].segments.at(0).throughput, 0.8);
+  EXPECT_EQ(r->timeline->strategies[1].strategy, "ntp_in_place");
+  EXPECT_EQ(r->timeline->strategies[1].segments.at(0).throughput, 0.9);
+  auto old = parse_results(head + R"("ntp": )" + track(0.9) + "}}}", "m.json");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  ASSERT_EQ(old->timeline->strategies.size(), 1u);
+  EXPECT_EQ(old->timeline->strategies[0].strategy, "ntp");
 }
 
 // The verdict's tied strategies by label; older documents (names only) read the names as labels,
