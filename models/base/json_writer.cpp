@@ -93,19 +93,27 @@ JsonWriter& JsonWriter::value(double v) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(int64_t v) {
-  before_value();
+namespace {
+
+// Decimal, as nlohmann writes integers.
+template <typename Int>
+void append_integer(std::string& out, Int v) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, static_cast<size_t>(r.ptr - buf));
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+}  // namespace
+
+JsonWriter& JsonWriter::value(int64_t v) {
+  before_value();
+  append_integer(out_, v);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(uint64_t v) {
   before_value();
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, static_cast<size_t>(r.ptr - buf));
+  append_integer(out_, v);
   return *this;
 }
 

@@ -103,10 +103,9 @@ TEST(Results, EachStrategysCheckpointIntervalIsShown) {
   EXPECT_EQ(rows["Failures during a recovery pause"], "ignored (the pause runs on)");
 }
 
-// Two strategies of one name (NTP restarting and NTP in place) are told apart by their labels in
-// the paired comparisons, which a document from before labels were written there reads by name.
-TEST(Results, PairedComparisonsNameStrategiesByLabel) {
-  const std::string head = R"({"schema": "ntpsim-results/1", "kind": "run",
+// The head of a run document whose strategies include one name under two labels (NTP restarting
+// and NTP in place), up to the next top-level key.
+constexpr const char* kTwoNtpRuns = R"({"schema": "ntpsim-results/1", "kind": "run",
     "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
       "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
       "hardware_profile": "h100-sxm", "profile_origin": "measured"},
@@ -114,7 +113,12 @@ TEST(Results, PairedComparisonsNameStrategiesByLabel) {
     "strategies": [
       {"name": "checkpoint_restart", "summary": {"goodput": {"mean": 0.8, "ci95_lo": 0.79, "ci95_hi": 0.81, "n": 10}}},
       {"name": "ntp", "label": "ntp", "summary": {"goodput": {"mean": 0.8, "ci95_lo": 0.79, "ci95_hi": 0.81, "n": 10}}},
-      {"name": "ntp", "label": "ntp_in_place", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}}],
+      {"name": "ntp", "label": "ntp_in_place", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}}],)";
+
+// Two strategies of one name (NTP restarting and NTP in place) are told apart by their labels in
+// the paired comparisons, which a document from before labels were written there reads by name.
+TEST(Results, PairedComparisonsNameStrategiesByLabel) {
+  const std::string head = std::string(kTwoNtpRuns) + R"(
     "paired": [)";
   const std::string with_labels = head + R"(
       {"strategy": "ntp", "baseline": "checkpoint_restart", "metric": "goodput",
@@ -144,14 +148,7 @@ TEST(Results, PairedComparisonsNameStrategiesByLabel) {
 // The timeline is keyed by label, so a strategy that runs twice under one name keeps both
 // tracks, in the strategies' order; a document keyed by name (before labels) still reads.
 TEST(Results, TimelineTracksAreKeyedByLabel) {
-  const std::string head = R"({"schema": "ntpsim-results/1", "kind": "run",
-    "context": {"version": "0.1.0", "git_sha": "abc", "build_type": "Release",
-      "scenario_name": "s", "scenario_hash": "fnv1a64:00", "seed": 7, "replications": 10,
-      "hardware_profile": "h100-sxm", "profile_origin": "measured"},
-    "metrics": [{"key": "goodput", "label": "Goodput", "unit": "fraction"}],
-    "strategies": [
-      {"name": "ntp", "label": "ntp", "summary": {"goodput": {"mean": 0.8, "ci95_lo": 0.79, "ci95_hi": 0.81, "n": 10}}},
-      {"name": "ntp", "label": "ntp_in_place", "summary": {"goodput": {"mean": 0.9, "ci95_lo": 0.89, "ci95_hi": 0.91, "n": 10}}}],
+  const std::string head = std::string(kTwoNtpRuns) + R"(
     "timeline": {"replication": 0, "horizon_s": 10, "domains": 2, "gpus_per_domain": 8,
       "failures": [], "strategies": {)";
   auto track = [](double throughput) {
