@@ -76,10 +76,6 @@ class JsonWriter {
   bool wrote_root_ = false;
 };
 
-}  // namespace ntpsim
-
-namespace ntpsim {
-
 // The same calls as JsonWriter, building a tree (nlohmann::json or ordered_json) instead of text,
 // so one function can both stream a document and hand it to code that reads trees.
 template <typename Json>
