@@ -465,14 +465,15 @@ Time earlier(Time a, Time b) { return Time::at(Duration::micros(std::min(a.us(),
 }  // namespace
 
 // Inlined into advance (once per stretch between events, checkpoints and pauses).
-[[gnu::always_inline]] inline void Engine::account_power(Duration dt, bool computing) {
+[[gnu::always_inline]] inline void Engine::account_power(Duration dt, bool computing,
+                                                        bool boost) {
   const double s = dt.seconds();
   const int64_t failed = view_->failed_gpus();
   const int64_t up = cfg_.layout.cluster_gpus - failed;
   if (computing) {
     const int64_t idle = std::max<int64_t>(0, up - shape_.running_gpus);
     energy_j_ += (shape_.power_w + static_cast<double>(idle) * cfg_.idle_power_w) * s;
-    boost_j_ += shape_.boost_power_w * s;
+    if (boost) boost_j_ += shape_.boost_power_w * s;
   } else {
     energy_j_ += static_cast<double>(up) * cfg_.idle_power_w * s;
   }
@@ -489,14 +490,19 @@ Time earlier(Time a, Time b) { return Time::at(Duration::micros(std::min(a.us(),
   since_ckpt_ += p;
   since_persist_ += p;
   since_resume_ += p;
-  degraded_ += (1.0 - shape_.rate_no_reshard) * s;
-  reshard_ += (shape_.rate_no_reshard - shape_.rate) * s;
-  account_power(dt, true);
+  // A full shape's degraded, reshard and boost terms are +0.0 (or -0.0), which leave every
+  // accumulator unchanged (none is ever -0.0): skipped.
+  if (!shape_full_) {
+    degraded_ += (1.0 - shape_.rate_no_reshard) * s;
+    reshard_ += (shape_.rate_no_reshard - shape_.rate) * s;
+    boost_j_ += shape_.boost_power_w * s;
+  }
+  account_power(dt, true, false);
 }
 
 void Engine::account_idle(Duration dt, double& bucket) {
   bucket += dt.seconds();
-  account_power(dt, false);
+  account_power(dt, false, false);
 }
 
 // Inlined into the event loops (replay, run_together): one call fewer per event.
@@ -524,7 +530,7 @@ void Engine::account_idle(Duration dt, double& bucket) {
       const Time e = earlier(t1, pause_until_);
       ckpt_ += (e - now_).seconds();
       pause_s_ += (e - now_).seconds();
-      account_power(e - now_, true);
+      account_power(e - now_, true, true);
       now_ = e;
       if (now_ == pause_until_ && now_ < t1) {
         in_pause_ = false;
@@ -626,7 +632,7 @@ void Engine::fast_forward_checkpoints(Time t1) {
   good_ += work_per_period * kd;
   degraded_ += (1.0 - shape_.rate_no_reshard) * interval_s * kd;
   reshard_ += (shape_.rate_no_reshard - shape_.rate) * interval_s * kd;
-  account_power(period * k, true);
+  account_power(period * k, true, true);
   now_ += period * k;
   const Progress per_period{work_per_period, interval_s};
   since_ckpt_ = per_period;
@@ -752,7 +758,9 @@ void Engine::note_host_loss(GpuRange gpus) {
   }
 }
 
-void Engine::start_recovery(Duration pause, RecoveryKind kind, bool restart) {
+// Inlined into its callers: a call per interruption fewer.
+[[gnu::always_inline]] inline void Engine::start_recovery(Duration pause, RecoveryKind kind,
+                                                         bool restart) {
   phase_ = Phase::kRecovering;
   recover_until_ = now_ + pause;
   pending_kind_ = kind;
@@ -785,6 +793,8 @@ JobShape Engine::current_shape() {
 
 void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
+  shape_full_ = shape.rate_no_reshard == 1.0 && shape.rate == shape.rate_no_reshard &&
+                shape.boost_power_w == 0.0;
   if (leader_ != nullptr) return;  // a follower asks its leader (membership_changed_now)
   mark_hash_ = view_->histogram_hash();
   mark_whole_ = view_->whole();

@@ -248,7 +248,8 @@ class Engine {
   void start_checkpoint();
   // REQUIRES: t1 - now_ >= skip_from_ (the caller's check: no call where nothing is skipped).
   void fast_forward_checkpoints(Time t1);
-  void account_power(Duration dt, bool computing);  // energy and failed-GPU time
+  // Energy and failed-GPU time; the boost energy too when `boost` (account_run adds it itself).
+  void account_power(Duration dt, bool computing, bool boost);
   // `slowdown`: the share of the rate a background checkpoint write takes (checkpoint time).
   void account_run(Duration dt, double slowdown);
   void account_idle(Duration dt, double& bucket);
@@ -356,6 +357,9 @@ class Engine {
   bool pending_rollback_ = true;  // the pending recovery is a restart
   Duration pending_cost_;         // what a stalled job pays once a repair lets it run
   JobShape shape_;
+  // shape_ runs at the full rate with no boost: its degraded, reshard and boost terms are zero
+  // (account_run skips adding them).
+  bool shape_full_ = false;
   int64_t shape_spares_ = 0;
   // Checkpoint cycle (with restart_from_memory: the in-memory snapshot cycle, every
   // persist_every_-th snapshot also written to persistent storage in the background).
