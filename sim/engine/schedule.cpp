@@ -5,6 +5,15 @@
 #include "models/base/check.h"
 
 namespace ntpsim::sim {
+namespace {
+
+// A ScheduledEvent holds GPU indices and counts below 2^24.
+void check_packable(GpuRange gpus) {
+  NTPSIM_CHECK_MSG(gpus.first >= 0 && gpus.count >= 0 && gpus.end() < ScheduledEvent::kGpuLimit,
+                   "failure GPU range beyond the 2^24 GPUs an event schedule holds");
+}
+
+}  // namespace
 
 void EventSchedule::build(const std::vector<FailureEvent>& failures, Time end) {
   NTPSIM_CHECK(failures.size() < static_cast<size_t>(INT32_MAX));
@@ -23,6 +32,7 @@ void EventSchedule::build_with_queue(const std::vector<FailureEvent>& failures, 
   auto push_failure = [&] {
     if (next >= failures.size() || failures[next].time >= end) return;
     NTPSIM_CHECK_MSG(failures[next].time >= last, "failure events out of time order");
+    check_packable(failures[next].gpus);
     last = failures[next].time;
     queue_.push(failures[next].time, EventPriority::kFailure, EventType::kFailure,
                 static_cast<int64_t>(next));
@@ -32,7 +42,7 @@ void EventSchedule::build_with_queue(const std::vector<FailureEvent>& failures, 
   while (!queue_.empty() && queue_.top().time < end) {
     const QueuedEvent ev = queue_.pop();
     const auto index = static_cast<int32_t>(ev.payload);
-    events_.emplace_back(ev.time, ev.type, index, failures[static_cast<size_t>(index)]);
+    events_.emplace_back(ev.time, ev.type, failures[static_cast<size_t>(index)]);
     if (ev.type == EventType::kFailure) {
       const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
       if (e.repair < Duration::max() && e.time + e.repair < end) {
@@ -57,6 +67,7 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
   for (; n_failures < failures.size() && failures[n_failures].time < end; ++n_failures) {
     const FailureEvent& e = failures[n_failures];
     NTPSIM_CHECK_MSG(e.time >= last, "failure events out of time order");
+    check_packable(e.gpus);
     last = e.time;
     // A negative repair would precede its failure, which only the queue orders as it always did.
     if (e.repair < Duration::zero()) return false;
@@ -103,7 +114,7 @@ bool EventSchedule::build_merged(const std::vector<FailureEvent>& failures, Time
     const auto index = take_failure ? static_cast<int32_t>(f) : r->failure;
     const FailureEvent& e = failures[static_cast<size_t>(index)];
     out = ScheduledEvent(take_failure ? e.time : Time::at(Duration::micros(r->us)),
-                         take_failure ? EventType::kFailure : EventType::kRepair, index, e);
+                         take_failure ? EventType::kFailure : EventType::kRepair, e);
     f += take_failure ? 1 : 0;
     r += take_failure ? 0 : 1;
   }

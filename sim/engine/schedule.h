@@ -25,27 +25,33 @@ namespace ntpsim::sim {
 // An event with the fields of its failure that a run reads (the GPUs, whether it interrupts,
 // whether it takes more than GPUs), copied once per replication so that every strategy's run
 // streams through this list alone instead of also reading the failure list out of order (a
-// repair's failure is far behind).
+// repair's failure is far behind). Packed in 16 bytes: every strategy's run streams the whole
+// list, so its size is memory traffic per event. GPU indices and counts are below 2^24 (a
+// cluster has at most 10^7 GPUs, docs/limits.md; EventSchedule::build checks it).
 struct ScheduledEvent {
+  static constexpr int64_t kGpuLimit = int64_t{1} << 24;
+
   Time time;
-  int32_t failure = 0;  // index into the replication's failure list
-  int32_t gpu_count = 0;
-  int32_t first_gpu = 0;  // a cluster has at most 10^7 GPUs (docs/limits.md)
+  uint32_t first_gpu : 24 = 0;
   EventType type = EventType::kFailure;
-  bool interrupts = true;
-  bool beyond_gpus = false;  // a node, domain or pod failure (it takes its hosts' memory)
+  uint32_t gpu_count : 24 = 0;
+  bool interrupts : 1 = true;
+  bool beyond_gpus : 1 = false;  // a node, domain or pod failure (it takes its hosts' memory)
 
   ScheduledEvent() = default;
-  ScheduledEvent(Time t, EventType ty, int32_t index, const FailureEvent& e)
+  // REQUIRES: e.gpus within [0, kGpuLimit).
+  ScheduledEvent(Time t, EventType ty, const FailureEvent& e)
       : time(t),
-        failure(index),
-        gpu_count(e.gpus.count),
-        first_gpu(static_cast<int32_t>(e.gpus.first)),
+        first_gpu(static_cast<uint32_t>(e.gpus.first)),
         type(ty),
+        gpu_count(static_cast<uint32_t>(e.gpus.count)),
         interrupts(e.interrupts),
         beyond_gpus(e.component != Component::kGpu) {}
-  GpuRange gpus() const { return GpuRange{first_gpu, gpu_count}; }
+  GpuRange gpus() const {
+    return GpuRange{static_cast<int64_t>(first_gpu), static_cast<int32_t>(gpu_count)};
+  }
 };
+static_assert(sizeof(ScheduledEvent) == 16);
 
 class EventSchedule {
  public:

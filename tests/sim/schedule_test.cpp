@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <vector>
 
 #include "tests/sim/lcg.h"
@@ -28,7 +30,7 @@ std::vector<ScheduledEvent> queue_order(const std::vector<FailureEvent>& failure
   while (!q.empty()) {
     const QueuedEvent ev = q.pop();
     const auto index = static_cast<int32_t>(ev.payload);
-    out.push_back(ScheduledEvent(ev.time, ev.type, index, failures[static_cast<size_t>(index)]));
+    out.push_back(ScheduledEvent(ev.time, ev.type, failures[static_cast<size_t>(index)]));
     if (ev.type == EventType::kFailure) {
       const FailureEvent& e = failures[static_cast<size_t>(ev.payload)];
       if (e.repair < Duration::max() && e.time + e.repair < end) {
@@ -42,7 +44,8 @@ std::vector<ScheduledEvent> queue_order(const std::vector<FailureEvent>& failure
 
 // Sorted failure times on a coarse grid (many equal times, bursts), each repair one of
 // `durations` (in seconds; -1 = never repaired), chosen by a fixed pseudo-random sequence; GPU
-// ranges, components and the interrupt flag vary too.
+// ranges (failure i's start at GPU i, so an event's GPUs name its failure), components and the
+// interrupt flag vary too.
 std::vector<FailureEvent> failures_with(const std::vector<int64_t>& durations, int n,
                                         uint64_t seed) {
   std::vector<FailureEvent> out;
@@ -68,7 +71,6 @@ void expect_same(const std::vector<ScheduledEvent>& a, const std::vector<Schedul
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].time, b[i].time) << "event " << i;
     ASSERT_EQ(a[i].type, b[i].type) << "event " << i;
-    ASSERT_EQ(a[i].failure, b[i].failure) << "event " << i;
     ASSERT_EQ(a[i].gpus(), b[i].gpus()) << "event " << i;
     ASSERT_EQ(a[i].interrupts, b[i].interrupts) << "event " << i;
     ASSERT_EQ(a[i].beyond_gpus, b[i].beyond_gpus) << "event " << i;
@@ -80,8 +82,12 @@ void expect_same(const std::vector<ScheduledEvent>& a, const std::vector<Schedul
 void expect_fields_of_failures(const EventSchedule& schedule,
                                const std::vector<FailureEvent>& failures) {
   ASSERT_FALSE(schedule.events().empty());
+  std::map<int64_t, const FailureEvent*> by_first_gpu;  // failures_with: one failure per first GPU
+  for (const FailureEvent& e : failures) by_first_gpu[e.gpus.first] = &e;
+  ASSERT_EQ(by_first_gpu.size(), failures.size());
   for (const ScheduledEvent& ev : schedule.events()) {
-    const FailureEvent& e = failures[static_cast<size_t>(ev.failure)];
+    ASSERT_TRUE(by_first_gpu.count(ev.gpus().first));
+    const FailureEvent& e = *by_first_gpu[ev.gpus().first];
     ASSERT_EQ(ev.gpus(), e.gpus);
     ASSERT_EQ(ev.interrupts, e.interrupts);
     ASSERT_EQ(ev.beyond_gpus, e.component != Component::kGpu);
@@ -100,6 +106,19 @@ TEST(EventSchedule, EventsCarryTheirFailuresGpusAndFlags) {
   schedule.build(many, Time::never());
   EXPECT_FALSE(schedule.merged());
   expect_fields_of_failures(schedule, many);
+}
+
+// Events hold GPU indices below 2^24 (ScheduledEvent): a range past that is refused, not cut.
+TEST(EventScheduleDeathTest, GpuRangesPastTheEventsLimitAreRefused) {
+  auto failures = failures_with({3}, 10, 2);
+  failures[4].gpus = GpuRange{ScheduledEvent::kGpuLimit - 1, 2};
+  EventSchedule schedule;
+  EXPECT_DEATH(schedule.build(failures, Time::never()), "2\\^24 GPUs");
+  failures[4].gpus = GpuRange{ScheduledEvent::kGpuLimit - 2, 1};  // the highest index accepted
+  schedule.build(failures, Time::never());
+  EXPECT_EQ(std::count_if(schedule.events().begin(), schedule.events().end(),
+                          [&](const ScheduledEvent& ev) { return ev.gpus() == failures[4].gpus; }),
+            2);  // its failure and its repair
 }
 
 TEST(EventSchedule, FewFixedDurationsMergeInTheQueuesOrder) {
