@@ -802,7 +802,8 @@ void Engine::set_shape(const JobShape& shape) {
   shape_spares_ = view_->spare_replicas();
 }
 
-bool Engine::membership_changed() const {
+// Inlined into membership_changed_now (a call per interruption and per repair fewer).
+[[gnu::always_inline]] inline bool Engine::membership_changed() const {
   // Two whole histograms are equal (the usual case after an interruption that swaps GPUs in);
   // otherwise a different hash settles it, and an equal one is confirmed on the whole histogram.
   const bool hist_changed =

@@ -350,12 +350,19 @@ void JobState::reassign() {
     return;
   }
   if (track_swaps_) {
-    std::vector<int32_t>& damaged = damaged_scratch_;
-    damaged.clear();
-    for (int d = 0; d < tp_; d = next_member_degree(d)) {
-      for (int32_t g = head_[bucket_for(true, d)]; g >= 0; g = next_[g]) damaged.push_back(g);
+    if (members_ - hist_[static_cast<size_t>(tp_)] == 1) {
+      // One damaged member (the usual interruption): the list below would hold it alone.
+      const int d = hist_[0] > 0 ? 0 : next_member_degree(0);
+      swap_in_domain_spares(head_[bucket_for(true, d)]);
+    } else {
+      // The damaged members first (the swaps move them between lists), then their swaps.
+      std::vector<int32_t>& damaged = damaged_scratch_;
+      damaged.clear();
+      for (int d = 0; d < tp_; d = next_member_degree(d)) {
+        for (int32_t g = head_[bucket_for(true, d)]; g >= 0; g = next_[g]) damaged.push_back(g);
+      }
+      for (int32_t g : damaged) swap_in_domain_spares(g);
     }
-    for (int32_t g : damaged) swap_in_domain_spares(g);
   }
   whole_after_in_domain_ = whole();
   // Made whole by the swaps (the usual interruption with idle GPUs in the domain): as above,
