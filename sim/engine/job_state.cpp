@@ -7,36 +7,6 @@
 #include "models/base/random.h"
 
 namespace ntpsim::sim {
-namespace {
-
-// A GPU of a range as (domain, index in it), advanced GPU by GPU: fail and repair find each
-// GPU's word and bit in its domain's bitmasks with one division for the whole range rather than
-// one per GPU.
-struct BitCursor {
-  int64_t domain = 0;
-  int64_t index = 0;
-  int64_t gpus_per_domain = 1;
-  int64_t words_per_domain = 1;
-
-  // Only runs that track swaps read the bits; the others skip the division.
-  BitCursor(int64_t gpu, int64_t G, int64_t words, bool used)
-      : gpus_per_domain(G), words_per_domain(words) {
-    if (used) {
-      domain = index_quotient(gpu, G);
-      index = gpu - domain * G;
-    }
-  }
-  void next() {
-    if (++index == gpus_per_domain) {
-      index = 0;
-      ++domain;
-    }
-  }
-  size_t word() const { return static_cast<size_t>(domain * words_per_domain + index / 64); }
-  uint64_t mask() const { return uint64_t{1} << (index % 64); }
-};
-
-}  // namespace
 
 JobState::JobState(const JobLayout& layout)
     : layout_(layout), tp_(layout.tp), excluded_bucket_(2 * layout.tp + 2) {}
@@ -232,8 +202,9 @@ void JobState::move_heads(int from, int to, int64_t n) {
 
 JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {
   const int64_t G = layout_.gpus_per_domain;
-  const int64_t i = gpu % G;
-  return {static_cast<size_t>(gpu / G * words_per_domain_ + i / 64), uint64_t{1} << (i % 64)};
+  const int64_t domain = index_quotient(gpu, G);
+  const auto i = static_cast<uint64_t>(gpu - domain * G);  // >= 0: shifts, not divisions
+  return {static_cast<size_t>(domain * words_per_domain_) + i / 64, uint64_t{1} << (i % 64)};
 }
 
 void JobState::rebucket(int64_t g) {
@@ -241,39 +212,47 @@ void JobState::rebucket(int64_t g) {
   place(g, bucket_for(in_job(g), degree_of(g)));
 }
 
+// One GPU of a failure: returns true when a job member lost a GPU it was using.
+[[gnu::always_inline]] inline bool JobState::fail_gpu(int64_t gpu) {
+  Gpu& u = gpu_[static_cast<size_t>(gpu)];
+  if (u.down++ != 0) return false;
+  ++failed_gpus_;
+  const int32_t g = u.owner;
+  if (track_swaps_) {
+    const GpuBit b = gpu_bit(gpu);
+    down_bits_[b.word] |= b.mask;
+    if (g < 0) idle_up_bits_[b.word] &= ~b.mask;
+  }
+  if (g < 0) return false;
+  const bool hit = in_job(g);
+  ++k_[g];
+  rebucket(g);
+  return hit;
+}
+
 bool JobState::fail(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
+  // One GPU (the usual failure) on its own path: fewer registers live than in the loop.
+  if (gpus.count == 1) return fail_gpu(gpus.first);
   bool hit = false;
-  BitCursor at(gpus.first, layout_.gpus_per_domain, words_per_domain_, track_swaps_);
-  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu, at.next()) {
-    Gpu& u = gpu_[static_cast<size_t>(gpu)];
-    if (u.down++ != 0) continue;
-    ++failed_gpus_;
-    const int32_t g = u.owner;
-    if (track_swaps_) {
-      down_bits_[at.word()] |= at.mask();
-      if (g < 0) idle_up_bits_[at.word()] &= ~at.mask();
-    }
-    if (g < 0) continue;
-    hit |= in_job(g);  // no short circuit: a branch on it would be mispredicted
-    ++k_[g];
-    rebucket(g);
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
+    hit |= fail_gpu(gpu);  // no short circuit: every GPU goes down
   }
   return hit;
 }
 
 void JobState::repair(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
-  BitCursor at(gpus.first, layout_.gpus_per_domain, words_per_domain_, track_swaps_);
-  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu, at.next()) {
+  for (int64_t gpu = gpus.first; gpu < gpus.end(); ++gpu) {
     Gpu& u = gpu_[static_cast<size_t>(gpu)];
     NTPSIM_CHECK(u.down > 0);
     if (--u.down != 0) continue;
     --failed_gpus_;
     const int32_t g = u.owner;
     if (track_swaps_) {
-      down_bits_[at.word()] &= ~at.mask();
-      if (g < 0) idle_up_bits_[at.word()] |= at.mask();
+      const GpuBit b = gpu_bit(gpu);
+      down_bits_[b.word] &= ~b.mask;
+      if (g < 0) idle_up_bits_[b.word] |= b.mask;
     }
     if (g < 0) continue;
     --k_[g];

@@ -129,6 +129,7 @@ class JobState {
   int32_t any_in(int bucket) const { return head_[bucket]; }
   void set_mask_bit(int bucket, bool non_empty);
   void rebucket(int64_t g);            // after k[g] changed
+  bool fail_gpu(int64_t gpu);          // fail() of one GPU
   void swap_in_domain_spares(int64_t g);  // REQUIRES: track_swaps_
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
   int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
