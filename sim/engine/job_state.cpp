@@ -224,10 +224,13 @@ void JobState::rebucket(int64_t g) {
     if (g < 0) idle_up_bits_[b.word] &= ~b.mask;
   }
   if (g < 0) return false;
-  const bool hit = in_job(g);
+  // rebucket(g), with the bucket read once (the store to k_ could alias it for the compiler).
+  const int bucket = bucket_[g];
   ++k_[g];
-  rebucket(g);
-  return hit;
+  if (bucket == excluded_bucket_) return false;
+  const bool member = bucket > tp_;
+  place(g, bucket_for(member, degree_of(g)));
+  return member;
 }
 
 bool JobState::fail(GpuRange gpus) {
@@ -255,8 +258,9 @@ void JobState::repair(GpuRange gpus) {
       if (g < 0) idle_up_bits_[b.word] |= b.mask;
     }
     if (g < 0) continue;
+    const int bucket = bucket_[g];  // as in fail_gpu
     --k_[g];
-    rebucket(g);
+    if (bucket != excluded_bucket_) place(g, bucket_for(bucket > tp_, degree_of(g)));
   }
 }
 
