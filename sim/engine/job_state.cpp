@@ -207,9 +207,10 @@ JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {
   return {static_cast<size_t>(domain * words_per_domain_) + i / 64, uint64_t{1} << (i % 64)};
 }
 
-void JobState::rebucket(int64_t g) {
-  if (bucket_[g] == excluded_bucket_) return;
-  place(g, bucket_for(in_job(g), degree_of(g)));
+// Inlined into fail, repair and the swaps (once per event).
+[[gnu::always_inline]] inline void JobState::rebucket(int64_t g, int bucket) {
+  if (bucket == excluded_bucket_) return;
+  place(g, bucket_for(job_bucket(bucket), degree_of(g)));
 }
 
 // One GPU of a failure: returns true when a job member lost a GPU it was using.
@@ -224,13 +225,10 @@ void JobState::rebucket(int64_t g) {
     if (g < 0) idle_up_bits_[b.word] &= ~b.mask;
   }
   if (g < 0) return false;
-  // rebucket(g), with the bucket read once (the store to k_ could alias it for the compiler).
   const int bucket = bucket_[g];
   ++k_[g];
-  if (bucket == excluded_bucket_) return false;
-  const bool member = bucket > tp_;
-  place(g, bucket_for(member, degree_of(g)));
-  return member;
+  rebucket(g, bucket);
+  return job_bucket(bucket);
 }
 
 bool JobState::fail(GpuRange gpus) {
@@ -258,9 +256,9 @@ void JobState::repair(GpuRange gpus) {
       if (g < 0) idle_up_bits_[b.word] |= b.mask;
     }
     if (g < 0) continue;
-    const int bucket = bucket_[g];  // as in fail_gpu
+    const int bucket = bucket_[g];
     --k_[g];
-    if (bucket != excluded_bucket_) place(g, bucket_for(bucket > tp_, degree_of(g)));
+    rebucket(g, bucket);
   }
 }
 
@@ -292,8 +290,9 @@ void JobState::swap_in_domain_spares(int64_t g) {
       --left;
     }
   }
+  const int bucket = bucket_[g];
   k_[g] = static_cast<int16_t>(left);
-  rebucket(g);
+  rebucket(g, bucket);
 }
 
 int JobState::next_member_degree(int d) const {

@@ -111,7 +111,8 @@ class JobState {
  private:
   int degree_of(int64_t g) const { return rules_->degree_by_failed[k_[g]]; }
   int bucket_for(bool in_job, int degree) const { return in_job ? tp_ + 1 + degree : degree; }
-  bool in_job(int64_t g) const { return bucket_[g] > tp_ && bucket_[g] != excluded_bucket_; }
+  bool job_bucket(int bucket) const { return bucket > tp_ && bucket != excluded_bucket_; }
+  bool in_job(int64_t g) const { return job_bucket(bucket_[g]); }
   void place(int64_t g, int bucket);   // moves g to `bucket`, keeping hist_, members_, masks
   // The counts kept per bucket (histogram and its hash, members, free groups at degree T) as
   // `n` groups join `bucket` (n < 0: leave it).
@@ -128,7 +129,9 @@ class JobState {
   void move_heads(int from, int to, int64_t n);
   int32_t any_in(int bucket) const { return head_[bucket]; }
   void set_mask_bit(int bucket, bool non_empty);
-  void rebucket(int64_t g);            // after k[g] changed
+  // After k[g] changed: moves g from `bucket`, its bucket read before the change (a store to
+  // k_ may alias bucket_ for the compiler, which would otherwise read it again), to its degree's.
+  void rebucket(int64_t g, int bucket);
   bool fail_gpu(int64_t gpu);          // fail() of one GPU
   void swap_in_domain_spares(int64_t g);  // REQUIRES: track_swaps_
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
