@@ -664,13 +664,17 @@ void Engine::fast_forward_checkpoints(Time t1) {
 
 // Inlined into the event loops (replay, run_together): one call fewer per event.
 [[gnu::always_inline]] inline void Engine::on_failure(const ScheduledEvent& e) {
-  const bool hit = fail_gpus(e.gpus());
+  // A failure that hits the job here is met by an interruption or by the recovery under way,
+  // and each first re-picks the job's groups: done with the failure, in one step (nothing
+  // between reads the job's groups).
+  const bool reacts = e.interrupts && phase_ != Phase::kStalled;
+  const bool hit = reacts ? fail_gpus_and_reassign(e.gpus()) : fail_gpus(e.gpus());
   failed_peak_ = std::max(failed_peak_, view_->failed_gpus());
   if (resume_ == Resume::kRestartFromMemory && e.beyond_gpus) note_host_loss(e.gpus());
   record_mark("failure");
-  if (e.interrupts && hit && phase_ != Phase::kStalled) {
+  if (reacts && hit) {
     if (phase_ == Phase::kRecovering && cfg_.failures_during_pause == PauseFailures::kIgnore) {
-      absorb_into_recovery();
+      absorb_reassigned();
     } else {
       interrupt();
     }
@@ -684,7 +688,6 @@ void Engine::interrupt() {
   const double pace = shape_.rate * (1.0 - (commit_at_ != Time::never() ? cycle_slowdown_ : 0.0));
   commit_at_ = Time::never();  // an in-flight checkpoint write is lost
   in_pause_ = false;
-  reassign();
   const auto& h = view_->histogram();
   const Coverage coverage = h[cfg_.layout.tp] != cfg_.layout.job_groups ? Coverage::kShort
                             : view_->whole_after_in_domain_swaps()      ? Coverage::kInDomainSpares
@@ -818,6 +821,10 @@ void Engine::set_shape(const JobShape& shape) {
 // cannot run with them.
 void Engine::absorb_into_recovery() {
   reassign();
+  absorb_reassigned();
+}
+
+void Engine::absorb_reassigned() {
   if (membership_changed_now()) {
     const JobShape next = current_shape();
     if (next.rate > 0) {

@@ -232,6 +232,13 @@ class Engine {
     last_hit_ = state_.fail(gpus);
     return last_hit_;
   }
+  // fail_gpus, then the job's groups re-picked when the failure hit the job (JobState::
+  // fail_and_reassign); a follower takes its leader's answer, as above.
+  bool fail_gpus_and_reassign(GpuRange gpus) {
+    if (leader_ != nullptr) return leader_->last_hit_;
+    last_hit_ = state_.fail_and_reassign(gpus);
+    return last_hit_;
+  }
   void repair_gpus(GpuRange gpus) {
     if (leader_ == nullptr) state_.repair(gpus);
   }
@@ -242,8 +249,12 @@ class Engine {
   bool advance(Time t1);  // integrate to t1; false when the token budget was reached
   void on_failure(const ScheduledEvent& e);
   void on_repair(const ScheduledEvent& e);
+  // A failure that hit the job interrupts it. REQUIRES: the job's groups were re-picked for it
+  // (fail_gpus_and_reassign).
   void interrupt();
-  void absorb_into_recovery();  // a repair (or an ignored failure) during a recovery pause
+  void absorb_into_recovery();  // a repair during a recovery pause
+  // An ignored failure during a recovery pause, the job's groups re-picked for it.
+  void absorb_reassigned();
   void start_recovery(Duration pause, RecoveryKind kind, bool restart);
   void start_checkpoint();
   // REQUIRES: t1 - now_ >= skip_from_ (the caller's check: no call where nothing is skipped).

@@ -39,6 +39,7 @@ void JobState::reset(const MembershipRules& rules) {
   if (gpu_.empty()) allocate();
   rules_ = &rules;
   track_swaps_ = rules.in_domain_spares && layout_.idle_per_domain > 0;
+  swaps_on_failure_ = track_swaps_ && rules.degree_by_failed[1] != tp_;
   failed_gpus_ = 0;
   whole_after_in_domain_ = false;
   Initial& init = initial_[rules.use_spare_domains ? 1 : 0];
@@ -380,6 +381,60 @@ void JobState::reassign() {
                  std::min<int64_t>(hist_[static_cast<size_t>(wm)], members_ - keep));
     }
   }
+}
+
+void JobState::to_head(int64_t g) {
+  const int b = bucket_[g];
+  const int32_t h = head_[b];
+  if (h == g) return;
+  const int32_t n = next_[g], p = prev_[g];  // p >= 0: g is not the head
+  next_[p] = n;
+  if (n >= 0) prev_[n] = p;
+  next_[g] = h;
+  prev_[g] = -1;
+  prev_[h] = static_cast<int32_t>(g);
+  head_[b] = static_cast<int32_t>(g);
+}
+
+// What fail then reassign do to a whole job when one of its GPUs fails and an idle GPU of the
+// domain is up: fail moves the group g from the job's full-degree list to its degree(1) list
+// (empty before: the job was whole); reassign sees one damaged member and swaps its one failed
+// GPU for the domain's lowest-index idle GPU that is up, and place() moves g back to the head of
+// the full-degree list. Every count, mask and the hash come back to their values (g's moves
+// cancel); what remains is the swap, the GPU's down state and g at the head of its list.
+bool JobState::swap_on_failure(int64_t gpu) {
+  Gpu& u = gpu_[static_cast<size_t>(gpu)];
+  const int32_t g = u.owner;
+  if (u.down != 0 || g < 0 || !in_job(g)) return false;
+  const int64_t G = layout_.gpus_per_domain;
+  const int64_t domain = index_quotient(gpu, G);
+  const size_t first_word = static_cast<size_t>(domain * words_per_domain_);
+  uint64_t* idle = &idle_up_bits_[first_word];
+  int w = 0;
+  while (w < words_per_domain_ && idle[w] == 0) ++w;
+  if (w == words_per_domain_) return false;  // no idle GPU up: reassign's general steps
+  const auto i = static_cast<uint64_t>(gpu - domain * G);  // >= 0: shifts, not divisions
+  down_bits_[first_word + i / 64] |= uint64_t{1} << (i % 64);
+  const int j = w * 64 + std::countr_zero(idle[w]);
+  idle[w] &= idle[w] - 1;
+  gpu_[static_cast<size_t>(domain * G + j)].owner = g;
+  u.owner = -1;
+  u.down = 1;
+  ++failed_gpus_;
+  owners_moved_ = true;
+  to_head(g);
+  whole_after_in_domain_ = true;
+  return true;
+}
+
+bool JobState::fail_and_reassign(GpuRange gpus) {
+  NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
+  if (gpus.count == 1 && swaps_on_failure_ && whole() && swap_on_failure(gpus.first)) {
+    return true;
+  }
+  const bool hit = fail(gpus);
+  if (hit) reassign();
+  return hit;
 }
 
 bool JobState::all_usable_at_full_degree() const {

@@ -51,6 +51,11 @@ class JobState {
   void repair(GpuRange gpus);
   // Re-picks the job's groups (see top).
   void reassign();
+  // fail(gpus), then reassign() when it hit the job: the same state, bucket-list order included.
+  // The usual interruption (one GPU of a whole job fails and an idle GPU of its domain is up)
+  // takes a short path: the GPU's group swaps in the domain's lowest-index idle GPU and moves to
+  // the head of its list, where the failure's move out and the swap's move back leave it.
+  bool fail_and_reassign(GpuRange gpus);
   // Of the last reassign: the job was whole (R*P members at the full degree) right after the
   // in-domain swaps, before any free group joined (Coverage::kInDomainSpares).
   bool whole_after_in_domain_swaps() const { return whole_after_in_domain_; }
@@ -134,6 +139,9 @@ class JobState {
   void rebucket(int64_t g, int bucket);
   bool fail_gpu(int64_t gpu);          // fail() of one GPU
   void swap_in_domain_spares(int64_t g);  // REQUIRES: track_swaps_
+  // fail_and_reassign's short path; false (nothing changed) when it does not apply.
+  bool swap_on_failure(int64_t gpu);
+  void to_head(int64_t g);  // moves g to the head of its bucket's list
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
   int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
   int next_member_degree(int d) const; // lowest degree > d with a member, T + 1 = none
@@ -164,6 +172,9 @@ class JobState {
   // domain's GPUs: the failed GPUs of a group and the idle GPUs that can replace them.
   int words_per_domain_ = 1;
   bool track_swaps_ = false;  // this run swaps idle GPUs in: the bits are kept
+  // A group that loses one GPU leaves the full degree, so reassign swaps the GPU out (with
+  // track_swaps_): fail_and_reassign's short path applies.
+  bool swaps_on_failure_ = false;
   std::vector<uint64_t> down_bits_;
   std::vector<uint64_t> idle_up_bits_;
   // A GPU's word in its domain's bitmasks and its bit there.

@@ -121,6 +121,64 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
   }
 }
 
+// fail_and_reassign is fail, then reassign when the failure hit the job, in one step (with a
+// short path for one GPU of a whole job that an idle GPU of its domain replaces): two states fed
+// the same random sequence, one each way, answer every query alike after every step. A bucket
+// list in another order would show later, when a reassign picks other groups to drop or trade.
+TEST(JobState, FailAndReassignIsFailThenReassign) {
+  const auto layout = six_domain_layout();
+  ASSERT_TRUE(layout.ok());
+  for (int variant = 0; variant < 8; ++variant) {
+    MembershipRules rules = rules_for(4, variant & 1, true, true, !(variant & 2));
+    if (variant & 4) rules.degree_by_failed[1] = 4;  // one failed GPU keeps the full degree
+    JobState split(*layout), fused(*layout);
+    split.reset(rules);
+    fused.reset(rules);
+    std::vector<GpuRange> open;
+    int whole_single_hits = 0;
+    Stream rng(11, static_cast<uint64_t>(variant), "jobstate-fused");
+    for (int step = 0; step < 4000; ++step) {
+      const std::string where = "variant " + std::to_string(variant) + ", step " +
+                                std::to_string(step);
+      if (open.empty() || rng.uniform01() < 0.45) {
+        const bool domain = rng.uniform01() < 0.05;
+        const GpuRange r = domain ? GpuRange{static_cast<int64_t>(rng.uniform_int(6)) * 10, 10}
+                                  : GpuRange{static_cast<int64_t>(rng.uniform_int(60)), 1};
+        open.push_back(r);
+        if (rng.uniform01() < 0.2) {  // a failure that interrupts nothing: no reassign
+          ASSERT_EQ(split.fail(r), fused.fail(r)) << where;
+        } else {
+          const bool was_whole = split.whole();
+          const bool hit = split.fail(r);
+          if (hit) split.reassign();
+          ASSERT_EQ(fused.fail_and_reassign(r), hit) << where;
+          whole_single_hits += was_whole && hit && r.count == 1 ? 1 : 0;
+        }
+      } else {
+        const size_t i = rng.uniform_int(open.size());
+        for (JobState* js : {&split, &fused}) {
+          js->repair(open[i]);
+          js->reassign();
+        }
+        open[i] = open.back();
+        open.pop_back();
+      }
+      ASSERT_EQ(fused.histogram(), split.histogram()) << where;
+      ASSERT_EQ(fused.histogram_hash(), split.histogram_hash()) << where;
+      ASSERT_EQ(fused.job_members(), split.job_members()) << where;
+      ASSERT_EQ(fused.failed_gpus(), split.failed_gpus()) << where;
+      ASSERT_EQ(fused.spare_replicas(), split.spare_replicas()) << where;
+      ASSERT_EQ(fused.whole_after_in_domain_swaps(), split.whole_after_in_domain_swaps())
+          << where;
+      for (int d = 0; d < 6; ++d) {
+        ASSERT_EQ(fused.domain_min_degree(d), split.domain_min_degree(d)) << where;
+        ASSERT_EQ(fused.domain_failed_gpus(d), split.domain_failed_gpus(d)) << where;
+      }
+    }
+    EXPECT_GT(whole_single_hits, 30) << "variant " << variant;  // the short path's case
+  }
+}
+
 // dp_drop's rules (a damaged group is unusable, the job may shrink to whole replicas): after
 // every reassign the job holds as many whole replicas as the usable groups allow, and a damaged
 // domain's groups are out of it (its lowest job degree is 0).
