@@ -40,6 +40,7 @@ void JobState::reset(const MembershipRules& rules) {
   rules_ = &rules;
   track_swaps_ = rules.in_domain_spares && layout_.idle_per_domain > 0;
   swaps_on_failure_ = track_swaps_ && rules.degree_by_failed[1] != tp_;
+  drops_on_failure_ = !track_swaps_ && rules.degree_by_failed[1] == 0;
   failed_gpus_ = 0;
   whole_after_in_domain_ = false;
   Initial& init = initial_[rules.use_spare_domains ? 1 : 0];
@@ -353,6 +354,10 @@ void JobState::reassign() {
   if (whole_after_in_domain_) return;
   // Unusable members leave.
   move_heads(bucket_for(true, 0), bucket_for(false, 0), hist_[0]);
+  fill_and_trim();
+}
+
+void JobState::fill_and_trim() {
   if (!rules_->needs_full_job && members_ < layout_.job_groups && all_usable_at_full_degree()) {
     fill_whole_replicas_at_full_degree();
     return;
@@ -427,10 +432,29 @@ bool JobState::swap_on_failure(int64_t gpu) {
   return true;
 }
 
+// What fail then reassign do without in-domain swaps when a healthy member group g loses one
+// GPU and one failed GPU makes a group unusable, with no unusable member before: fail moves g to
+// the job's degree-0 list (empty before), and reassign, after nothing to swap, moves it on to
+// the head of the free degree-0 list, then fills and trims. Moved there at once, g passes the
+// same counts, masks and hash (its stop in the degree-0 list cancels).
+bool JobState::drop_on_failure(int64_t gpu) {
+  Gpu& u = gpu_[static_cast<size_t>(gpu)];
+  const int32_t g = u.owner;
+  if (u.down != 0 || g < 0 || k_[g] != 0 || !in_job(g)) return false;
+  u.down = 1;
+  ++failed_gpus_;
+  k_[g] = 1;
+  place(g, bucket_for(false, 0));
+  whole_after_in_domain_ = false;  // g left the full degree: not whole
+  fill_and_trim();
+  return true;
+}
+
 bool JobState::fail_and_reassign(GpuRange gpus) {
   NTPSIM_CHECK(gpus.first >= 0 && gpus.end() <= layout_.cluster_gpus);
-  if (gpus.count == 1 && swaps_on_failure_ && whole() && swap_on_failure(gpus.first)) {
-    return true;
+  if (gpus.count == 1) {
+    if (swaps_on_failure_ && whole() && swap_on_failure(gpus.first)) return true;
+    if (drops_on_failure_ && hist_[0] == 0 && drop_on_failure(gpus.first)) return true;
   }
   const bool hit = fail(gpus);
   if (hit) reassign();

@@ -55,6 +55,8 @@ class JobState {
   // The usual interruption (one GPU of a whole job fails and an idle GPU of its domain is up)
   // takes a short path: the GPU's group swaps in the domain's lowest-index idle GPU and moves to
   // the head of its list, where the failure's move out and the swap's move back leave it.
+  // Without swaps, a group that one failed GPU makes unusable goes straight to the free list
+  // where reassign would drop it, before reassign's fill and trim.
   bool fail_and_reassign(GpuRange gpus);
   // Of the last reassign: the job was whole (R*P members at the full degree) right after the
   // in-domain swaps, before any free group joined (Coverage::kInDomainSpares).
@@ -139,8 +141,12 @@ class JobState {
   void rebucket(int64_t g, int bucket);
   bool fail_gpu(int64_t gpu);          // fail() of one GPU
   void swap_in_domain_spares(int64_t g);  // REQUIRES: track_swaps_
-  // fail_and_reassign's short path; false (nothing changed) when it does not apply.
+  // fail_and_reassign's short paths; false (nothing changed) where they do not apply.
   bool swap_on_failure(int64_t gpu);
+  bool drop_on_failure(int64_t gpu);
+  // reassign's steps after the in-domain swaps and the unusable members' leaving: fill, trade
+  // and (jobs that may shrink) trim to whole replicas.
+  void fill_and_trim();
   void to_head(int64_t g);  // moves g to the head of its bucket's list
   int best_free_degree() const;        // highest degree >= 1 with a free group, 0 = none
   int worst_member_degree() const;     // lowest degree >= 1 with a member, 0 = none
@@ -175,6 +181,9 @@ class JobState {
   // A group that loses one GPU leaves the full degree, so reassign swaps the GPU out (with
   // track_swaps_): fail_and_reassign's short path applies.
   bool swaps_on_failure_ = false;
+  // Without swaps, a group that loses one GPU is unusable: reassign drops it (the other short
+  // path).
+  bool drops_on_failure_ = false;
   std::vector<uint64_t> down_bits_;
   std::vector<uint64_t> idle_up_bits_;
   // A GPU's word in its domain's bitmasks and its bit there.

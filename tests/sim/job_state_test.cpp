@@ -121,21 +121,22 @@ TEST(JobState, RandomSequencesKeepCountsConsistent) {
   }
 }
 
-// fail_and_reassign is fail, then reassign when the failure hit the job, in one step (with a
-// short path for one GPU of a whole job that an idle GPU of its domain replaces): two states fed
-// the same random sequence, one each way, answer every query alike after every step. A bucket
-// list in another order would show later, when a reassign picks other groups to drop or trade.
+// fail_and_reassign is fail, then reassign when the failure hit the job, in one step (with short
+// paths for one GPU of a whole job that an idle GPU of its domain replaces, and, without swaps,
+// for a group that one failed GPU makes unusable): two states fed the same random sequence, one
+// each way, answer every query alike after every step. A bucket list in another order would
+// show later, when a reassign picks other groups to drop or trade.
 TEST(JobState, FailAndReassignIsFailThenReassign) {
   const auto layout = six_domain_layout();
   ASSERT_TRUE(layout.ok());
-  for (int variant = 0; variant < 8; ++variant) {
-    MembershipRules rules = rules_for(4, variant & 1, true, true, !(variant & 2));
+  for (int variant = 0; variant < 16; ++variant) {
+    MembershipRules rules = rules_for(4, variant & 1, true, !(variant & 8), !(variant & 2));
     if (variant & 4) rules.degree_by_failed[1] = 4;  // one failed GPU keeps the full degree
     JobState split(*layout), fused(*layout);
     split.reset(rules);
     fused.reset(rules);
     std::vector<GpuRange> open;
-    int whole_single_hits = 0;
+    int whole_single_hits = 0, healthy_single_hits = 0;
     Stream rng(11, static_cast<uint64_t>(variant), "jobstate-fused");
     for (int step = 0; step < 4000; ++step) {
       const std::string where = "variant " + std::to_string(variant) + ", step " +
@@ -149,10 +150,14 @@ TEST(JobState, FailAndReassignIsFailThenReassign) {
           ASSERT_EQ(split.fail(r), fused.fail(r)) << where;
         } else {
           const bool was_whole = split.whole();
+          const std::vector<int32_t> before = split.histogram();
           const bool hit = split.fail(r);
+          const bool from_full = r.count == 1 && hit &&
+                                 split.histogram()[4] + 1 == before[4];  // a healthy group hit
           if (hit) split.reassign();
           ASSERT_EQ(fused.fail_and_reassign(r), hit) << where;
-          whole_single_hits += was_whole && hit && r.count == 1 ? 1 : 0;
+          whole_single_hits += was_whole && from_full ? 1 : 0;
+          healthy_single_hits += from_full && before[0] == 0 ? 1 : 0;
         }
       } else {
         const size_t i = rng.uniform_int(open.size());
@@ -175,7 +180,9 @@ TEST(JobState, FailAndReassignIsFailThenReassign) {
         ASSERT_EQ(fused.domain_failed_gpus(d), split.domain_failed_gpus(d)) << where;
       }
     }
-    EXPECT_GT(whole_single_hits, 30) << "variant " << variant;  // the short path's case
+    // The short paths' cases: a whole job, and (without swaps) no unusable member before.
+    EXPECT_GT(whole_single_hits, 30) << "variant " << variant;
+    EXPECT_GT(healthy_single_hits, 50) << "variant " << variant;
   }
 }
 
