@@ -192,15 +192,12 @@ class Engine {
   // Advances to and applies events[from...] (until the token budget is met).
   void replay(const std::vector<ScheduledEvent>& events, size_t from);
   ReplicationMetrics finish();
-  // Hints only, in two stages: the GPU state of the event kGpuAhead events after `i` starts
-  // loading early enough that its cache miss overlaps the work of the events in between (one
-  // event ahead was too short on a 1M-GPU cluster, whose per-GPU state far exceeds the caches);
-  // kGroupAhead events after `i`, whose GPU state has arrived by then, the group entries its
-  // owner will read.
+  // A hint only: the GPU state of the event kGpuAhead events after `i` starts loading early
+  // enough that its cache miss overlaps the work of the events in between (one event ahead was
+  // too short on a 1M-GPU cluster, whose per-GPU state far exceeds the caches).
   void prefetch_ahead(const std::vector<ScheduledEvent>& events, size_t i) const {
-    constexpr size_t kGpuAhead = 8, kGroupAhead = 4;
+    constexpr size_t kGpuAhead = 8;
     if (i + kGpuAhead < events.size()) state_.prefetch(events[i + kGpuAhead].gpus());
-    if (i + kGroupAhead < events.size()) state_.prefetch_group(events[i + kGroupAhead].gpus());
   }
   // A follower's phase, and its end when recovering, equal the leader's: its next event changes
   // the cluster state as the leader's does.

@@ -68,25 +68,6 @@ class JobState {
       __builtin_prefetch(&gpu_[static_cast<size_t>(gpus.first)], 1);
     }
   }
-  // A later hint for the same event, once prefetch(gpus) has brought its first GPU in: starts
-  // loading what applying it reads next, its group's entries and (runs with swaps) its domain's
-  // down bits. It reads the GPU's owner now, which a swap before the event may still change: a
-  // hint for a moved GPU only loads a line in vain.
-  void prefetch_group(GpuRange gpus) const {
-    if (gpus.first < 0 || gpus.first >= layout_.cluster_gpus) return;
-    const int32_t g = gpu_[static_cast<size_t>(gpus.first)].owner;
-    if (g >= 0) {
-      __builtin_prefetch(&k_[static_cast<size_t>(g)], 1);
-      __builtin_prefetch(&bucket_[static_cast<size_t>(g)], 1);
-      __builtin_prefetch(&next_[static_cast<size_t>(g)], 1);
-      __builtin_prefetch(&prev_[static_cast<size_t>(g)], 1);
-    }
-    if (track_swaps_) {
-      const int64_t domain = index_quotient(gpus.first, layout_.gpus_per_domain);
-      __builtin_prefetch(&down_bits_[static_cast<size_t>(domain * words_per_domain_)], 1);
-    }
-  }
-
   // Job members per degree, index 0..T (0 = unusable members, only between fail and reassign).
   const std::vector<int32_t>& histogram() const { return hist_; }
   // A hash of the histogram, kept as groups move (sum over d of hist[d] x a fixed pseudo-random
