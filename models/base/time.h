@@ -62,10 +62,11 @@ class Time {
 
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Duration d) const {
-    // Saturate so that "never + x" stays never.
+    // Saturate so that "never + x" stays never, and so does a sum past it.
     if (d_ == Duration::max() || d == Duration::max()) return never();
-    if (d.us() > 0 && d_.us() > Duration::max().us() - d.us()) return never();
-    return Time(d_ + d);
+    int64_t sum = 0;
+    if (__builtin_add_overflow(d_.us(), d.us(), &sum)) return never();
+    return Time(Duration::micros(sum));
   }
   constexpr Time& operator+=(Duration d) { *this = *this + d; return *this; }
   constexpr Duration operator-(Time o) const { return d_ - o.d_; }

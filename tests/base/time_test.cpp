@@ -20,6 +20,14 @@ TEST(Time, NeverSaturates) {
   EXPECT_EQ(Time::at(Duration::hours(1)) + Duration::max(), Time::never());
   EXPECT_EQ(Duration::from_seconds(1e300), Duration::max());
   EXPECT_LT(Time::at(Duration::hours(1e6)), Time::never());
+  // A finite sum past never saturates; one just short of it does not; never less a span stays
+  // never.
+  const Time late = Time::at(Duration::micros(Duration::max().us() - 5));
+  EXPECT_EQ(late + Duration::micros(6), Time::never());
+  EXPECT_EQ(late + Duration::micros(1'000'000'000'000'000'000), Time::never());
+  EXPECT_EQ((late + Duration::micros(4)).us(), Duration::max().us() - 1);
+  EXPECT_EQ(Time::never() + Duration::micros(-5), Time::never());
+  EXPECT_EQ((late + Duration::micros(-5)).us(), Duration::max().us() - 10);
 }
 
 }  // namespace
