@@ -205,9 +205,10 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
 
 void Engine::replay(const std::vector<ScheduledEvent>& events, size_t from) {
   const size_t n_events = events.size();
+  const ScheduledEvent* const evs = events.data();
   for (size_t i = from; i < n_events; ++i) {
-    const ScheduledEvent& ev = events[i];
-    prefetch_ahead(events, i);
+    const ScheduledEvent& ev = evs[i];
+    prefetch_ahead(evs, n_events, i);
     if (!advance(ev.time)) break;
     apply(ev);
   }
@@ -300,9 +301,10 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
   const std::vector<ScheduledEvent>& evs = schedule.events();
   // Without a token budget every run reaches every event (advance never ends a run early).
   size_t i = 0;
-  for (; i < evs.size() && !live.empty(); ++i) {
+  const size_t n_events = evs.size();
+  for (; i < n_events && !live.empty(); ++i) {
     const ScheduledEvent& ev = evs[i];
-    prefetch_ahead(evs, i);
+    prefetch_ahead(evs.data(), n_events, i);
     // Every run integrates up to the event with the cluster state before it, then the leader
     // changes the state and each follower applies the event reading the state after it.
     advance(ev.time);

@@ -195,9 +195,11 @@ class Engine {
   // A hint only: the GPU state of the event kGpuAhead events after `i` starts loading early
   // enough that its cache miss overlaps the work of the events in between (one event ahead was
   // too short on a 1M-GPU cluster, whose per-GPU state far exceeds the caches).
-  void prefetch_ahead(const std::vector<ScheduledEvent>& events, size_t i) const {
+  // `n` = events.size(), from the caller's register: the vector's bounds would be reloaded
+  // after each event's stores.
+  void prefetch_ahead(const ScheduledEvent* events, size_t n, size_t i) const {
     constexpr size_t kGpuAhead = 8;
-    if (i + kGpuAhead < events.size()) state_.prefetch(events[i + kGpuAhead].gpus());
+    if (i + kGpuAhead < n) state_.prefetch(events[i + kGpuAhead].gpus());
   }
   // A follower's phase, and its end when recovering, equal the leader's: its next event changes
   // the cluster state as the leader's does.
