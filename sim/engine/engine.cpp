@@ -730,10 +730,7 @@ void Engine::interrupt() {
   effective_s_ -= lost.run_s;
   rolled_back_s_ += lost.run_s;
   since_resume_ = Progress{};
-  bool changed = false;
-  const JobShape next = shape_now(changed);
-  if (next.rate > 0) {
-    if (changed) set_shape(next);
+  if (takes_shape_now()) {
     start_recovery(cfg_.detection + cost, kind, restart);
   } else {
     phase_ = Phase::kStalled;
@@ -844,12 +841,7 @@ void Engine::absorb_reassigned() {
   record_mark("repair");
   if (phase_ == Phase::kStalled) {
     reassign();
-    bool changed = false;
-    const JobShape next = shape_now(changed);
-    if (next.rate > 0) {
-      if (changed) set_shape(next);
-      start_recovery(pending_cost_, pending_kind_, pending_rollback_);
-    }
+    if (takes_shape_now()) start_recovery(pending_cost_, pending_kind_, pending_rollback_);
   } else if (phase_ == Phase::kRecovering) {
     // The repaired units join the recovery already under way at no extra cost.
     absorb_into_recovery();

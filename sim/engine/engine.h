@@ -286,13 +286,17 @@ class Engine {
   // A leader checks its mirrors against each shape it computes (not against a memo hit: the
   // mirrors were checked when it was computed, and a run's mirrors only ever leave).
   JobShape current_shape();
-  // What current_shape() would return, and whether it differs from shape_'s membership: while
-  // the membership shape_ was computed from is unchanged, shape_ itself (a shape is a pure
-  // function of the histogram and the spare replicas, so it is bit for bit the same), without
-  // calling the strategy.
-  JobShape shape_now(bool& changed) {
-    changed = membership_changed_now();
-    return changed ? current_shape() : shape_;
+  // After the job's groups were re-picked: whether the job can run (a rate > 0) with the shape
+  // current_shape() would return, which becomes shape_ when it can. While the membership shape_
+  // was computed from is unchanged, that shape is shape_ itself (a shape is a pure function of
+  // the histogram and the spare replicas, so it is bit for bit the same), neither recomputed nor
+  // copied.
+  bool takes_shape_now() {
+    if (!membership_changed_now()) return shape_.rate > 0;
+    const JobShape next = current_shape();
+    if (!(next.rate > 0)) return false;
+    set_shape(next);
+    return true;
   }
   // Sets shape_ and remembers the histogram (and spare replicas) it was computed from (a
   // follower, which takes its leader's membership answers, remembers nothing).

@@ -377,8 +377,9 @@ void JobState::fill_and_trim() {
     place(any_in(bucket_for(true, wm)), bucket_for(false, wm));
     place(in, bucket_for(true, bf));
   }
-  // A job that may shrink keeps whole replicas only.
-  if (!rules_->needs_full_job) {
+  // A job that may shrink keeps whole replicas only (a full job, R*P members, is whole
+  // replicas: no division needed to see it).
+  if (!rules_->needs_full_job && members_ < layout_.job_groups) {
     const int64_t keep = index_quotient(members_, layout_.pp) * layout_.pp;
     while (members_ > keep) {
       const int wm = worst_member_degree();  // the worst until all its members left
