@@ -10,8 +10,6 @@ namespace {
 
 uint64_t splitmix64(uint64_t& x) { return fmix64(x += 0x9e3779b97f4a7c15ULL); }
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 // Four rounds of a balanced Feistel network on the 128-bit word (hi, lo), round keys drawn from
 // `key` by SplitMix64. Each round replaces one half by itself XOR a function of the other half,
 // which can be undone given the other half, so for every key the whole map is a permutation of
@@ -81,41 +79,6 @@ Stream Stream::child(uint64_t index) const {
   c.seed_state();
   return c;
 }
-
-uint64_t Stream::next_u64() {
-  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double Stream::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
-double Stream::uniform_open0() { return (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53; }
-
-uint64_t Stream::uniform_int(uint64_t n) {
-  NTPSIM_CHECK(n > 0);
-  // Lemire's nearly divisionless method.
-  uint64_t x = next_u64();
-  __uint128_t m = static_cast<__uint128_t>(x) * n;
-  auto low = static_cast<uint64_t>(m);
-  if (low < n) {
-    const uint64_t threshold = (0 - n) % n;
-    while (low < threshold) {
-      x = next_u64();
-      m = static_cast<__uint128_t>(x) * n;
-      low = static_cast<uint64_t>(m);
-    }
-  }
-  return static_cast<uint64_t>(m >> 64);
-}
-
-double Stream::exponential(double mean) { return -mean * std::log(uniform_open0()); }
 
 double Stream::weibull(double shape, double scale) {
   return scale * std::pow(-std::log(uniform_open0()), 1.0 / shape);

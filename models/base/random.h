@@ -19,8 +19,11 @@
 // Thread safety: a Stream is a value; use one per thread (one per replication).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
+
+#include "models/base/check.h"
 
 namespace ntpsim {
 
@@ -87,6 +90,46 @@ class Stream {
   uint64_t s_[4] = {0, 0, 0, 0};
   StreamMaterial m_;  // material this stream was derived from, for child()
 };
+
+// The generator and the samplers drawn per event, inline: each failure draws several.
+
+inline uint64_t Stream::next_u64() {
+  const auto rotl = [](uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
+  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+inline double Stream::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+inline double Stream::uniform_open0() {
+  return (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53;
+}
+
+inline uint64_t Stream::uniform_int(uint64_t n) {
+  NTPSIM_CHECK(n > 0);
+  // Lemire's nearly divisionless method.
+  uint64_t x = next_u64();
+  __uint128_t m = static_cast<__uint128_t>(x) * n;
+  auto low = static_cast<uint64_t>(m);
+  if (low < n) [[unlikely]] {
+    const uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      x = next_u64();
+      m = static_cast<__uint128_t>(x) * n;
+      low = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+inline double Stream::exponential(double mean) { return -mean * std::log(uniform_open0()); }
 
 // Weibull scale that gives the requested mean for shape k: mean / Gamma(1 + 1/k).
 double weibull_scale_for_mean(double mean, double shape);
