@@ -209,6 +209,15 @@ JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {
   return {static_cast<size_t>(domain * words_per_domain_) + i / 64, uint64_t{1} << (i % 64)};
 }
 
+// Inlined into both swaps.
+[[gnu::always_inline]] inline int JobState::take_idle(uint64_t* idle, int& w) const {
+  while (w < words_per_domain_ && idle[w] == 0) ++w;
+  if (w == words_per_domain_) return -1;
+  const int j = w * 64 + std::countr_zero(idle[w]);
+  idle[w] &= idle[w] - 1;
+  return j;
+}
+
 // Inlined into fail, repair and the swaps (once per event).
 [[gnu::always_inline]] inline void JobState::rebucket(int64_t g, int bucket) {
   if (bucket == excluded_bucket_) return;
@@ -279,13 +288,11 @@ void JobState::swap_in_domain_spares(int64_t g) {
     for (uint64_t bits = down[w]; bits != 0 && left > 0; bits &= bits - 1) {
       const int i = w * 64 + std::countr_zero(bits);
       if (base[i].owner != owner) continue;
-      while (w_idle < words_per_domain_ && idle[w_idle] == 0) ++w_idle;
-      if (w_idle == words_per_domain_) {
+      const int j = take_idle(idle, w_idle);
+      if (j < 0) {
         exhausted = true;
         break;
       }
-      const int j = w_idle * 64 + std::countr_zero(idle[w_idle]);
-      idle[w_idle] &= idle[w_idle] - 1;
       base[j].owner = owner;
       base[i].owner = -1;
       owners_moved_ = true;
@@ -414,15 +421,11 @@ bool JobState::swap_on_failure(int64_t gpu) {
   if (u.down != 0 || g < 0 || !in_job(g)) return false;
   const int64_t G = layout_.gpus_per_domain;
   const int64_t domain = index_quotient(gpu, G);
-  const size_t first_word = static_cast<size_t>(domain * words_per_domain_);
-  uint64_t* idle = &idle_up_bits_[first_word];
   int w = 0;
-  while (w < words_per_domain_ && idle[w] == 0) ++w;
-  if (w == words_per_domain_) return false;  // no idle GPU up: reassign's general steps
-  const auto i = static_cast<uint64_t>(gpu - domain * G);  // >= 0: shifts, not divisions
-  down_bits_[first_word + i / 64] |= uint64_t{1} << (i % 64);
-  const int j = w * 64 + std::countr_zero(idle[w]);
-  idle[w] &= idle[w] - 1;
+  const int j = take_idle(&idle_up_bits_[static_cast<size_t>(domain * words_per_domain_)], w);
+  if (j < 0) return false;  // no idle GPU up: reassign's general steps
+  const GpuBit b = gpu_bit(gpu);
+  down_bits_[b.word] |= b.mask;
   gpu_[static_cast<size_t>(domain * G + j)].owner = g;
   u.owner = -1;
   u.down = 1;
