@@ -193,6 +193,7 @@ ReplicationMetrics Engine::run(const Strategy& strategy, Duration checkpoint_int
 // Inlined into both event loops.
 [[gnu::always_inline]] inline void Engine::apply(const ScheduledEvent& ev) {
   ++events_;
+  reassigned_ = false;
   if (ev.type == EventType::kFailure) on_failure(ev);
   else on_repair(ev);
   if (hashed_) {
@@ -215,12 +216,42 @@ void Engine::replay(const std::vector<ScheduledEvent>& events, size_t from) {
 }
 
 bool Engine::shares_trajectory(const Strategy& a, const Strategy& b) {
-  if (!(a.rules() == b.rules()) || a.resume().mechanism != b.resume().mechanism) return false;
+  return a.rules() == b.rules();
+}
+
+bool Engine::shares_recovery(const Strategy& a, const Strategy& b) {
+  if (a.resume().mechanism != b.resume().mechanism) return false;
   for (const Coverage c :
        {Coverage::kShort, Coverage::kInDomainSpares, Coverage::kFreeGroups}) {
     if (a.recovery(c) != b.recovery(c) || a.rolls_back(c) != b.rolls_back(c)) return false;
   }
   return true;
+}
+
+std::vector<std::vector<size_t>> Engine::trajectory_groups(
+    const std::vector<const Strategy*>& strategies) {
+  // Sets that share trajectory and recovery, in order of their first member.
+  std::vector<std::vector<size_t>> sets;
+  for (size_t k = 0; k < strategies.size(); ++k) {
+    const auto set = std::find_if(sets.begin(), sets.end(), [&](const std::vector<size_t>& s) {
+      const Strategy& first = *strategies[s.front()];
+      return shares_trajectory(first, *strategies[k]) && shares_recovery(first, *strategies[k]);
+    });
+    if (set == sets.end()) sets.push_back({k});
+    else set->push_back(k);
+  }
+  // Then the sets that share a trajectory joined, the larger sets first (the first on a tie).
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  std::vector<std::vector<size_t>> groups;
+  for (const std::vector<size_t>& s : sets) {
+    const auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return shares_trajectory(*strategies[g.front()], *strategies[s.front()]);
+    });
+    if (group == groups.end()) groups.push_back(s);
+    else group->insert(group->end(), s.begin(), s.end());
+  }
+  return groups;
 }
 
 namespace {
@@ -249,6 +280,8 @@ bool Engine::begins_as_mirror_of(const Engine& leader) const {
   // strategies that share a trajectory (the resume mechanism's costs, the recovery kinds).
   return interval_ == leader.interval_ && resume_ == leader.resume_ &&
          rejoins_on_repair_ == leader.rejoins_on_repair_ &&
+         recovery_by_coverage_ == leader.recovery_by_coverage_ &&
+         rolls_back_by_coverage_ == leader.rolls_back_by_coverage_ &&
          cycle_exposed_ == leader.cycle_exposed_ && cycle_write_ == leader.cycle_write_ &&
          same_bits(cycle_slowdown_, leader.cycle_slowdown_) && skip_from_ == leader.skip_from_ &&
          persist_every_ == leader.persist_every_ && same_shape(shape_, leader.shape_);
@@ -258,6 +291,7 @@ void Engine::check_mirrors(const JobShape& shape) {
   std::erase_if(mirrors_, [&](Engine* m) {
     if (same_shape(m->current_shape(), shape)) return false;
     ++detached_;
+    m->detached_from_mirror_ = true;
     return true;
   });
 }
@@ -266,7 +300,7 @@ Engine::PairHistory& Engine::pair_history(const Strategy& leader, const Strategy
   for (PairHistory& h : pair_history_) {
     if (h.leader == &leader && h.follower == &follower) return h;
   }
-  pair_history_.push_back({&leader, &follower, 0});
+  pair_history_.push_back({&leader, &follower, 0, 0});
   return pair_history_.back();
 }
 
@@ -274,7 +308,7 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
                               std::vector<ReplicationMetrics>& out) {
   out.resize(runs.size());
   uint64_t events = 0;
-  parted_ = mirrored_ = detached_ = 0;
+  parted_ = mirrored_ = detached_ = alone_by_history_ = 0;
   if (runs.size() == 1 || cfg_.target_work_s > 0) {
     for (size_t k = 0; k < runs.size(); ++k) {
       out[k] = run(*runs[k].strategy, runs[k].checkpoint_interval, schedule);
@@ -288,14 +322,20 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
   mirrors_.clear();
   begin(*runs[0].strategy, runs[0].checkpoint_interval, nullptr, nullptr);
   // Followers still in step; one that parts is left behind and run alone below. Mirrors are not
-  // stepped (see top).
+  // stepped (see top). A follower that parted in one of its pair's last 8 runs here runs alone
+  // from the start (a part costs the follower's run up to it).
   std::vector<Engine*> live;
   live.reserve(n_followers);
+  std::vector<bool> alone(n_followers, false), skipped(n_followers, false);
   for (size_t f = 0; f < n_followers; ++f) {
     Engine& e = *followers_[f];
+    const PairHistory& h = pair_history(*runs[0].strategy, *runs[f + 1].strategy);
+    if (h.parted != 0) {
+      alone[f] = skipped[f] = true;
+      continue;
+    }
     e.begin(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, nullptr, this);
-    const bool mirror = pair_history(*runs[0].strategy, *runs[f + 1].strategy).differed == 0 &&
-                        e.begins_as_mirror_of(*this);
+    const bool mirror = h.differed == 0 && e.begins_as_mirror_of(*this);
     (mirror ? mirrors_ : live).push_back(&e);
   }
   const std::vector<ScheduledEvent>& evs = schedule.events();
@@ -311,7 +351,7 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
     for (Engine* f : live) f->advance(ev.time);
     apply(ev);
     for (Engine* f : live) f->apply(ev);
-    std::erase_if(live, [this](const Engine* f) { return !f->in_step_with(*this); });
+    std::erase_if(live, [this](const Engine* f) { return !f->shares_state_with(*this); });
   }
   replay(evs, i);  // every follower parted or mirrors: the leader goes on alone
   advance(cfg_.end);
@@ -321,11 +361,13 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
   const auto among = [](const std::vector<Engine*>& list, const Engine& e) {
     return std::find(list.begin(), list.end(), &e) != list.end();
   };
-  std::vector<bool> alone(n_followers, false);
   for (size_t f = 0; f < n_followers; ++f) {
     Engine& e = *followers_[f];
     bool differed = false;
-    if (among(mirrors_, e)) {
+    bool parted = false;
+    if (skipped[f]) {
+      differed = true;
+    } else if (among(mirrors_, e)) {
       e.release();
       out[f + 1] = out[0];
       events += events_;
@@ -335,11 +377,13 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
       events += e.events_;
       differed = !same_metrics(out[f + 1], out[0]);
     } else {
+      parted = !e.detached_from_mirror_;
       e.release();
       alone[f] = differed = true;
     }
     PairHistory& h = pair_history(*runs[0].strategy, *runs[f + 1].strategy);
     h.differed = static_cast<uint8_t>((h.differed << 1) | (differed ? 1 : 0));
+    h.parted = static_cast<uint8_t>((h.parted << 1) | (parted ? 1 : 0));
   }
   mirrors_.clear();  // the runs alone below check none
   state_.clean_up(schedule.unrepaired());  // the followers in step no longer read it
@@ -349,7 +393,9 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
     out[f + 1] = run(*runs[f + 1].strategy, runs[f + 1].checkpoint_interval, schedule);
     events += events_;
   }
-  parted_ = static_cast<size_t>(std::count(alone.begin(), alone.end(), true)) - detached_;
+  alone_by_history_ = static_cast<size_t>(std::count(skipped.begin(), skipped.end(), true));
+  parted_ = static_cast<size_t>(std::count(alone.begin(), alone.end(), true)) - detached_ -
+            alone_by_history_;
   return events;
 }
 
@@ -409,6 +455,7 @@ void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
   failed_peak_ = interruptions_ = 0;
   finished_ = false;
   events_ = 0;
+  reassigned_ = reassign_noop_ = diverged_ = detached_from_mirror_ = false;
   hashed_ = fingerprint_;
   hash_ = 0xcbf29ce484222325ULL;
   record_segment();
@@ -797,14 +844,13 @@ void Engine::set_shape(const JobShape& shape) {
   shape_ = shape;
   shape_full_ = shape.rate_no_reshard == 1.0 && shape.rate == shape.rate_no_reshard &&
                 shape.boost_power_w == 0.0;
-  if (leader_ != nullptr) return;  // a follower asks its leader (membership_changed_now)
   mark_hash_ = view_->histogram_hash();
   mark_whole_ = view_->whole();
   view_->save_histogram(mark_mask_.data(), mark_counts_.data());
   shape_spares_ = view_->spare_replicas();
 }
 
-// Inlined into membership_changed_now (a call per interruption and per repair fewer).
+// Inlined into its callers (a call per interruption and per repair fewer).
 [[gnu::always_inline]] inline bool Engine::membership_changed() const {
   // Two whole histograms are equal (the usual case after an interruption that swaps GPUs in);
   // otherwise a different hash settles it, and an equal one is confirmed on the whole histogram.
@@ -824,7 +870,7 @@ void Engine::absorb_into_recovery() {
 }
 
 void Engine::absorb_reassigned() {
-  if (membership_changed_now()) {
+  if (membership_changed()) {
     const JobShape next = current_shape();
     if (next.rate > 0) {
       set_shape(next);
@@ -847,7 +893,7 @@ void Engine::absorb_reassigned() {
     absorb_into_recovery();
   } else if (rejoins_on_repair_) {
     reassign();
-    if (membership_changed_now()) {
+    if (membership_changed()) {
       // Planned rejoin: reconfigure at an iteration boundary, nothing lost.
       const JobShape next = current_shape();
       ++interruptions_;

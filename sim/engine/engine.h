@@ -31,17 +31,20 @@
 // (checkpoint_interval.h gives both modes' closed forms).
 //
 // Strategies that share a trajectory: the cluster state a run sees (JobState) changes only through
-// failures, repairs and re-picks, and a re-pick happens at the same events for two strategies with
-// the same membership rules whose job is in the same phase (running, recovering until the same
-// instant, stalled) before every event. run_together runs such strategies in lockstep over one
-// JobState: the first leads and owns it, the others follow, each keeping its own shape, checkpoint
-// cycle and accounts, and reading the leader's cluster state after each event exactly as its own
-// run would have had it. A follower whose phase parts from the leader's is dropped and run alone
+// failures, repairs and re-picks, and the failures and repairs are every run's. Two strategies
+// with the same membership rules have the same cluster state as long as every re-pick that one
+// of them makes and the other does not changes nothing (a re-pick of a whole job), whatever
+// their phases (a restart may still run while a swap is done). run_together runs such
+// strategies in lockstep over one JobState: the first leads and owns it, the others follow,
+// each keeping its own phase, shape, checkpoint cycle and accounts, and reading the leader's
+// cluster state after each event exactly as its own run would have had it. Each run notes the
+// re-pick it makes at an event; a follower one of whose re-picks is not the leader's and may
+// have changed the state (the job was not whole, or a failure hit it) is dropped and run alone
 // afterwards, so every result is bit for bit that of its own run.
-// Mirrors: a follower whose run parameters (checkpoint cycle, resume) and first shape equal the
-// leader's, and whose strategy gives the leader's shape, bit for bit, for every histogram the
-// leader meets, has the leader's run: the same decisions at every event and the same
-// accumulators, added in the same order. Such a follower is not stepped at all; the leader
+// Mirrors: a follower whose run parameters (checkpoint cycle, resume, recovery per coverage) and
+// first shape equal the leader's, and whose strategy gives the leader's shape, bit for bit, for
+// every histogram the leader meets, has the leader's run: the same decisions at every event and
+// the same accumulators, added in the same order. Such a follower is not stepped at all; the leader
 // compares each shape it computes with the mirror's shape for the same histogram, and the
 // mirror's result is the leader's. One whose shape differs is detached and run alone
 // afterwards, as a parted follower is. A pair whose follower's run differed from the leader's in
@@ -151,11 +154,20 @@ class Engine {
   ReplicationMetrics run(const Strategy& strategy, const std::vector<FailureEvent>& failures,
                          StrategyTimeline* timeline = nullptr);
 
-  // Whether `a` and `b` may run together (see top): the same membership rules, the same resume
-  // mechanism, and the same recovery and rollback for every coverage, so that their phases part
-  // only where their shapes do (one can run where the other stalls) or, resuming from memory,
-  // where their snapshots are lost at different times. Symmetric.
+  // Whether `a` and `b` may run together (see top): the same membership rules, so that their
+  // cluster states are the same while their re-picks are, and the same resume mechanism, whose
+  // rejoins on repair would otherwise re-pick a degraded job for one of them only. Symmetric.
   static bool shares_trajectory(const Strategy& a, const Strategy& b);
+  // The same resume mechanism, and the same recovery and rollback for every coverage: then the
+  // phases of two runs that share a trajectory part only where their shapes do, and a follower
+  // may mirror its leader (see top). Symmetric.
+  static bool shares_recovery(const Strategy& a, const Strategy& b);
+  // `strategies` (indices into it) in groups that may run together, each in run_together's
+  // order: the strategies that share a trajectory, those that also share their recovery with
+  // others first, in the largest such set, so that the leader is one that its followers are
+  // most likely to mirror or keep in step with. Every index in exactly one group.
+  static std::vector<std::vector<size_t>> trajectory_groups(
+      const std::vector<const Strategy*>& strategies);
   struct StrategyRun {
     const Strategy* strategy = nullptr;
     Duration checkpoint_interval;  // as run()'s
@@ -167,10 +179,12 @@ class Engine {
   uint64_t run_together(const std::vector<StrategyRun>& runs, const EventSchedule& schedule,
                         std::vector<ReplicationMetrics>& out);
   // Of the last run_together: the followers that parted from the leader (each then ran alone),
-  // those that ran as its mirrors to the end, and the mirrors detached (each then ran alone).
+  // those that ran as its mirrors to the end, the mirrors detached (each then ran alone), and
+  // those run alone from the start because they parted in one of the pair's last 8 runs.
   size_t followers_parted() const { return parted_; }
   size_t followers_mirrored() const { return mirrored_; }
   size_t mirrors_detached() const { return detached_; }
+  size_t followers_alone_by_history() const { return alone_by_history_; }
 
   // Of the last run: events processed.
   uint64_t events_processed() const { return events_; }
@@ -201,11 +215,10 @@ class Engine {
     constexpr size_t kGpuAhead = 8;
     if (i + kGpuAhead < n) state_.prefetch(events[i + kGpuAhead].gpus());
   }
-  // A follower's phase, and its end when recovering, equal the leader's: its next event changes
-  // the cluster state as the leader's does.
-  bool in_step_with(const Engine& leader) const {
-    return phase_ == leader.phase_ &&
-           (phase_ != Phase::kRecovering || recover_until_ == leader.recover_until_);
+  // After both applied an event: the cluster state this follower reads is the one its own run
+  // would have (see top): no re-pick that only one of them makes changed anything.
+  bool shares_state_with(const Engine& leader) const {
+    return !diverged_ && (reassigned_ || !leader.reassigned_ || leader.reassign_noop_);
   }
   // Right after both began: this follower's run parameters and shape equal the leader's, so its
   // run is the leader's while its shapes are (see top, Mirrors).
@@ -213,36 +226,57 @@ class Engine {
   // The leader computed `shape`: the mirrors whose strategy gives another shape for the same
   // histogram are detached.
   void check_mirrors(const JobShape& shape);
-  // Per leader and follower strategy met by run_together: bit i set when the follower's run
-  // differed from the leader's i + 1 runs ago (a detached mirror, a parted follower, or a
-  // follower in step to the end with other metrics).
+  // Per leader and follower strategy met by run_together, bit i of `differed` set when the
+  // follower's run differed from the leader's i + 1 runs ago (a detached mirror, a parted or
+  // skipped follower, or a follower in step to the end with other metrics), and of `parted`
+  // when it parted from the leader then (a follower run alone from the start sets none).
   struct PairHistory {
     const Strategy* leader = nullptr;
     const Strategy* follower = nullptr;
     uint8_t differed = 0;
+    uint8_t parted = 0;
   };
   PairHistory& pair_history(const Strategy& leader, const Strategy& follower);
   // Ends a run without metrics (a mirror, whose metrics are the leader's): what finish() resets.
   void release();
   // The cluster state changes, done by the engine that owns the state (a follower's leader has
-  // done them already: a follower's failure hit the job when the leader's did).
+  // done them already: a follower's failure hit the job when the leader's did). Each notes
+  // whether it re-picked the job's groups at this event (reassigned_), which a follower whose
+  // re-picks are not the leader's checks: one that only it makes, on a job that is not whole,
+  // or a failure's that only it makes, parts it (diverged_).
   bool fail_gpus(GpuRange gpus) {
     if (leader_ != nullptr) return leader_->last_hit_;
     last_hit_ = state_.fail(gpus);
     return last_hit_;
   }
   // fail_gpus, then the job's groups re-picked when the failure hit the job (JobState::
-  // fail_and_reassign); a follower takes its leader's answer, as above.
+  // fail_and_reassign); a follower takes its leader's answer, as above. Such a re-pick counts
+  // as a change (a hit job is seldom whole; treating the rest as changes only parts more).
   bool fail_gpus_and_reassign(GpuRange gpus) {
-    if (leader_ != nullptr) return leader_->last_hit_;
+    if (leader_ != nullptr) {
+      if (leader_->last_hit_) {
+        reassigned_ = true;
+        diverged_ = diverged_ || !leader_->reassigned_;
+      }
+      return leader_->last_hit_;
+    }
     last_hit_ = state_.fail_and_reassign(gpus);
+    reassigned_ = last_hit_;
+    reassign_noop_ = false;
     return last_hit_;
   }
   void repair_gpus(GpuRange gpus) {
     if (leader_ == nullptr) state_.repair(gpus);
   }
+  // A re-pick of a whole job changes nothing (JobState::reassign).
   void reassign() {
-    if (leader_ == nullptr) state_.reassign();
+    reassigned_ = true;
+    if (leader_ == nullptr) {
+      reassign_noop_ = state_.whole();
+      state_.reassign();
+    } else if (!leader_->reassigned_ && !view_->whole()) {
+      diverged_ = true;
+    }
   }
 
   bool advance(Time t1);  // integrate to t1; false when the token budget was reached
@@ -292,32 +326,28 @@ class Engine {
   // the histogram and the spare replicas, so it is bit for bit the same), neither recomputed nor
   // copied.
   bool takes_shape_now() {
-    if (!membership_changed_now()) return shape_.rate > 0;
+    if (!membership_changed()) return shape_.rate > 0;
     const JobShape next = current_shape();
     if (!(next.rate > 0)) return false;
     set_shape(next);
     return true;
   }
-  // Sets shape_ and remembers the histogram (and spare replicas) it was computed from (a
-  // follower, which takes its leader's membership answers, remembers nothing).
+  // Sets shape_ and remembers the histogram (and spare replicas) it was computed from.
   void set_shape(const JobShape& shape);
   // The job's histogram (or, in fixed mini-batch mode, its spare replicas) differs from shape_'s.
   bool membership_changed() const;
-  // The same, asked where the event handlers ask it. A follower takes its leader's answer for
-  // the event: in step, both set their shapes at the same events from the same membership, and
-  // the leader (which applies each event first) asked at the same point of the same event.
-  bool membership_changed_now() {
-    if (leader_ != nullptr) return leader_->last_changed_;
-    last_changed_ = membership_changed();
-    return last_changed_;
-  }
 
   EngineConfig cfg_;
   JobState state_;       // the cluster state this engine's runs own (unused by a follower)
   const JobState* view_ = &state_;  // the state the run reads: its own, or its leader's
   const Engine* leader_ = nullptr;  // while following
   bool last_hit_ = false;           // the last failure hit the job (for followers)
-  bool last_changed_ = false;       // the last membership_changed_now() (for followers)
+  // Of the event being applied: this run re-picked the job's groups (a follower: would have);
+  // the leader's re-pick found the job whole (changed nothing); a follower's own run would
+  // have another cluster state from here on.
+  bool reassigned_ = false;
+  bool reassign_noop_ = false;
+  bool diverged_ = false;
   // The histogram shape_ was computed from: its hash, and its compact form
   // (JobState::save_histogram: the non-empty degrees' mask and their counts).
   uint64_t mark_hash_ = 0;
@@ -349,7 +379,8 @@ class Engine {
   std::vector<int32_t> memo_counts_;
   uint64_t memo_run_ = 0;
   std::vector<std::unique_ptr<Engine>> followers_;  // created on first use, kept
-  size_t parted_ = 0, mirrored_ = 0, detached_ = 0;
+  size_t parted_ = 0, mirrored_ = 0, detached_ = 0, alone_by_history_ = 0;
+  bool detached_from_mirror_ = false;  // this follower's run: a mirror its leader detached
   // While leading: the followers still mirroring this run (detached ones leave it, counted in
   // detached_).
   std::vector<Engine*> mirrors_;

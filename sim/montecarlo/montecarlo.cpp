@@ -141,14 +141,9 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
   };
   // Strategies that share their cluster trajectory run together, in groups led by their first
   // member (Engine::run_together; the results are those of separate runs).
-  std::vector<std::vector<size_t>> groups;
-  for (size_t k = 0; k < strategies.size(); ++k) {
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
-      return Engine::shares_trajectory(*strategies[g.front()], *strategies[k]);
-    });
-    if (group == groups.end()) groups.push_back({k});
-    else group->push_back(k);
-  }
+  std::vector<const Strategy*> list;
+  for (const auto& st : strategies) list.push_back(st.get());
+  const std::vector<std::vector<size_t>> groups = Engine::trajectory_groups(list);
   // Every strategy on the same failures (common random numbers); replication 0 records the
   // timeline when asked (only the worker running replication 0 touches it and the warnings).
   work.run = [&](const Replication& rep) {

@@ -1,6 +1,6 @@
 // Engine::run_together: strategies that share a cluster trajectory run in lockstep over one
 // JobState, and each result is bit for bit the result of its own run, including when a follower
-// parts from the leader and is run alone.
+// parts from the leader and is run alone, and when the runs recover in different ways.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -72,7 +72,7 @@ std::vector<Engine::StrategyRun> two_at(const Strategy& leader, const Strategy& 
 
 // How the followers of one run_together ran.
 struct Counts {
-  size_t parted = 0, mirrored = 0, detached = 0;
+  size_t parted = 0, mirrored = 0, detached = 0, alone = 0;
 };
 
 // Runs `runs` together on `together` and each alone, and expects the same metrics bit for bit
@@ -94,7 +94,7 @@ Counts expect_as_alone(const Bench& b, Engine& together,
   }
   EXPECT_EQ(events, alone_events);
   return {together.followers_parted(), together.followers_mirrored(),
-          together.mirrors_detached()};
+          together.mirrors_detached(), together.followers_alone_by_history()};
 }
 
 // The same on a new engine.
@@ -104,7 +104,7 @@ Counts expect_as_alone(const Bench& b, const std::vector<Engine::StrategyRun>& r
   return expect_as_alone(b, together, runs, schedule);
 }
 
-TEST(RunTogether, SharesTrajectoryOnlyWithEqualRulesAndRecovery) {
+TEST(RunTogether, SharesTrajectoryWithEqualRulesAndRecoveryWithEqualRecovery) {
   Bench b(four_domains());
   const auto ntp = b.strategy("ntp");
   const auto boost = b.strategy("ntp_power_boost");
@@ -116,9 +116,54 @@ TEST(RunTogether, SharesTrajectoryOnlyWithEqualRulesAndRecovery) {
   EXPECT_TRUE(Engine::shares_trajectory(*ntp, *boost));
   EXPECT_TRUE(Engine::shares_trajectory(*boost, *ntp));
   EXPECT_TRUE(Engine::shares_trajectory(*ntp, *slow));
-  EXPECT_FALSE(Engine::shares_trajectory(*ntp, *ntp_in_place));  // another resume mechanism
-  EXPECT_FALSE(Engine::shares_trajectory(*ntp, *min_tp3));       // other degrees per failure
+  EXPECT_TRUE(Engine::shares_recovery(*ntp, *boost));
+  EXPECT_TRUE(Engine::shares_recovery(*ntp, *slow));
+  // Another resume mechanism: the same cluster state while the re-picks are the same.
+  EXPECT_TRUE(Engine::shares_trajectory(*ntp, *ntp_in_place));
+  EXPECT_FALSE(Engine::shares_recovery(*ntp, *ntp_in_place));
+  EXPECT_FALSE(Engine::shares_trajectory(*ntp, *min_tp3));  // other degrees per failure
   EXPECT_FALSE(Engine::shares_trajectory(*ntp, *cr));
+}
+
+TEST(RunTogether, GroupsLedByTheLargestSetThatSharesItsRecovery) {
+  Bench b(four_domains());
+  const auto cr = b.strategy("checkpoint_restart");
+  const auto ntp = b.strategy("ntp");
+  const auto swap = b.strategy("spare_substitution");
+  const auto boost = b.strategy("ntp_power_boost");
+  const auto ntp_in_place = b.strategy("ntp", in_place());
+  ASSERT_TRUE(cr && ntp && swap && boost && ntp_in_place);
+  ASSERT_TRUE(Engine::shares_trajectory(*cr, *swap));
+  ASSERT_FALSE(Engine::shares_recovery(*cr, *swap));
+  // {ntp, boost} share their recovery and lead ntp in place; the restart leads the swap.
+  const std::vector<std::vector<size_t>> groups = Engine::trajectory_groups(
+      {cr.get(), ntp_in_place.get(), ntp.get(), swap.get(), boost.get()});
+  const std::vector<std::vector<size_t>> expect = {{2, 4, 1}, {0, 3}};
+  EXPECT_EQ(groups, expect);
+  EXPECT_TRUE(Engine::trajectory_groups({}).empty());
+}
+
+TEST(RunTogether, ARestartAndASwapShareTheClusterStateWhileTheirRepicksAgree) {
+  Bench b(four_domains());
+  const auto cr = b.strategy("checkpoint_restart");
+  const auto swap = b.strategy("spare_substitution");
+  ASSERT_TRUE(cr && swap);
+  const std::vector<Engine::StrategyRun> runs = two_at(*cr, *swap, 1000);
+  // Two failures far apart, each met by a spare domain's group: the restart pauses 350 s, the
+  // swap 400 s, so the first repair, 370 s on, finds the swap still recovering and the restart
+  // running. The swap's re-pick of the whole job then changes nothing, and it follows to the end
+  // with its own phases.
+  const EventSchedule apart = schedule_of(
+      b, {gpu_failure(10000.0, 0, 1, 370.0), gpu_failure(200000.0, 9, 1, 1500.0)});
+  Engine together(b.config);
+  const Counts c = expect_as_alone(b, together, runs, apart);
+  EXPECT_EQ(c.parted + c.mirrored + c.detached + c.alone, 0u);
+  Engine alone(b.config);
+  const double restart_recovery = at(alone.run(*cr, apart), Metric::kBadputRecovery);
+  EXPECT_LT(restart_recovery, at(alone.run(*swap, apart), Metric::kBadputRecovery));
+  // Many failures: the job is often short and the two re-pick at different events; each result
+  // is still its own run's, however the follower ran.
+  expect_as_alone(b, runs, schedule_of(b, failures(400, 40, 8, 0, 11)));
 }
 
 TEST(RunTogether, EachResultIsItsOwnRunsBitForBit) {
@@ -152,6 +197,56 @@ TEST(RunTogether, EachResultIsItsOwnRunsBitForBit) {
   }
 }
 
+// Every ordered pair of strategies with the same membership rules and other recoveries (NTP
+// restarting from the checkpoint, from memory, or recovering in place; checkpoint_restart and
+// spare_substitution), over random failures with and without whole-domain failures, with
+// failures during a pause restarting it or ignored: each result is its own run's. Their re-picks
+// part in every way a follower can part (a re-pick of a job that is not whole made by the
+// leader alone or by the follower alone, at a repair or at a failure): the pairs must part.
+TEST(RunTogether, PairsThatRecoverDifferentlyGiveTheirOwnResults) {
+  size_t parted = 0, stayed = 0;
+  for (const PauseFailures pause : {PauseFailures::kRestart, PauseFailures::kIgnore}) {
+    Scenario s = four_domains();
+    s.recovery.failures_during_pause = pause;
+    Bench b(s);
+    const auto resume = [](const char* r) {
+      return std::map<std::string, ParamValue>{{"resume", ParamValue(std::string(r))}};
+    };
+    const auto restart = b.strategy("ntp", resume("restart_from_checkpoint"));
+    const auto memory = b.strategy("ntp", resume("restart_from_memory"));
+    const auto moved = b.strategy("ntp", in_place());
+    const auto boosted = b.strategy("ntp_power_boost", in_place());
+    const auto cr = b.strategy("checkpoint_restart");
+    const auto swap = b.strategy("spare_substitution");
+    // Another shape for the same rules: NTP that never lowers the degree drops damaged
+    // replicas as dp_drop does, but keeps running where dp_drop stalls.
+    const auto drop = b.strategy("dp_drop");
+    const auto full_tp = b.strategy("ntp", {{"min_tp", ParamValue(int64_t{4})}});
+    ASSERT_TRUE(restart && memory && moved && boosted && cr && swap && drop && full_tp);
+    const std::vector<std::vector<const Strategy*>> sets = {
+        {restart.get(), memory.get(), moved.get(), boosted.get()},
+        {cr.get(), swap.get()},
+        {drop.get(), full_tp.get()}};
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+      const EventSchedule schedule =
+          schedule_of(b, failures(300, 40, 8, seed % 2 == 0 ? 5 : 0, seed));
+      for (const auto& set : sets) {
+        for (const Strategy* leader : set) {
+          for (const Strategy* follower : set) {
+            if (leader == follower) continue;
+            ASSERT_TRUE(Engine::shares_trajectory(*leader, *follower));
+            const Counts c = expect_as_alone(b, two_at(*leader, *follower, 1000), schedule);
+            parted += c.parted;
+            stayed += c.parted + c.detached == 0 ? 1 : 0;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(parted, 0u);
+  EXPECT_GT(stayed, 0u);
+}
+
 TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
   // Restarting from memory with snapshots 300 s and 4000 s apart: whole-domain failures lose a
   // host's snapshot and its peer's within one snapshot period of the slower cycle but not of the
@@ -165,7 +260,18 @@ TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
   ASSERT_TRUE(Engine::shares_trajectory(*fast, *slow));
   const std::vector<Engine::StrategyRun> runs = {{fast.get(), Duration::from_seconds(300)},
                                                  {slow.get(), Duration::from_seconds(4000)}};
-  EXPECT_EQ(expect_as_alone(b, runs, schedule).parted, 1u);
+  Engine together(b.config);
+  EXPECT_EQ(expect_as_alone(b, together, runs, schedule).parted, 1u);
+  // A pair that parted in one of its last 8 runs: the follower runs alone from the start, then
+  // is stepped again.
+  for (int i = 0; i < 8; ++i) {
+    const Counts c = expect_as_alone(b, together, runs, schedule);
+    EXPECT_EQ(c.alone, 1u) << "run " << i;
+    EXPECT_EQ(c.parted + c.mirrored + c.detached, 0u) << "run " << i;
+  }
+  const Counts again = expect_as_alone(b, together, runs, schedule);
+  EXPECT_EQ(again.parted, 1u);
+  EXPECT_EQ(again.alone, 0u);
 }
 
 TEST(RunTogether, AFollowerWithTheLeadersShapesMirrorsIt) {
