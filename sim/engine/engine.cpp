@@ -276,8 +276,8 @@ bool same_metrics(const ReplicationMetrics& a, const ReplicationMetrics& b) {
 }  // namespace
 
 bool Engine::begins_as_mirror_of(const Engine& leader) const {
-  // The rest of a run's parameters follow from these (begin) or are the same for any two
-  // strategies that share a trajectory (the resume mechanism's costs, the recovery kinds).
+  // The rest of a run's parameters follow from these (begin) or from the config (the resume
+  // mechanism's costs, given the mechanism).
   return interval_ == leader.interval_ && resume_ == leader.resume_ &&
          rejoins_on_repair_ == leader.rejoins_on_repair_ &&
          recovery_by_coverage_ == leader.recovery_by_coverage_ &&
