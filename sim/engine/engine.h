@@ -155,8 +155,8 @@ class Engine {
                          StrategyTimeline* timeline = nullptr);
 
   // Whether `a` and `b` may run together (see top): the same membership rules, so that their
-  // cluster states are the same while their re-picks are, and the same resume mechanism, whose
-  // rejoins on repair would otherwise re-pick a degraded job for one of them only. Symmetric.
+  // cluster states are the same while their re-picks are (whatever their resume and recovery).
+  // Symmetric.
   static bool shares_trajectory(const Strategy& a, const Strategy& b);
   // The same resume mechanism, and the same recovery and rollback for every coverage: then the
   // phases of two runs that share a trajectory part only where their shapes do, and a follower

@@ -210,7 +210,7 @@ JobState::GpuBit JobState::gpu_bit(int64_t gpu) const {
 }
 
 // Inlined into both swaps.
-[[gnu::always_inline]] inline int JobState::take_idle(uint64_t* idle, int& w) const {
+[[gnu::always_inline]] inline int JobState::take_idle(uint64_t* idle, int& w) {
   while (w < words_per_domain_ && idle[w] == 0) ++w;
   if (w == words_per_domain_) return -1;
   const int j = w * 64 + std::countr_zero(idle[w]);

@@ -176,7 +176,7 @@ class JobState {
   // Takes the lowest-index idle GPU that is up from a domain's idle bits `idle`, searching from
   // word `w` on (the words before it are known empty; `w` is left at the word it came from):
   // its index in the domain with its bit cleared, or -1 when none is left.
-  int take_idle(uint64_t* idle, int& w) const;
+  int take_idle(uint64_t* idle, int& w);
   std::vector<int16_t> bucket_;         // per group
   std::vector<int32_t> next_;           // per group: next in its bucket's list, -1 = end
   std::vector<int32_t> prev_;           // per group: previous, -1 = it is the head
