@@ -17,7 +17,9 @@
 option(NTPSIM_PGO "Optimise the simulator with a profile from a training run (GCC; release preset)" OFF)
 # Internal: set by step 1 on the nested build; the directory its instrumented code writes to.
 set(NTPSIM_PGO_GENERATE "" CACHE PATH "Internal: instrument the simulator (PGO step 1)")
-mark_as_advanced(NTPSIM_PGO_GENERATE)
+# Internal: set by step 1 on the nested build; the outer build's CMAKE_CXX_FLAGS_<CONFIG>.
+set(NTPSIM_PGO_FLAGS "" CACHE STRING "Internal: the flags of the instrumented code (PGO step 1)")
+mark_as_advanced(NTPSIM_PGO_GENERATE NTPSIM_PGO_FLAGS)
 
 if(NTPSIM_PGO AND NTPSIM_PGO_GENERATE)
   message(FATAL_ERROR "NTPSIM_PGO and NTPSIM_PGO_GENERATE exclude each other")
@@ -37,13 +39,18 @@ if(NTPSIM_PGO)
   include(ExternalProject)
   set(instrumented_dir ${NTPSIM_PGO_DIR}/instrumented)
   set(instrumented_exe ${instrumented_dir}/tools/ntpsim${CMAKE_EXECUTABLE_SUFFIX})
-  # The same compiler and flags as this build: a profile is matched to the code it measured.
+  # The same compiler and flags as this build for the instrumented libraries: a profile is
+  # matched to the code it measured. Everything else in step 1 (models, reports, the tools) only
+  # has to link and run the training, so it is compiled with -O1 appended; the instrumented
+  # libraries get this build's flags again after it (NTPSIM_PGO_FLAGS, see ntpsim_pgo), and the
+  # last -O is the one GCC uses.
   string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
   set(pgo_cmake_args
       -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
       -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
       -DCMAKE_CXX_FLAGS=${CMAKE_CXX_FLAGS}
-      -DCMAKE_CXX_FLAGS_${config}=${CMAKE_CXX_FLAGS_${config}}
+      "-DCMAKE_CXX_FLAGS_${config}=${CMAKE_CXX_FLAGS_${config}} -O1"
+      "-DNTPSIM_PGO_FLAGS=${CMAKE_CXX_FLAGS_${config}}"
       -DCMAKE_UNITY_BUILD=${CMAKE_UNITY_BUILD}
       -DNTPSIM_PGO=OFF
       -DNTPSIM_PGO_GENERATE=${NTPSIM_PGO_PROFILE}
@@ -88,7 +95,8 @@ endif()
 # hid the effect of the change that moved it; the alignment itself measured 1.001 overall).
 function(ntpsim_pgo target)
   if(NTPSIM_PGO_GENERATE)
-    target_compile_options(${target} PRIVATE -fprofile-generate=${NTPSIM_PGO_GENERATE}
+    separate_arguments(flags NATIVE_COMMAND "${NTPSIM_PGO_FLAGS}")
+    target_compile_options(${target} PRIVATE ${flags} -fprofile-generate=${NTPSIM_PGO_GENERATE}
                            -fprofile-prefix-path=${CMAKE_BINARY_DIR} -fprofile-update=single)
     target_link_options(${target} INTERFACE -fprofile-generate)
   elseif(NTPSIM_PGO)
@@ -97,5 +105,20 @@ function(ntpsim_pgo target)
                            -Wno-missing-profile -Wno-error=coverage-mismatch
                            -falign-functions=64)
     add_dependencies(${target} ntpsim_pgo_profile)
+  endif()
+endfunction()
+
+# Sources of an ntpsim_pgo target that the training never runs (the failure-log fits), named from
+# the folder that adds the target. Each is compiled on its own, not in a unity batch, in every
+# build: the batches of the rest then hold the same files in step 1 and step 3 (a profile file is
+# named after its object), and a build on two cores is not left waiting on one batch of every fit
+# (minutes under the sanitizers). Step 1 compiles them at -O1 without instrumentation, since it
+# only links them; step 3 compiles them as the rest, and with no counts for them GCC optimises
+# them as without a profile.
+function(ntpsim_pgo_cold)
+  set_source_files_properties(${ARGN} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  if(NTPSIM_PGO_GENERATE)
+    set_source_files_properties(${ARGN} PROPERTIES
+                                COMPILE_OPTIONS "-O1;-fno-profile-arcs;-fno-profile-values")
   endif()
 endfunction()
