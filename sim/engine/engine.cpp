@@ -443,6 +443,9 @@ void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
   if (leader == nullptr) state_.reset(strategy.rules());
   now_ = Time::start();
   phase_ = Phase::kRunning;
+  pending_kind_ = RecoveryKind::kRestart;
+  pending_rollback_ = true;
+  pending_cost_ = Duration::zero();
   set_shape(current_shape());
   NTPSIM_CHECK(shape_.rate > 0);
   run_since_ckpt_ = Duration::zero();
@@ -875,7 +878,10 @@ void Engine::absorb_reassigned() {
     if (next.rate > 0) {
       set_shape(next);
     } else {
+      // The recovery under way starts over once a repair lets the job run, as after an
+      // interruption that finds the job short (detection is inside the stall).
       phase_ = Phase::kStalled;
+      pending_cost_ = recovery_cost(pending_kind_, pending_rollback_);
       record_segment();
     }
   }

@@ -26,9 +26,10 @@
 // failures_during_pause: ignore: a failure that hits the job during a recovery pause (restart,
 // reconfiguration or swap) neither restarts the pause nor rolls anything back; its GPUs still
 // fail and are repaired, and the recovery under way re-forms the job from healthy GPUs at no
-// extra cost, as it does for a repair (the job stalls if it cannot run then). This is the
-// convention of Daly's renewal model and Meta's E[ETTR], which draw no failures during recovery
-// (checkpoint_interval.h gives both modes' closed forms).
+// extra cost, as it does for a repair (the job stalls if it cannot run then, and the recovery
+// starts over once a repair lets it run, as after an interruption that finds the job short).
+// This is the convention of Daly's renewal model and Meta's E[ETTR], which draw no failures
+// during recovery (checkpoint_interval.h gives both modes' closed forms).
 //
 // Strategies that share a trajectory: the cluster state a run sees (JobState) changes only through
 // failures, repairs and re-picks, and the failures and repairs are every run's. Two strategies

@@ -60,6 +60,40 @@ TEST(Transitions, CheckpointRestartStallsWithoutSpares) {
   expect_sums_to_one(m);
 }
 
+TEST(Transitions, AFailureIgnoredDuringARestartThatLeavesTheJobShortStallsIt) {
+  Scenario sc = small_scenario(/*spare_domains=*/1);
+  sc.recovery.failures_during_pause = PauseFailures::kIgnore;
+  Bench b(sc);
+  auto s = b.strategy("checkpoint_restart");
+  // Failure at 2500 (loses 480): restart pause 100 + 250 until 2850, a spare group joins.
+  // Failures at 2600 and 2700 during the pause, ignored: the second spare group joins, then no
+  // group is left and the job stalls at 2700 until the repair at 3200, when the restart starts
+  // over (restart + restore 250, detection inside the stall) and ends at 3450. Recovery 200 +
+  // 250, stall 500. Pauses after: 4450, 5460, ..., 9500 (6); before: 2.
+  const std::vector<FailureEvent> failures = {gpu_failure(2500, 0, 1, 1e6),
+                                              gpu_failure(2600, 4, 1, 1e6),
+                                              gpu_failure(2700, 8, 1, 500)};
+  Engine engine(b.config);
+  const auto m = engine.run(*s, failures);
+  EXPECT_NEAR(at(m, Metric::kBadputRollback), 480.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputRecovery), 450.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputStall), 500.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kBadputCheckpoint), 80.0 / 10000, kTol);
+  EXPECT_NEAR(at(m, Metric::kGoodput), (10000.0 - 480 - 450 - 500 - 80) / 10000, kTol);
+  EXPECT_EQ(at(m, Metric::kInterruptions), 1);
+  expect_sums_to_one(m);
+  // The same on an engine whose last run stalled with another pending cost (a restart from
+  // memory, 200 + 20, that found the job short at 3500 and was never repaired): nothing of a
+  // run carries into the next.
+  Engine reused(b.config);
+  auto memory =
+      b.strategy("checkpoint_restart", {{"resume", ParamValue(std::string("restart_from_memory"))}});
+  ASSERT_TRUE(memory);
+  reused.run(*memory, {gpu_failure(2500, 0, 1, 1e6), gpu_failure(3000, 4, 1, 1e6),
+                       gpu_failure(3500, 8, 1, 1e6)});
+  EXPECT_EQ(at(reused.run(*s, failures), Metric::kGoodput), at(m, Metric::kGoodput));
+}
+
 TEST(Transitions, FailureAtCommitInstantLosesTheCheckpoint) {
   Bench b(small_scenario(1));
   Engine engine(b.config);
