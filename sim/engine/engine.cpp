@@ -219,6 +219,23 @@ bool Engine::shares_trajectory(const Strategy& a, const Strategy& b) {
   return a.rules() == b.rules();
 }
 
+bool Engine::agree_while_whole(const Strategy& a, const Strategy& b) {
+  const MembershipRules& x = a.rules();
+  const MembershipRules& y = b.rules();
+  if (!x.in_domain_spares || !y.in_domain_spares || x.use_spare_domains != y.use_spare_domains ||
+      x.spare_replicas != y.spare_replicas ||
+      x.degree_by_failed.size() != y.degree_by_failed.size() || x.degree_by_failed.empty() ||
+      x.degree_by_failed[0] != y.degree_by_failed[0]) {
+    return false;
+  }
+  // A whole job's groups then have no failed GPU under either rules.
+  const int full = x.degree_by_failed[0];
+  for (size_t k = 1; k < x.degree_by_failed.size(); ++k) {
+    if (x.degree_by_failed[k] >= full || y.degree_by_failed[k] >= full) return false;
+  }
+  return true;
+}
+
 bool Engine::shares_recovery(const Strategy& a, const Strategy& b) {
   if (a.resume().mechanism != b.resume().mechanism) return false;
   for (const Coverage c :
@@ -229,7 +246,7 @@ bool Engine::shares_recovery(const Strategy& a, const Strategy& b) {
 }
 
 std::vector<std::vector<size_t>> Engine::trajectory_groups(
-    const std::vector<const Strategy*>& strategies) {
+    const std::vector<const Strategy*>& strategies, bool in_domain_swaps) {
   // Sets that share trajectory and recovery, in order of their first member.
   std::vector<std::vector<size_t>> sets;
   for (size_t k = 0; k < strategies.size(); ++k) {
@@ -246,7 +263,10 @@ std::vector<std::vector<size_t>> Engine::trajectory_groups(
   std::vector<std::vector<size_t>> groups;
   for (const std::vector<size_t>& s : sets) {
     const auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
-      return shares_trajectory(*strategies[g.front()], *strategies[s.front()]);
+      const Strategy& leader = *strategies[g.front()];
+      const Strategy& first = *strategies[s.front()];
+      return shares_trajectory(leader, first) ||
+             (in_domain_swaps && agree_while_whole(leader, first));
     });
     if (group == groups.end()) groups.push_back(s);
     else group->insert(group->end(), s.begin(), s.end());
@@ -278,7 +298,7 @@ bool same_metrics(const ReplicationMetrics& a, const ReplicationMetrics& b) {
 bool Engine::begins_as_mirror_of(const Engine& leader) const {
   // The rest of a run's parameters follow from these (begin) or from the config (the resume
   // mechanism's costs, given the mechanism).
-  return interval_ == leader.interval_ && resume_ == leader.resume_ &&
+  return same_rules_ && interval_ == leader.interval_ && resume_ == leader.resume_ &&
          rejoins_on_repair_ == leader.rejoins_on_repair_ &&
          recovery_by_coverage_ == leader.recovery_by_coverage_ &&
          rolls_back_by_coverage_ == leader.rolls_back_by_coverage_ &&
@@ -316,7 +336,10 @@ uint64_t Engine::run_together(const std::vector<StrategyRun>& runs, const EventS
     }
     return events;
   }
-  for (const StrategyRun& r : runs) NTPSIM_CHECK(shares_trajectory(*runs[0].strategy, *r.strategy));
+  for (const StrategyRun& r : runs) {
+    NTPSIM_CHECK(shares_trajectory(*runs[0].strategy, *r.strategy) ||
+                 agree_while_whole(*runs[0].strategy, *r.strategy));
+  }
   const size_t n_followers = runs.size() - 1;
   while (followers_.size() < n_followers) followers_.push_back(std::make_unique<Engine>(cfg_));
   mirrors_.clear();
@@ -405,6 +428,7 @@ void Engine::begin(const Strategy& strategy, Duration checkpoint_interval,
   strategy_ = &strategy;
   leader_ = leader;
   view_ = leader != nullptr ? &leader->state_ : &state_;
+  same_rules_ = leader == nullptr || strategy.rules() == leader->strategy_->rules();
   resume_ = strategy.resume().mechanism;
   // Under a restart mechanism repaired units join at the next restart, not in a planned one.
   rejoins_on_repair_ =

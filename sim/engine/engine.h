@@ -42,6 +42,18 @@
 // re-pick it makes at an event; a follower one of whose re-picks is not the leader's and may
 // have changed the state (the job was not whole, or a failure hit it) is dropped and run alone
 // afterwards, so every result is bit for bit that of its own run.
+// Rules that agree while the job is whole: strategies that both swap a domain's idle GPUs in for
+// its failed ones, with the same use of spare domains and spare replicas, and whose rules put a
+// group at the full degree only when none of its GPUs failed, may differ in the degrees of
+// damaged groups and in needs_full_job (agree_while_whole). While the job is whole after every
+// event, their own runs hold the same GPUs down, the same idle GPUs and the same groups in the
+// job, all at the full degree: whether swaps make a hit job whole depends on the domain's idle
+// GPUs and failed members, not on which member owns which GPU, and where they do not, the free
+// groups at the full degree join in the same order under both rules (one drops an unusable
+// member and fills, the other trades a member at a lower degree out). What may differ (which
+// member owns which GPU, list orders, the lists of free damaged groups) is read only by re-picks
+// of a job that then is not whole. A follower with other rules parts at the first event after
+// which the leader's job is not whole, and never mirrors.
 // Mirrors: a follower whose run parameters (checkpoint cycle, resume, recovery per coverage) and
 // first shape equal the leader's, and whose strategy gives the leader's shape, bit for bit, for
 // every histogram the leader meets, has the leader's run: the same decisions at every event and
@@ -159,6 +171,11 @@ class Engine {
   // cluster states are the same while their re-picks are (whatever their resume and recovery).
   // Symmetric.
   static bool shares_trajectory(const Strategy& a, const Strategy& b);
+  // Whether `a` and `b` may run together although their rules differ (see top, Rules that agree
+  // while the job is whole): both swap in-domain idle GPUs, with the same use of spare domains
+  // and spare replicas, and a group at the full degree only with no failed GPU; they may differ
+  // in the degrees of damaged groups and in needs_full_job. Symmetric.
+  static bool agree_while_whole(const Strategy& a, const Strategy& b);
   // The same resume mechanism, and the same recovery and rollback for every coverage: then the
   // phases of two runs that share a trajectory part only where their shapes do, and a follower
   // may mirror its leader (see top). Symmetric.
@@ -166,17 +183,20 @@ class Engine {
   // `strategies` (indices into it) in groups that may run together, each in run_together's
   // order: the strategies that share a trajectory, those that also share their recovery with
   // others first, in the largest such set, so that the leader is one that its followers are
-  // most likely to mirror or keep in step with. Every index in exactly one group.
+  // most likely to mirror or keep in step with. With `in_domain_swaps` (the layout leaves idle
+  // GPUs in a domain) a group also takes the sets whose rules agree_while_whole with its
+  // leader's. Every index in exactly one group.
   static std::vector<std::vector<size_t>> trajectory_groups(
-      const std::vector<const Strategy*>& strategies);
+      const std::vector<const Strategy*>& strategies, bool in_domain_swaps);
   struct StrategyRun {
     const Strategy* strategy = nullptr;
     Duration checkpoint_interval;  // as run()'s
   };
   // Each of `runs` over `schedule`, as run(strategy, interval, schedule) would give it, into
   // `out` (one per run, same order); returns the events all of them processed. REQUIRES: every
-  // run shares_trajectory with runs[0]. The runs go in lockstep (see top) unless there is one, or
-  // the run has a token budget (its runs end at different events): then one after another.
+  // run shares_trajectory or agree_while_whole with runs[0]. The runs go in lockstep (see top)
+  // unless there is one, or the run has a token budget (its runs end at different events): then
+  // one after another.
   uint64_t run_together(const std::vector<StrategyRun>& runs, const EventSchedule& schedule,
                         std::vector<ReplicationMetrics>& out);
   // Of the last run_together: the followers that parted from the leader (each then ran alone),
@@ -218,8 +238,11 @@ class Engine {
   }
   // After both applied an event: the cluster state this follower reads is the one its own run
   // would have (see top): no re-pick that only one of them makes changed anything.
+  // With other rules, also: the leader's job is whole (see top, Rules that agree while the job
+  // is whole).
   bool shares_state_with(const Engine& leader) const {
-    return !diverged_ && (reassigned_ || !leader.reassigned_ || leader.reassign_noop_);
+    return !diverged_ && (reassigned_ || !leader.reassigned_ || leader.reassign_noop_) &&
+           (same_rules_ || leader.state_.whole());
   }
   // Right after both began: this follower's run parameters and shape equal the leader's, so its
   // run is the leader's while its shapes are (see top, Mirrors).
@@ -342,6 +365,7 @@ class Engine {
   JobState state_;       // the cluster state this engine's runs own (unused by a follower)
   const JobState* view_ = &state_;  // the state the run reads: its own, or its leader's
   const Engine* leader_ = nullptr;  // while following
+  bool same_rules_ = true;          // not following, or with the leader's rules
   bool last_hit_ = false;           // the last failure hit the job (for followers)
   // Of the event being applied: this run re-picked the job's groups (a follower: would have);
   // the leader's re-pick found the job whole (changed nothing); a follower's own run would

@@ -140,10 +140,12 @@ Result<RunResult> run_monte_carlo(const Simulation& sim, const RunOptions& opts)
     for (auto& st : r.strategies) st.replications.resize(static_cast<size_t>(n));
   };
   // Strategies that share their cluster trajectory run together, in groups led by their first
-  // member (Engine::run_together; the results are those of separate runs).
+  // member (Engine::run_together; the results are those of separate runs). Rules that agree
+  // while the job is whole join only where in-domain swaps keep it whole.
   std::vector<const Strategy*> list;
   for (const auto& st : strategies) list.push_back(st.get());
-  const std::vector<std::vector<size_t>> groups = Engine::trajectory_groups(list);
+  const std::vector<std::vector<size_t>> groups =
+      Engine::trajectory_groups(list, sim.layout().idle_per_domain > 0);
   // Every strategy on the same failures (common random numbers); replication 0 records the
   // timeline when asked (only the worker running replication 0 touches it and the warnings).
   work.run = [&](const Replication& rep) {

@@ -3,8 +3,12 @@
 // parts from the leader and is run alone, and when the runs recover in different ways.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/engine.h"
@@ -136,11 +140,25 @@ TEST(RunTogether, GroupsLedByTheLargestSetThatSharesItsRecovery) {
   ASSERT_TRUE(Engine::shares_trajectory(*cr, *swap));
   ASSERT_FALSE(Engine::shares_recovery(*cr, *swap));
   // {ntp, boost} share their recovery and lead ntp in place; the restart leads the swap.
-  const std::vector<std::vector<size_t>> groups = Engine::trajectory_groups(
-      {cr.get(), ntp_in_place.get(), ntp.get(), swap.get(), boost.get()});
+  const std::vector<const Strategy*> list = {cr.get(), ntp_in_place.get(), ntp.get(), swap.get(),
+                                             boost.get()};
   const std::vector<std::vector<size_t>> expect = {{2, 4, 1}, {0, 3}};
-  EXPECT_EQ(groups, expect);
-  EXPECT_TRUE(Engine::trajectory_groups({}).empty());
+  EXPECT_EQ(Engine::trajectory_groups(list, false), expect);
+  // NTP lowers the degree without swapping in-domain idle GPUs first: its rules and the
+  // restart's do not agree even where the layout leaves idle GPUs.
+  EXPECT_EQ(Engine::trajectory_groups(list, true), expect);
+  // spares_then_ntp swaps first: where in-domain swaps can keep the job whole, the restart and
+  // the swap join its group, whose rules agree with theirs while the job is whole.
+  const auto chain = b.strategy("spares_then_ntp");
+  const auto chain_boost = b.strategy("spares_then_ntp_power_boost");
+  ASSERT_TRUE(chain && chain_boost);
+  const std::vector<const Strategy*> swapping = {cr.get(), chain.get(), swap.get(),
+                                                 chain_boost.get()};
+  const std::vector<std::vector<size_t>> apart = {{1, 3}, {0, 2}};
+  const std::vector<std::vector<size_t>> joined = {{1, 3, 0, 2}};
+  EXPECT_EQ(Engine::trajectory_groups(swapping, false), apart);
+  EXPECT_EQ(Engine::trajectory_groups(swapping, true), joined);
+  EXPECT_TRUE(Engine::trajectory_groups({}, true).empty());
 }
 
 TEST(RunTogether, ARestartAndASwapShareTheClusterStateWhileTheirRepicksAgree) {
@@ -245,6 +263,135 @@ TEST(RunTogether, PairsThatRecoverDifferentlyGiveTheirOwnResults) {
   }
   EXPECT_GT(parted, 0u);
   EXPECT_GT(stayed, 0u);
+}
+
+// Four job domains of 10 GPUs at TP 4 (two groups and two idle GPUs each) and one spare
+// domain; 400,000 s.
+Scenario four_domains_with_idle_gpus() {
+  Scenario s = four_domains();
+  s.cluster.gpus_per_domain = 10;
+  return s;
+}
+
+// `n` failures in time order, `gap_s` apart on average, repairs of 500 s to `repair_s`: if
+// `calm`, single GPUs that interrupt; else 1 in 4 single GPUs not interrupting (its group stays
+// damaged until the next re-pick), every 5th an aligned pair of GPUs (one failure that can
+// damage two groups once swaps have mixed their GPUs) and every 23rd a whole domain.
+std::vector<FailureEvent> mixed_failures(int n, double gap_s, double repair_s, bool calm,
+                                         uint64_t seed) {
+  constexpr int kGpus = 50, kPerDomain = 10;
+  std::vector<FailureEvent> out;
+  testing::Lcg rng{seed};
+  double t = 0;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t x = rng.next();
+    t += 20.0 + static_cast<double>((x >> 33) % static_cast<uint64_t>(2 * gap_s));
+    const double repair =
+        500.0 + static_cast<double>((x >> 13) % static_cast<uint64_t>(repair_s - 499.0));
+    const auto g = static_cast<int64_t>((x >> 45) % kGpus);
+    if (!calm && i % 23 == 22) {
+      out.push_back(gpu_failure(t, g / kPerDomain * kPerDomain, kPerDomain, repair));
+    } else if (!calm && i % 5 == 4) {
+      out.push_back(gpu_failure(t, g / 2 * 2, 2, repair));
+    } else {
+      out.push_back(gpu_failure(t, g, 1, repair, calm || (x >> 7) % 4 != 0));
+    }
+  }
+  return out;
+}
+
+TEST(RunTogether, RulesAgreeWhileWholeWhenBothSwapAndOnlyDamagedDegreesDiffer) {
+  Bench b(four_domains_with_idle_gpus());
+  const auto cr = b.strategy("checkpoint_restart");
+  const auto swap = b.strategy("spare_substitution");
+  const auto chain = b.strategy("spares_then_ntp");
+  const auto ntp = b.strategy("ntp");  // lowers the degree without swapping first
+  const auto drop = b.strategy("dp_drop");
+  const auto no_spare_domains =
+      b.strategy("checkpoint_restart", {{"use_spare_domains", ParamValue(false)}});
+  ASSERT_TRUE(cr && swap && chain && ntp && drop && no_spare_domains);
+  ASSERT_NE(cr->rules(), chain->rules());
+  EXPECT_TRUE(Engine::agree_while_whole(*cr, *chain));
+  EXPECT_TRUE(Engine::agree_while_whole(*chain, *cr));
+  EXPECT_TRUE(Engine::agree_while_whole(*swap, *chain));
+  EXPECT_FALSE(Engine::agree_while_whole(*cr, *ntp));
+  EXPECT_FALSE(Engine::agree_while_whole(*ntp, *drop));
+  EXPECT_FALSE(Engine::agree_while_whole(*cr, *no_spare_domains));
+}
+
+// Every ordered pair of strategies that swap in-domain idle GPUs, with other degrees for
+// damaged groups or another needs_full_job (checkpoint_restart, spare_substitution and
+// spares_then_ntp with its three resume mechanisms and its boost) or the same rules, over
+// failures sparse enough that the job is mostly whole and dense enough that the swaps often run
+// out, with failures during a pause restarting it or ignored: each result is its own run's.
+// Followers with other rules stay in step through some runs and part in others.
+TEST(RunTogether, PairsWhoseRulesAgreeWhileWholeGiveTheirOwnResults) {
+  size_t parted = 0, stayed = 0;
+  for (const PauseFailures pause : {PauseFailures::kRestart, PauseFailures::kIgnore}) {
+    Scenario s = four_domains_with_idle_gpus();
+    s.recovery.failures_during_pause = pause;
+    Bench b(s);
+    const auto resume = [](const char* r) {
+      return std::map<std::string, ParamValue>{{"resume", ParamValue(std::string(r))}};
+    };
+    const auto cr = b.strategy("checkpoint_restart");
+    const auto swap = b.strategy("spare_substitution");
+    const auto chain = b.strategy("spares_then_ntp");
+    const auto moved = b.strategy("spares_then_ntp", in_place());
+    const auto memory = b.strategy("spares_then_ntp", resume("restart_from_memory"));
+    const auto boosted = b.strategy("spares_then_ntp_power_boost", in_place());
+    ASSERT_TRUE(cr && swap && chain && moved && memory && boosted);
+    const std::vector<const Strategy*> set = {cr.get(),    swap.get(),   chain.get(),
+                                              moved.get(), memory.get(), boosted.get()};
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      const bool sparse = seed % 2 == 1;
+      const EventSchedule schedule = schedule_of(
+          b, sparse ? mixed_failures(60, 6000.0, 3000.0, true, seed)
+                    : mixed_failures(250, 1500.0, 20000.0, false, seed));
+      for (const Strategy* leader : set) {
+        for (const Strategy* follower : set) {
+          if (leader == follower) continue;
+          const bool same = Engine::shares_trajectory(*leader, *follower);
+          ASSERT_TRUE(same || Engine::agree_while_whole(*leader, *follower));
+          const Counts c = expect_as_alone(b, two_at(*leader, *follower, 1000), schedule);
+          if (same) continue;
+          parted += c.parted;
+          stayed += c.parted + c.detached + c.alone == 0 ? 1 : 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(parted, 0u);
+  EXPECT_GT(stayed, 0u);
+}
+
+TEST(RunTogether, AFollowerWithOtherRulesPartsWhereTheJobIsNotWhole) {
+  Bench b(four_domains_with_idle_gpus());
+  const auto cr = b.strategy("checkpoint_restart");
+  const auto chain = b.strategy("spares_then_ntp");
+  ASSERT_TRUE(cr && chain);
+  // Domain 0 loses three GPUs of its first group and one of its second: its two idle GPUs
+  // replace the first two, and the spare domain's two groups replace the damaged groups (the
+  // job whole again under both rules). Domain 1 then loses three GPUs of one group: with no
+  // idle GPU and no free group left, the restart's job is short (the damaged group is
+  // unusable) and stalls, while spares_then_ntp runs the group at degree 3. No repair comes
+  // before the end, so neither re-picks alone: only the job's not being whole parts them.
+  std::vector<FailureEvent> f;
+  const double never = 1e6;  // past the 400,000 s horizon
+  for (const auto& [t, gpu] : std::vector<std::pair<double, int64_t>>{
+           {1000, 0}, {20000, 1}, {40000, 2}, {60000, 4}, {80000, 10}, {100000, 11},
+           {120000, 12}}) {
+    f.push_back(gpu_failure(t, gpu, 1, never));
+  }
+  const EventSchedule schedule = schedule_of(b, f);
+  for (const auto& [leader, follower] : {std::pair{cr.get(), chain.get()},
+                                         std::pair{chain.get(), cr.get()}}) {
+    const Counts c = expect_as_alone(b, two_at(*leader, *follower, 1000), schedule);
+    EXPECT_EQ(c.parted, 1u) << leader->label() << " leading";
+  }
+  // Up to the sixth failure the job stays whole: in step to the end.
+  const EventSchedule whole = schedule_of(b, {f.begin(), f.end() - 1});
+  EXPECT_EQ(expect_as_alone(b, two_at(*cr, *chain, 1000), whole).parted, 0u);
 }
 
 TEST(RunTogether, AFollowerThatPartsRunsAloneWithTheSameResult) {
