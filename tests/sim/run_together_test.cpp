@@ -265,21 +265,22 @@ TEST(RunTogether, PairsThatRecoverDifferentlyGiveTheirOwnResults) {
   EXPECT_GT(stayed, 0u);
 }
 
-// Four job domains of 10 GPUs at TP 4 (two groups and two idle GPUs each) and one spare
-// domain; 400,000 s.
-Scenario four_domains_with_idle_gpus() {
+// Four job domains of `gpus_per_domain` GPUs at TP 4 (two groups and the rest idle) and one
+// spare domain; 400,000 s.
+Scenario four_domains_with_idle_gpus(int gpus_per_domain = 10) {
   Scenario s = four_domains();
-  s.cluster.gpus_per_domain = 10;
+  s.cluster.gpus_per_domain = gpus_per_domain;
   return s;
 }
 
 // `n` failures in time order, `gap_s` apart on average, repairs of 500 s to `repair_s`: if
 // `calm`, single GPUs that interrupt; else 1 in 4 single GPUs not interrupting (its group stays
 // damaged until the next re-pick), every 5th an aligned pair of GPUs (one failure that can
-// damage two groups once swaps have mixed their GPUs) and every 23rd a whole domain.
+// damage two groups once swaps have mixed their GPUs) and every 23rd a whole domain. On five
+// domains of `per_domain` GPUs.
 std::vector<FailureEvent> mixed_failures(int n, double gap_s, double repair_s, bool calm,
-                                         uint64_t seed) {
-  constexpr int kGpus = 50, kPerDomain = 10;
+                                         uint64_t seed, int per_domain = 10) {
+  const int gpus = 5 * per_domain;
   std::vector<FailureEvent> out;
   testing::Lcg rng{seed};
   double t = 0;
@@ -288,11 +289,11 @@ std::vector<FailureEvent> mixed_failures(int n, double gap_s, double repair_s, b
     t += 20.0 + static_cast<double>((x >> 33) % static_cast<uint64_t>(2 * gap_s));
     const double repair =
         500.0 + static_cast<double>((x >> 13) % static_cast<uint64_t>(repair_s - 499.0));
-    const auto g = static_cast<int64_t>((x >> 45) % kGpus);
+    const auto g = static_cast<int64_t>((x >> 45) % static_cast<uint64_t>(gpus));
     if (!calm && i % 23 == 22) {
-      out.push_back(gpu_failure(t, g / kPerDomain * kPerDomain, kPerDomain, repair));
+      out.push_back(gpu_failure(t, g / per_domain * per_domain, per_domain, repair));
     } else if (!calm && i % 5 == 4) {
-      out.push_back(gpu_failure(t, g / 2 * 2, 2, repair));
+      out.push_back(gpu_failure(t, std::min<int64_t>(g / 2 * 2, gpus - 2), 2, repair));
     } else {
       out.push_back(gpu_failure(t, g, 1, repair, calm || (x >> 7) % 4 != 0));
     }
@@ -323,12 +324,21 @@ TEST(RunTogether, RulesAgreeWhileWholeWhenBothSwapAndOnlyDamagedDegreesDiffer) {
 // damaged groups or another needs_full_job (checkpoint_restart, spare_substitution and
 // spares_then_ntp with its three resume mechanisms and its boost) or the same rules, over
 // failures sparse enough that the job is mostly whole and dense enough that the swaps often run
-// out, with failures during a pause restarting it or ignored: each result is its own run's.
-// Followers with other rules stay in step through some runs and part in others.
+// out, with failures during a pause restarting it or ignored, on domains with two idle GPUs
+// (pipeline depth 1) and with one (depth 2): each result is its own run's. Followers with other
+// rules stay in step through some runs and part in others.
 TEST(RunTogether, PairsWhoseRulesAgreeWhileWholeGiveTheirOwnResults) {
   size_t parted = 0, stayed = 0;
-  for (const PauseFailures pause : {PauseFailures::kRestart, PauseFailures::kIgnore}) {
-    Scenario s = four_domains_with_idle_gpus();
+  // (GPUs per domain, pipeline depth) x pause modes; plain variables, not structured bindings,
+  // which clang before 16 does not let a lambda capture.
+  for (int run = 0; run < 4; ++run) {
+    const int per_domain = run < 2 ? 10 : 9;
+    const int pp = run < 2 ? 1 : 2;
+    const PauseFailures pause = run % 2 == 0 ? PauseFailures::kRestart : PauseFailures::kIgnore;
+    Scenario s = four_domains_with_idle_gpus(per_domain);
+    s.layout.pp = pp;
+    s.layout.dp = 8 / pp;
+    s.workload.global_batch = 8 / pp;
     s.recovery.failures_during_pause = pause;
     Bench b(s);
     const auto resume = [](const char* r) {
@@ -343,11 +353,16 @@ TEST(RunTogether, PairsWhoseRulesAgreeWhileWholeGiveTheirOwnResults) {
     ASSERT_TRUE(cr && swap && chain && moved && memory && boosted);
     const std::vector<const Strategy*> set = {cr.get(),    swap.get(),   chain.get(),
                                               moved.get(), memory.get(), boosted.get()};
-    for (uint64_t seed = 1; seed <= 4; ++seed) {
-      const bool sparse = seed % 2 == 1;
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      const auto mixed = [&](int n, double gap_s, double repair_s, bool calm) {
+        return mixed_failures(n, gap_s, repair_s, calm, seed, per_domain);
+      };
+      const uint64_t mode = seed % 4;
       const EventSchedule schedule = schedule_of(
-          b, sparse ? mixed_failures(60, 6000.0, 3000.0, true, seed)
-                    : mixed_failures(250, 1500.0, 20000.0, false, seed));
+          b, mode == 0   ? mixed(60, 6000.0, 3000.0, true)
+             : mode == 1 ? mixed(250, 1500.0, 20000.0, false)
+             : mode == 2 ? mixed(120, 3000.0, 8000.0, true)
+                         : mixed(100, 3500.0, 5000.0, false));
       for (const Strategy* leader : set) {
         for (const Strategy* follower : set) {
           if (leader == follower) continue;
